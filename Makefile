@@ -1,0 +1,62 @@
+# erlperf build entry points. `make run` and `make test` are the quick start.
+REBAR ?= rebar3
+APT_PACKAGES = rebar3 erlang-common-test erlang-dialyzer erlang-tools erlang-edoc
+
+.PHONY: all compile escript run test eunit ct dialyzer xref check bench prereq clean
+
+all: escript
+
+# Install missing build prerequisites from Debian's packages, when possible.
+prereq:
+	@missing=""; \
+	command -v $(REBAR) >/dev/null 2>&1 || missing="$$missing rebar3"; \
+	command -v ct_run >/dev/null 2>&1 || missing="$$missing erlang-common-test"; \
+	command -v dialyzer >/dev/null 2>&1 || missing="$$missing erlang-dialyzer"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES)) >/dev/null || exit 1; \
+	  else \
+	    echo "missing build prerequisites:$$missing (install: apt-get install $(APT_PACKAGES))" >&2; exit 1; \
+	  fi; \
+	fi
+
+compile: prereq
+	$(REBAR) compile
+
+escript: prereq
+	$(REBAR) escriptize
+	cp _build/default/bin/erlperf ./erlperf
+
+run: escript
+	./erlperf 'rand:uniform().'
+
+eunit: prereq
+	$(REBAR) eunit
+
+ct: escript
+	$(REBAR) ct
+
+dialyzer: prereq
+	$(REBAR) dialyzer
+
+xref: prereq
+	$(REBAR) xref
+
+test: escript
+	$(REBAR) as ci compile
+	$(REBAR) eunit
+	$(REBAR) ct
+	$(REBAR) xref
+	$(REBAR) dialyzer
+
+check: test
+
+bench: escript
+	$(REBAR) as test compile
+	erl -noshell -pa _build/test/lib/erlperf/ebin -pa _build/test/lib/erlperf/bench \
+	    -eval 'erlperf_bench:main(), halt(0).'
+
+clean:
+	$(REBAR) clean
+	rm -rf _build ./erlperf

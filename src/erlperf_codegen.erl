@@ -1,0 +1,549 @@
+%%% @doc Turns a benchmark definition (a code map) into a compiled module.
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>role</b>: one of `init', `init_runner', `runner', `done'.</li>
+%%%   <li><b>callable</b>: how a role is given: source text, a fun, `{M, F, A}' or a list
+%%%       of `{M, F, A}' (replayed in order, one iteration calls each).</li>
+%%%   <li><b>context</b>: a tuple of the funs given as callables; generated code reaches a
+%%%       fun callable through it, because funs cannot be literals in generated code.</li>
+%%% </ul>
+%%%
+%%% Every role is compiled into one generated module, with the runner inlined into the
+%%% worker loops: the loop is what a person would write by hand
+%%% (`loop(0) -> done; loop(N) -> Work, loop(N - 1)'), so the harness adds nothing per
+%%% iteration. Workers count in the loop variable and publish to their own `atomics'
+%%% slot once per batch; the batch size adapts so that a batch lasts about
+%%% `?PUBLISH_INTERVAL_US' microseconds, and a slow runner publishes every iteration.
+%%%
+%%% The module is compiled to assembly first and the worker loop inspected: when the
+%%% compiler removed the benchmarked code as dead (a literal, or a call without side
+%%% effects whose result is unused) a `{dead_code, runner}' warning is returned.
+%%%
+%%% Example:
+%%% ```
+%%% {ok, Gen} = erlperf_codegen:generate(#{runner => "rand:uniform()."}, erlperf_job_1),
+%%% #{module := erlperf_job_1, binary := Bin} = Gen.
+%%% '''
+%%% This module is pure: it compiles, it does not load anything.
+-module(erlperf_codegen).
+
+%% API, called by erlperf_job
+-export([generate/2, check/1, source/1, label/1, format_error/1]).
+
+-export_type([role/0, callable/0, code_map/0, generated/0, warning/0, error_detail/0]).
+
+-type role() :: init | init_runner | runner | done.
+-type mfargs() :: {module(), atom(), [term()]}.
+-type callable() :: string() | binary() | fun() | mfargs() | [mfargs()].
+-type code_map() :: #{runner := callable(), init => callable(), init_runner => callable(),
+                      done => callable(), label => string() | binary()}.
+-type warning() :: {dead_code, role()}
+                 | {compiler, role(), Line :: non_neg_integer(), Column :: non_neg_integer(), string()}.
+-type error_detail() :: {parse, non_neg_integer(), non_neg_integer(), string()}
+                      | {compile, [{non_neg_integer(), non_neg_integer(), string()}]}
+                      | {arity, non_neg_integer(), string()}
+                      | {bad_callable, term()}.
+-type generated() :: #{module := module(),
+                       binary := binary(),
+                       forms := [erl_parse:abstract_form()],
+                       context := tuple(),
+                       arity := 0..2,
+                       roles := [role()],
+                       warnings := [warning()],
+                       label := binary()}.
+
+%% A batch of iterations should last about this long before the worker publishes it.
+%% Small enough that the unpublished remainder is negligible in a 100 ms sample, large
+%% enough that the two calls publishing costs are lost in the noise (~0.05%).
+-define(PUBLISH_INTERVAL_US, 100).
+%% Upper bound for a batch, so that a worker publishes at least this often in iterations.
+-define(MAX_BATCH, 1 bsl 24).
+%% Generated names, quoted so that they cannot clash with user functions.
+-define(CALL, 'erlperf call').
+-define(RUN, 'erlperf run').
+-define(TIMED, 'erlperf timed').
+-define(LOOP, 'erlperf loop').
+-define(PUBLISH, 'erlperf publish').
+-define(TIMED_LOOP, 'erlperf timed_loop').
+-define(BATCH, 'erlperf batch').
+-define(ROLES, [init, init_runner, runner, done]).
+-define(ANNO, 0).
+
+%% What one role compiles to, before it is put into the module.
+-record(role, {
+    name :: role(),
+    arity :: 0..2,
+    %% functions defined by the user's source, renamed
+    forms = [] :: [erl_parse:abstract_form()],
+    %% expressions making a call, given the argument variables
+    call :: fun(([erl_parse:abstract_expr()]) -> [erl_parse:abstract_expr()]),
+    fun_value :: fun() | undefined,
+    inlined = false :: boolean()
+}).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc Generates and compiles a module named `Module' for the code map.
+-spec generate(code_map(), module()) -> {ok, generated()} | {error, {bad_code, role(), error_detail()}}.
+generate(#{runner := _} = Code, Module) ->
+    try
+        Roles = [parse_role(R, maps:get(R, Code)) || R <- ?ROLES, is_map_key(R, Code)],
+        ok = check_arities(Roles),
+        {Forms, Context} = module_forms(Module, Roles),
+        compile_forms(Module, Forms, Context, Roles, label(Code))
+    catch
+        throw:{bad_code, _Role, _Detail} = Reason ->
+            {error, Reason}
+    end;
+generate(Code, _Module) ->
+    {error, {bad_code, runner, {bad_callable, Code}}}.
+
+%% @doc Checks a code map's syntax and arities without compiling it.
+-spec check(code_map()) -> ok | {error, {bad_code, role(), error_detail()}}.
+check(#{runner := _} = Code) ->
+    try
+        ok = check_arities([parse_role(R, maps:get(R, Code)) || R <- ?ROLES, is_map_key(R, Code)])
+    catch
+        throw:{bad_code, _Role, _Detail} = Reason ->
+            {error, Reason}
+    end;
+check(Code) ->
+    {error, {bad_code, runner, {bad_callable, Code}}}.
+
+%% @doc Returns the source text of the module generated for a code map.
+-spec source(code_map() | generated()) -> iodata().
+source(#{forms := Forms}) ->
+    [erl_pp:form(F) || F <- Forms, not is_file_attribute(F)];
+source(#{runner := _} = Code) ->
+    case generate(Code, erlperf_source) of
+        {ok, Gen} -> source(Gen);
+        {error, Reason} -> erlang:error(Reason)
+    end.
+
+%% @doc Returns the label for a code map: the `label' key or the runner as given.
+-spec label(code_map()) -> binary().
+label(#{label := Label}) ->
+    unicode:characters_to_binary(Label);
+label(#{runner := Runner}) when is_list(Runner), is_integer(hd(Runner)); is_binary(Runner) ->
+    unicode:characters_to_binary(Runner);
+label(#{runner := Runner}) ->
+    iolist_to_binary(io_lib:format("~0p", [Runner])).
+
+%% @doc Renders an error detail as one line of text.
+-spec format_error(error_detail()) -> string().
+format_error({parse, Line, Col, Msg}) ->
+    lists:flatten(io_lib:format("syntax error at line ~b, column ~b: ~ts", [Line, Col, Msg]));
+format_error({compile, [{Line, Col, Msg} | _]}) ->
+    lists:flatten(io_lib:format("line ~b, column ~b: ~ts", [Line, Col, Msg]));
+format_error({arity, Arity, Why}) ->
+    lists:flatten(io_lib:format("arity ~b: ~ts", [Arity, Why]));
+format_error({bad_callable, Term}) ->
+    lists:flatten(io_lib:format("not a callable: ~0tp", [Term])).
+
+%%--------------------------------------------------------------------
+%% Parsing callables
+
+-spec parse_role(role(), term()) -> #role{}.
+parse_role(Role, Text) when is_binary(Text) ->
+    parse_role(Role, unicode:characters_to_list(Text));
+parse_role(Role, [C | _] = Text) when is_integer(C) ->
+    parse_source(Role, Text);
+parse_role(Role, Fun) when is_function(Fun) ->
+    {arity, Arity} = erlang:fun_info(Fun, arity),
+    Arity =< 2 orelse bad(Role, {arity, Arity, "a fun callable takes at most 2 arguments"}),
+    #role{name = Role, arity = Arity, fun_value = Fun,
+          call = fun ([FunVar | Args]) -> [{call, ?ANNO, FunVar, Args}] end};
+parse_role(Role, {M, F, A} = MFA) when is_atom(M), is_atom(F), is_list(A) ->
+    #role{name = Role, arity = 0, call = fun ([]) -> [remote_call(MFA)] end};
+parse_role(Role, [{_, _, _} | _] = List) ->
+    [parse_role(Role, MFA) || MFA <- List],
+    #role{name = Role, arity = 0, call = fun ([]) -> [remote_call(MFA) || MFA <- List] end};
+parse_role(Role, Other) ->
+    bad(Role, {bad_callable, Other}).
+
+-spec remote_call(mfargs()) -> erl_parse:abstract_expr().
+remote_call({M, F, A}) ->
+    {call, ?ANNO, {remote, ?ANNO, {atom, ?ANNO, M}, {atom, ?ANNO, F}},
+     [erl_parse:abstract(Arg, ?ANNO) || Arg <- A]}.
+
+-spec parse_source(role(), string()) -> #role{}.
+parse_source(Role, Text) ->
+    Tokens = scan(Role, Text),
+    case split_forms(Tokens) of
+        [First | _] = FormTokens ->
+            case is_function_head(First) of
+                true -> parse_functions(Role, FormTokens);
+                false -> parse_single_expression(Role, FormTokens)
+            end
+    end.
+
+parse_single_expression(Role, [Single]) ->
+    parse_expressions(Role, Single);
+parse_single_expression(Role, [_, Second | _]) ->
+    bad(Role, parse_detail(hd(Second), "more than one expression; define functions instead")).
+
+%% `name(...) ->' or `name(...) when' starts a function; `name(...).' is a call.
+is_function_head([{atom, _, _}, {'(', _} | Rest]) ->
+    case skip_group(Rest, 1) of
+        [{'->', _} | _] -> true;
+        [{'when', _} | _] -> true;
+        _ -> false
+    end;
+is_function_head(_) ->
+    false.
+
+skip_group(Tokens, 0) ->
+    Tokens;
+skip_group([], _Depth) ->
+    [];
+skip_group([{Open, _} | Rest], Depth) when Open =:= '('; Open =:= '['; Open =:= '{'; Open =:= '<<' ->
+    skip_group(Rest, Depth + 1);
+skip_group([{Close, _} | Rest], Depth) when Close =:= ')'; Close =:= ']'; Close =:= '}'; Close =:= '>>' ->
+    skip_group(Rest, Depth - 1);
+skip_group([_ | Rest], Depth) ->
+    skip_group(Rest, Depth).
+
+-spec scan(role(), string()) -> [erl_scan:token()].
+scan(Role, Text) ->
+    case erl_scan:string(Text, {1, 1}) of
+        {ok, [], _} ->
+            bad(Role, {parse, 1, 1, "empty source"});
+        {ok, Tokens, _} ->
+            ensure_dot(Role, Tokens);
+        {error, {{Line, Col}, Mod, Desc}, _} ->
+            bad(Role, {parse, Line, Col, Mod:format_error(Desc)})
+    end.
+
+-spec ensure_dot(role(), [erl_scan:token()]) -> [erl_scan:token()].
+ensure_dot(Role, Tokens) ->
+    case lists:last(Tokens) of
+        {dot, _} ->
+            Tokens;
+        Last ->
+            bad(Role, parse_detail(Last, "source must end with a period (.)"))
+    end.
+
+-spec split_forms([erl_scan:token()]) -> [[erl_scan:token()]].
+split_forms(Tokens) ->
+    split_forms(Tokens, [], []).
+
+split_forms([], [], Acc) ->
+    lists:reverse(Acc);
+split_forms([], Cur, Acc) ->
+    lists:reverse([lists:reverse(Cur) | Acc]);
+split_forms([{dot, _} = Dot | Rest], Cur, Acc) ->
+    split_forms(Rest, [], [lists:reverse([Dot | Cur]) | Acc]);
+split_forms([Tok | Rest], Cur, Acc) ->
+    split_forms(Rest, [Tok | Cur], Acc).
+
+-spec parse_functions(role(), [[erl_scan:token()]]) -> #role{}.
+parse_functions(Role, FormTokens) ->
+    Forms = [parse_form(Role, T) || T <- FormTokens],
+    [{function, _, Name, Arity, _} | _] = Forms,
+    Defined = [{N, A} || {function, _, N, A, _} <- Forms],
+    Renamed = [rename(F, Role, Defined) || F <- Forms],
+    Target = role_name(Role, Name),
+    #role{name = Role, arity = Arity, forms = Renamed,
+          call = fun (Args) -> [{call, ?ANNO, {atom, ?ANNO, Target}, Args}] end}.
+
+-spec parse_form(role(), [erl_scan:token()]) -> erl_parse:abstract_form().
+parse_form(Role, Tokens) ->
+    case erl_parse:parse_form(Tokens) of
+        {ok, {function, _, _, _, _} = Form} ->
+            Form;
+        {ok, _Other} ->
+            bad(Role, parse_detail(hd(Tokens), "only function definitions are allowed"));
+        {error, {Loc, Mod, Desc}} ->
+            bad(Role, location_detail(Loc, Mod:format_error(Desc)))
+    end.
+
+-spec parse_expressions(role(), [erl_scan:token()]) -> #role{}.
+parse_expressions(Role, Tokens) ->
+    case erl_parse:parse_exprs(Tokens) of
+        {ok, Exprs} ->
+            #role{name = Role, arity = 0, inlined = true, call = fun ([]) -> Exprs end};
+        {error, {Loc, Mod, Desc}} ->
+            bad(Role, location_detail(Loc, Mod:format_error(Desc)))
+    end.
+
+-spec parse_detail(erl_scan:token(), string()) -> error_detail().
+parse_detail(Token, Msg) ->
+    location_detail(erl_scan:location(Token), Msg).
+
+-spec location_detail(erl_anno:location(), string()) -> error_detail().
+location_detail({Line, Col}, Msg) -> {parse, Line, Col, lists:flatten(Msg)};
+location_detail(Line, Msg) -> {parse, Line, 0, lists:flatten(Msg)}.
+
+%% Renames the user's functions (and local calls to them) so that the functions of
+%% different roles, and the generated ones, never clash.
+-spec rename(term(), role(), [{atom(), arity()}]) -> term().
+rename({function, A, Name, Arity, Clauses}, Role, Defined) ->
+    {function, A, role_name(Role, Name), Arity, rename(Clauses, Role, Defined)};
+rename({call, A, {atom, A2, Name}, Args}, Role, Defined) ->
+    NewArgs = rename(Args, Role, Defined),
+    case lists:member({Name, length(Args)}, Defined) of
+        true -> {call, A, {atom, A2, role_name(Role, Name)}, NewArgs};
+        false -> {call, A, {atom, A2, Name}, NewArgs}
+    end;
+rename({'fun', A, {function, Name, Arity}} = Fun, Role, Defined) ->
+    case lists:member({Name, Arity}, Defined) of
+        true -> {'fun', A, {function, role_name(Role, Name), Arity}};
+        false -> Fun
+    end;
+rename(Tuple, Role, Defined) when is_tuple(Tuple) ->
+    list_to_tuple(rename(tuple_to_list(Tuple), Role, Defined));
+rename(List, Role, Defined) when is_list(List) ->
+    [rename(E, Role, Defined) || E <- List];
+rename(Other, _Role, _Defined) ->
+    Other.
+
+-spec role_name(role(), atom()) -> atom().
+role_name(Role, Name) ->
+    list_to_atom(atom_to_list(Role) ++ " " ++ atom_to_list(Name)).
+
+-spec bad(role(), error_detail()) -> no_return().
+bad(Role, Detail) ->
+    throw({bad_code, Role, Detail}).
+
+%%--------------------------------------------------------------------
+%% Arity rules
+
+-spec check_arities([#role{}]) -> ok.
+check_arities(Roles) ->
+    Has = fun (Name) -> lists:keymember(Name, #role.name, Roles) end,
+    lists:foreach(fun (R) -> check_arity(R, Has) end, Roles).
+
+check_arity(#role{name = init, arity = 0}, _Has) ->
+    ok;
+check_arity(#role{name = Role, arity = 1}, Has) when Role =:= init_runner; Role =:= done ->
+    Has(init) orelse bad(Role, {arity, 1, "needs init, whose result it receives"}),
+    ok;
+check_arity(#role{name = Role, arity = 0}, _Has) when Role =:= init_runner; Role =:= done ->
+    ok;
+check_arity(#role{name = runner, arity = 0}, _Has) ->
+    ok;
+check_arity(#role{name = runner, arity = Arity}, Has) when Arity =:= 1; Arity =:= 2 ->
+    Has(init_runner) orelse bad(runner, {arity, Arity, "needs init_runner, whose result it receives"}),
+    ok;
+check_arity(#role{name = runner, arity = Arity}, _Has) ->
+    bad(runner, {arity, Arity, "a runner takes 0, 1 or 2 arguments"});
+check_arity(#role{name = init, arity = Arity}, _Has) ->
+    bad(init, {arity, Arity, "init takes no arguments"});
+check_arity(#role{name = Role, arity = Arity}, _Has) ->
+    bad(Role, {arity, Arity, "takes 0 or 1 argument (the result of init)"}).
+
+%%--------------------------------------------------------------------
+%% Module generation
+
+-spec module_forms(module(), [#role{}]) -> {[erl_parse:abstract_form()], tuple()}.
+module_forms(Module, Roles) ->
+    %% funs go into the context tuple, in role order
+    FunRoles = [R || #role{fun_value = F} = R <- Roles, F =/= undefined],
+    Context = list_to_tuple([F || #role{fun_value = F} <- FunRoles]),
+    Index = maps:from_list(lists:zip([N || #role{name = N} <- FunRoles],
+                                     lists:seq(1, length(FunRoles)))),
+    Runner = lists:keyfind(runner, #role.name, Roles),
+    Exports = [{?CALL, 3}, {?RUN, 3}, {?TIMED, 3}],
+    Header = [{attribute, ?ANNO, file, {"erlperf", 1}},
+              {attribute, ?ANNO, module, Module},
+              {attribute, ?ANNO, export, Exports}],
+    Dispatch = dispatch_forms(Roles, Index),
+    User = lists:append([[{attribute, ?ANNO, file, {atom_to_list(N), 1}} | F]
+                         || #role{name = N, forms = F} <- Roles, F =/= []]),
+    Loops = loop_forms(Runner, maps:get(runner, Index, none)),
+    LoopFile = loop_file(Runner),
+    {Header ++ Dispatch ++ User ++ [{attribute, ?ANNO, file, {LoopFile, 1}} | Loops], Context}.
+
+%% When the runner is inlined, the loops carry its code: report their warnings as the runner's.
+loop_file(#role{inlined = true}) -> "runner";
+loop_file(#role{}) -> "erlperf".
+
+%% ?CALL(Role, Arg, Context) runs init, init_runner or done.
+-spec dispatch_forms([#role{}], #{role() => pos_integer()}) -> [erl_parse:abstract_form()].
+dispatch_forms(Roles, Index) ->
+    Clauses = [dispatch_clause(R, Index) || R = #role{name = N} <- Roles, N =/= runner],
+    Fallback = {clause, ?ANNO, [var('Role'), var('_'), var('_')], [],
+                [{call, ?ANNO, {remote, ?ANNO, {atom, ?ANNO, erlang}, {atom, ?ANNO, error}},
+                  [{tuple, ?ANNO, [{atom, ?ANNO, undefined_role}, var('Role')]}]}]},
+    [{function, ?ANNO, ?CALL, 3, Clauses ++ [Fallback]}].
+
+dispatch_clause(#role{name = Name, arity = Arity} = Role, Index) ->
+    Args = lists:sublist([var('Arg')], Arity),
+    ArgPattern = case Arity of 0 -> var('_'); 1 -> var('Arg') end,
+    Body = role_call(Role, Args, Index, var('Context')),
+    CtxPattern = case maps:is_key(Name, Index) of true -> var('Context'); false -> var('_') end,
+    {clause, ?ANNO, [{atom, ?ANNO, Name}, ArgPattern, CtxPattern], [], Body}.
+
+%% Expressions calling a role; a fun is fetched from the context tuple.
+role_call(#role{name = Name, call = Call}, Args, Index, Context) ->
+    case maps:find(Name, Index) of
+        {ok, Pos} ->
+            Fun = {call, ?ANNO, {remote, ?ANNO, {atom, ?ANNO, erlang}, {atom, ?ANNO, element}},
+                   [{integer, ?ANNO, Pos}, Context]},
+            Call([Fun | Args]);
+        error ->
+            Call(Args)
+    end.
+
+%% Continuous entry, loop with publishing, and timed loop.
+%% Loop variables: N (iterations left in the batch), S ({Ref, Batch, Started}), then
+%% only what the runner needs: F (its fun), I (init_runner's result), A (its state).
+-spec loop_forms(#role{}, pos_integer() | none) -> [erl_parse:abstract_form()].
+loop_forms(#role{arity = Arity} = Runner, FunPos) ->
+    HasFun = FunPos =/= none,
+    Extra = [var('F') || HasFun] ++ [var('I') || Arity >= 1] ++ [var('A') || Arity =:= 2],
+    Body = runner_body(Runner, Arity),
+    Setup = [{match, ?ANNO, var('F'), {call, ?ANNO, remote(erlang, element),
+                                         [{integer, ?ANNO, FunPos}, var('Context')]}} || HasFun],
+    Init = used(Arity >= 1, 'I'),
+    Context = used(HasFun, 'Context'),
+    [run_form(Setup, Extra, Init, Context),
+     {function, ?ANNO, ?LOOP, 2 + length(Extra),
+      [{clause, ?ANNO, [{integer, ?ANNO, 0}, var('S') | Extra], [],
+        [{call, ?ANNO, {atom, ?ANNO, ?PUBLISH}, [var('S') | Extra]}]},
+       {clause, ?ANNO, [var('N'), var('S') | Extra], [],
+        Body ++ [{call, ?ANNO, {atom, ?ANNO, ?LOOP}, [decrement(), var('S') | next(Extra)]}]}]},
+     publish_form(Extra),
+     batch_form(),
+     timed_form(Setup, Extra, Init, Context),
+     {function, ?ANNO, ?TIMED_LOOP, 1 + length(Extra),
+      [{clause, ?ANNO, [{integer, ?ANNO, 0} | [var('_') || _ <- Extra]], [], [{atom, ?ANNO, ok}]},
+       {clause, ?ANNO, [var('N') | Extra], [],
+        Body ++ [{call, ?ANNO, {atom, ?ANNO, ?TIMED_LOOP}, [decrement() | next(Extra)]}]}]}].
+
+%% One iteration. A runner/2 binds the next state to A1.
+runner_body(#role{arity = 0} = R, 0) -> call_runner(R, []);
+runner_body(#role{} = R, 1) -> call_runner(R, [var('I')]);
+runner_body(#role{} = R, 2) ->
+    [{match, ?ANNO, var('A1'), hd(call_runner(R, [var('I'), var('A')]))}].
+
+call_runner(#role{fun_value = undefined, call = Call}, Args) -> Call(Args);
+call_runner(#role{call = Call}, Args) -> Call([var('F') | Args]).
+
+%% The arguments for the next iteration: the new state replaces the old one.
+next(Extra) ->
+    [case V =:= var('A') of true -> var('A1'); false -> V end || V <- Extra].
+
+%% The state of a runner/2 starts as init_runner's result.
+initial(Extra) ->
+    [case V =:= var('A') of true -> var('I'); false -> V end || V <- Extra].
+
+decrement() ->
+    {op, ?ANNO, '-', var('N'), {integer, ?ANNO, 1}}.
+
+%% 'erlperf run'(Ref, InitRunnerResult, Context): loops forever, publishing to Ref.
+run_form(Setup, Extra, Init, Context) ->
+    Start = {match, ?ANNO, var('S'), {tuple, ?ANNO, [var('Ref'), {integer, ?ANNO, 1}, now_call()]}},
+    {function, ?ANNO, ?RUN, 3,
+     [{clause, ?ANNO, [var('Ref'), Init, Context], [],
+       Setup ++ [Start, {call, ?ANNO, {atom, ?ANNO, ?LOOP},
+                         [{integer, ?ANNO, 1}, var('S') | initial(Extra)]}]}]}.
+
+%% 'erlperf timed'(Count, InitRunnerResult, Context) -> nanoseconds for Count iterations.
+timed_form(Setup, Extra, Init, Context) ->
+    Time = fun (V) -> {match, ?ANNO, var(V), now_call()} end,
+    Elapsed = {call, ?ANNO, remote(erlang, convert_time_unit),
+               [{op, ?ANNO, '-', var('T1'), var('T0')}, {atom, ?ANNO, native}, {atom, ?ANNO, nanosecond}]},
+    {function, ?ANNO, ?TIMED, 3,
+     [{clause, ?ANNO, [var('Count'), Init, Context], [],
+       Setup ++ [Time('T0'),
+                 {call, ?ANNO, {atom, ?ANNO, ?TIMED_LOOP}, [var('Count') | initial(Extra)]},
+                 Time('T1'), Elapsed]}]}.
+
+remote(M, F) ->
+    {remote, ?ANNO, {atom, ?ANNO, M}, {atom, ?ANNO, F}}.
+
+publish_form(Extra) ->
+    Add = {call, ?ANNO, {remote, ?ANNO, {atom, ?ANNO, atomics}, {atom, ?ANNO, add}},
+           [var('Ref'), {integer, ?ANNO, 1}, var('B')]},
+    Batch = {match, ?ANNO, var('B1'),
+             {call, ?ANNO, {atom, ?ANNO, ?BATCH}, [var('B'), {op, ?ANNO, '-', var('T1'), var('T0')}]}},
+    {function, ?ANNO, ?PUBLISH, 1 + length(Extra),
+     [{clause, ?ANNO, [{tuple, ?ANNO, [var('Ref'), var('B'), var('T0')]} | Extra], [],
+       [Add, {match, ?ANNO, var('T1'), now_call()}, Batch,
+        {call, ?ANNO, {atom, ?ANNO, ?LOOP},
+         [var('B1'), {tuple, ?ANNO, [var('Ref'), var('B1'), var('T1')]} | Extra]}]}]}.
+
+%% Doubles the batch while it is shorter than half the interval, halves it when longer
+%% than twice the interval.
+batch_form() ->
+    Interval = erlang:convert_time_unit(?PUBLISH_INTERVAL_US, microsecond, native),
+    Int = fun (I) -> {integer, ?ANNO, I} end,
+    {function, ?ANNO, ?BATCH, 2,
+     [{clause, ?ANNO, [var('B'), var('T')],
+       [[{op, ?ANNO, '<', var('T'), Int(Interval div 2)}, {op, ?ANNO, '<', var('B'), Int(?MAX_BATCH)}]],
+       [{op, ?ANNO, '*', var('B'), Int(2)}]},
+      {clause, ?ANNO, [var('B'), var('T')],
+       [[{op, ?ANNO, '>', var('T'), Int(Interval * 2)}, {op, ?ANNO, '>', var('B'), Int(1)}]],
+       [{op, ?ANNO, 'div', var('B'), Int(2)}]},
+      {clause, ?ANNO, [var('B'), var('_')], [], [var('B')]}]}.
+
+used(true, Name) -> var(Name);
+used(false, _Name) -> var('_').
+
+now_call() ->
+    {call, ?ANNO, {remote, ?ANNO, {atom, ?ANNO, erlang}, {atom, ?ANNO, monotonic_time}}, []}.
+
+%% Generated variables carry a prefix, so that inlined user expressions cannot bind them.
+var('_') ->
+    {var, ?ANNO, '_'};
+var(Name) ->
+    {var, ?ANNO, list_to_atom("Erlperf" ++ atom_to_list(Name))}.
+
+is_file_attribute({attribute, _, file, _}) -> true;
+is_file_attribute(_) -> false.
+
+%%--------------------------------------------------------------------
+%% Compilation
+
+-define(COMPILE_OPTS, [return_errors, return_warnings, binary, no_spawn_compiler_process]).
+
+compile_forms(Module, Forms, Context, Roles, Label) ->
+    case compile:noenv_forms(Forms, ['S' | ?COMPILE_OPTS]) of
+        {ok, Module, Asm, Warnings} ->
+            {ok, Module, Bin, _} = compile:noenv_forms(Asm, [from_asm | ?COMPILE_OPTS]),
+            Runner = lists:keyfind(runner, #role.name, Roles),
+            Dead = [{dead_code, runner} || dead_loop(Asm)],
+            %% the runner is inlined twice (continuous and timed loops): report once
+            {ok, #{module => Module, binary => Bin, forms => Forms, context => Context,
+                   arity => Runner#role.arity, roles => [N || #role{name = N} <- Roles],
+                   warnings => Dead ++ compiler_warnings(Warnings), label => Label}};
+        {error, Errors, _Warnings} ->
+            {Role, Detail} = compile_errors(Errors),
+            {error, {bad_code, Role, Detail}}
+    end.
+
+compiler_warnings(Warnings) ->
+    [{compiler, list_to_atom(File), Line, Col, lists:flatten(Mod:format_error(Desc))}
+     || {File, List} <- Warnings, File =/= "erlperf",
+        {Loc, Mod, Desc} <- lists:usort(List), not is_no_effect(Desc),
+        {Line, Col} <- [loc(Loc)]].
+
+%% "no effect" is reported as dead code already
+is_no_effect({ignored, _}) -> true;
+is_no_effect(_) -> false.
+
+compile_errors([{File, List} | _]) ->
+    Role = case File of "erlperf" -> runner; _ -> list_to_atom(File) end,
+    {Role, {compile, [begin {L, C} = loc(Loc), {L, C, lists:flatten(Mod:format_error(D))} end
+                      || {Loc, Mod, D} <- List]}}.
+
+loc({Line, Col}) -> {Line, Col};
+loc(Line) when is_integer(Line) -> {Line, 0};
+loc(none) -> {0, 0}.
+
+%% The runner was compiled away when the loop's iteration clause does nothing but count.
+dead_loop({_Mod, _Exports, _Attrs, Functions, _Labels}) ->
+    [Loop] = [Code || {function, Name, _, _, Code} <- Functions, Name =:= ?LOOP],
+    lists:all(fun is_skeleton/1, Loop).
+
+is_skeleton({gc_bif, '-', _, _, [_, {integer, 1}], _}) -> true;
+is_skeleton({call_only, _, _}) -> true;
+is_skeleton({call_last, _, _, _}) -> true;
+is_skeleton(I) when is_tuple(I) ->
+    lists:member(element(1, I), ['%', label, line, func_info, test, select_val, jump, move,
+                                 allocate, deallocate, init_yregs, trim, test_heap, swap]);
+is_skeleton(return) -> true;
+is_skeleton(_) -> false.

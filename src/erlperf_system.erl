@@ -1,0 +1,57 @@
+%%% @doc Describes the machine and runtime a benchmark ran on (for full reports).
+%%%
+%%% Reads `/proc/cpuinfo' on Linux and `sysctl' on macOS/BSD for the CPU model; falls back
+%%% to the architecture string. Cost: one file read or one short OS command per call.
+-module(erlperf_system).
+
+-export([info/0]).
+
+-export_type([info/0]).
+
+-type info() :: #{os := string(), cpu := string(), vm := string(),
+                  otp_release := string(), schedulers := pos_integer()}.
+
+%% @doc OS, CPU model, VM banner, OTP release and online schedulers.
+-spec info() -> info().
+info() ->
+    #{os => os_name(),
+      cpu => cpu_model(),
+      vm => string:trim(erlang:system_info(system_version)),
+      otp_release => erlang:system_info(otp_release),
+      schedulers => erlang:system_info(schedulers_online)}.
+
+os_name() ->
+    {Family, Name} = os:type(),
+    Version = case os:version() of
+                  {Ma, Mi, Re} -> io_lib:format("~b.~b.~b", [Ma, Mi, Re]);
+                  V -> V
+              end,
+    lists:flatten(io_lib:format("~s:~s ~s", [Family, Name, Version])).
+
+cpu_model() ->
+    case file:read_file("/proc/cpuinfo") of
+        {ok, Bin} ->
+            model_from_cpuinfo(string:split(Bin, "\n", all));
+        {error, _} ->
+            sysctl_model()
+    end.
+
+model_from_cpuinfo([]) ->
+    erlang:system_info(system_architecture);
+model_from_cpuinfo([Line | Rest]) ->
+    case string:split(Line, ":") of
+        [Key, Value] ->
+            case string:trim(Key) of
+                K when K =:= <<"model name">>; K =:= <<"Model">>; K =:= <<"cpu model">> ->
+                    unicode:characters_to_list(string:trim(Value));
+                _ -> model_from_cpuinfo(Rest)
+            end;
+        _ ->
+            model_from_cpuinfo(Rest)
+    end.
+
+sysctl_model() ->
+    case os:find_executable("sysctl") of
+        false -> erlang:system_info(system_architecture);
+        _ -> string:trim(os:cmd("sysctl -n machdep.cpu.brand_string 2>/dev/null || sysctl -n hw.model"))
+    end.
