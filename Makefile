@@ -52,9 +52,11 @@ test: escript
 
 check: test
 
+# Self-measurements: harness overhead, empty runner, scaling, start-up (see bench/).
 bench: escript
-	$(REBAR) as test compile
-	erl -noshell -pa _build/test/lib/erlperf/ebin -pa _build/test/lib/erlperf/bench \
+	mkdir -p _build/bench
+	erlc -o _build/bench bench/*.erl
+	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
 	    -eval 'erlperf_bench:main(), halt(0).'
 
 clean:

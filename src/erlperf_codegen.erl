@@ -501,7 +501,7 @@ is_file_attribute(_) -> false.
 -define(COMPILE_OPTS, [return_errors, return_warnings, binary, no_spawn_compiler_process]).
 
 compile_forms(Module, Forms, Context, Roles, Label) ->
-    case compile:noenv_forms(Forms, ['S' | ?COMPILE_OPTS]) of
+    case compile:noenv_forms(Forms, [to_asm | ?COMPILE_OPTS]) of
         {ok, Module, Asm, Warnings} ->
             {ok, Module, Bin, _} = compile:noenv_forms(Asm, [from_asm | ?COMPILE_OPTS]),
             Runner = lists:keyfind(runner, #role.name, Roles),
