@@ -105,7 +105,7 @@ benchmark([_ | _] = Codes, RunOptions, ConcurrencyOptions) ->
     CodeMaps = [code_map(C) || C <- Codes],
     _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
          || C <- CodeMaps],
-    Results = dispatch(CodeMaps, RunOptions, Opts, Conc),
+    Results = relative(dispatch(CodeMaps, RunOptions, Opts, Conc)),
     case Results of
         [One] when length(Codes) =:= 1 -> One;
         Many -> Many
@@ -405,6 +405,26 @@ notify(_Opts, _Event) ->
 
 %%--------------------------------------------------------------------
 %% Result shapes
+
+%% Full reports of several jobs get `qps' (iterations per second, all workers) and
+%% `relative' (qps as a fraction of the fastest job's).
+relative([_, _ | _] = Results) ->
+    case lists:all(fun is_map/1, Results) of
+        true ->
+            WithQps = [R#{qps => qps(R)} || R <- Results],
+            Max = lists:max([Q || #{qps := Q} <- WithQps]),
+            [R#{relative => case Max == 0 of true -> 0.0; false -> Q / Max end}
+             || #{qps := Q} = R <- WithQps];
+        false ->
+            Results
+    end;
+relative(Results) ->
+    Results.
+
+qps(#{mode := timed, result := #{average := Us}, run_options := #{sample_duration := {timed, N}}}) ->
+    case Us == 0 of true -> 0.0; false -> N * 1.0e6 / Us end;
+qps(#{result := #{average := Avg}, run_options := #{sample_duration := Ms}}) ->
+    Avg * 1000 / Ms.
 
 shape(Report, #{report := full}, _Conc) ->
     Report;
