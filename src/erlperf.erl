@@ -139,6 +139,14 @@ format_error({bad_code, Role, Detail}) ->
     flat("~ts: ~ts", [Role, erlperf_codegen:format_error(Detail)]);
 format_error({crashed, Role, {Class, Reason, Stack}}) ->
     flat("~ts crashed: ~ts", [Role, format_crash(Class, Reason, Stack)]);
+format_error({Tag, _} = Reason) when Tag =:= nodedown; Tag =:= erpc ->
+    erlperf_cluster:format_error(Reason);
+format_error({load_failed, _, _, _} = Reason) ->
+    erlperf_cluster:format_error(Reason);
+format_error({peer_start, _} = Reason) ->
+    erlperf_isolation:format_error(Reason);
+format_error({peer_load, _, _} = Reason) ->
+    erlperf_isolation:format_error(Reason);
 format_error(Other) ->
     flat("~0tP", [Other, ?FORMAT_DEPTH]).
 
@@ -370,6 +378,7 @@ sample(Job, Mon) ->
         receive {'DOWN', Mon, process, _, Reason} -> job_down(Reason) end
     end.
 
+-spec job_down(term()) -> no_return().
 job_down({shutdown, {crashed, _, _} = Crash}) -> erlang:error(Crash);
 job_down(Reason) -> erlang:error({job_stopped, Reason}).
 

@@ -68,7 +68,7 @@
 -define(TIMED_LOOP, 'erlperf timed_loop').
 -define(BATCH, 'erlperf batch').
 -define(ROLES, [init, init_runner, runner, done]).
--define(ANNO, 0).
+-define(ANNO, erl_anno:new(0)).
 
 %% What one role compiles to, before it is put into the module.
 -record(role, {
@@ -158,7 +158,7 @@ parse_role(Role, Fun) when is_function(Fun) ->
 parse_role(Role, {M, F, A} = MFA) when is_atom(M), is_atom(F), is_list(A) ->
     #role{name = Role, arity = 0, call = fun ([]) -> [remote_call(MFA)] end};
 parse_role(Role, [{_, _, _} | _] = List) ->
-    [parse_role(Role, MFA) || MFA <- List],
+    _ = [parse_role(Role, MFA) || MFA <- List],
     #role{name = Role, arity = 0, call = fun ([]) -> [remote_call(MFA) || MFA <- List] end};
 parse_role(Role, Other) ->
     bad(Role, {bad_callable, Other}).
@@ -166,7 +166,7 @@ parse_role(Role, Other) ->
 -spec remote_call(mfargs()) -> erl_parse:abstract_expr().
 remote_call({M, F, A}) ->
     {call, ?ANNO, {remote, ?ANNO, {atom, ?ANNO, M}, {atom, ?ANNO, F}},
-     [erl_parse:abstract(Arg, ?ANNO) || Arg <- A]}.
+     [erl_parse:abstract(Arg, 0) || Arg <- A]}.
 
 -spec parse_source(role(), string()) -> #role{}.
 parse_source(Role, Text) ->
@@ -501,9 +501,9 @@ is_file_attribute(_) -> false.
 -define(COMPILE_OPTS, [return_errors, return_warnings, binary, no_spawn_compiler_process]).
 
 compile_forms(Module, Forms, Context, Roles, Label) ->
-    case compile:noenv_forms(Forms, [to_asm | ?COMPILE_OPTS]) of
+    case erlang:apply(compile, noenv_forms, [Forms, [to_asm | ?COMPILE_OPTS]]) of
         {ok, Module, Asm, Warnings} ->
-            {ok, Module, Bin, _} = compile:noenv_forms(Asm, [from_asm | ?COMPILE_OPTS]),
+            {ok, Module, Bin, _} = assemble(Asm),
             Runner = lists:keyfind(runner, #role.name, Roles),
             Dead = [{dead_code, runner} || dead_loop(Asm)],
             %% the runner is inlined twice (continuous and timed loops): report once
@@ -514,6 +514,11 @@ compile_forms(Module, Forms, Context, Roles, Label) ->
             {Role, Detail} = compile_errors(Errors),
             {error, {bad_code, Role, Detail}}
     end.
+
+%% compile's contract types neither assembly output (`to_asm') nor input (`from_asm'):
+%% both calls go through apply/3 so that dialyzer does not reject them.
+assemble(Asm) ->
+    erlang:apply(compile, noenv_forms, [Asm, [from_asm | ?COMPILE_OPTS]]).
 
 compiler_warnings(Warnings) ->
     [{compiler, list_to_atom(File), Line, Col, lists:flatten(Mod:format_error(Desc))}

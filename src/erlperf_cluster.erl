@@ -1,0 +1,177 @@
+%%% @doc Runs the same benchmark on several nodes at once and adds the results up
+%%% (the `nodes' run option, `--nodes').
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>origin node</b>: this node, calling {@link benchmark/4}; it must be
+%%%       distributed and connected (or able to connect) to every node;</li>
+%%%   <li><b>load node</b>: a node of `Nodes'; it runs each code with the given
+%%%       concurrency, at the same time as the other load nodes;</li>
+%%%   <li><b>total</b>: the result of all load nodes added up: samples are added
+%%%       element-wise (sample I of the total is the sum of sample I of every node),
+%%%       averages and concurrencies are summed.</li>
+%%% </ul>
+%%% Codes run one after another; each one is started on all nodes together (one
+%%% `erpc:multicall/5'), so that the nodes load the system under test at the same time.
+%%% With `report => full' the result is the total report with `nodes => #{Node =>
+%%% Report}' holding each node's own full report; `basic' and `extended' give the total
+%%% only, shaped as `erlperf:benchmark/3' shapes a result of one node. In timed mode the
+%%% total adds times up too (the time the nodes would take one after another); read
+%%% the per-node reports for latency.
+%%%
+%%% Example (both nodes connected to this one):
+%%% ```
+%%% Total = erlperf:run(#{runner => "rand:uniform()."},
+%%%                     #{nodes => ['load1@host1', 'load2@host2'], concurrency => 4}).
+%%% '''
+%%% See `doc/cluster.md' for cookies, names and firewall rules across machines.
+%%%
+%%% Cost and safety: each load node runs the benchmark at full speed. erlperf's modules
+%%% are loaded into a node only when it has no module of that name (a node running
+%%% another erlperf version keeps it). Run options that are funs (`progress') are not
+%%% sent. An exception raised on any node is raised again here, with the same class and
+%%% reason; a node that cannot be reached raises `{nodedown, Node}'.
+-module(erlperf_cluster).
+
+%% API: called by erlperf:benchmark/3 for the `nodes' run option.
+-export([benchmark/4, format_error/1]).
+
+%% Milliseconds a load node gets to answer a code loading request.
+-define(LOAD_TIMEOUT_MS, 15000).
+%% A benchmark runs as long as its options say (samples, squeeze steps): no time limit.
+-define(RUN_TIMEOUT, infinity).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc Runs each code on every node of `Nodes' at once, and returns the totals in order.
+-spec benchmark([node(), ...], [erlperf:code()], erlperf:run_options(),
+                erlperf:concurrency_options() | undefined) -> [erlperf:result()].
+benchmark(Nodes, Codes, RunOptions, ConcurrencyOptions) when is_list(Nodes), Nodes =/= [] ->
+    Unique = lists:usort(Nodes),
+    ok = connect(Unique),
+    ok = ensure_loaded(Unique -- [node()], object_code()),
+    Report = maps:get(report, RunOptions, basic),
+    Options = (maps:filter(fun (_K, V) -> not is_function(V) end, RunOptions))#{report => full},
+    [shape(total(run(Unique, [[Code], Options, ConcurrencyOptions]), Report),
+           Report, ConcurrencyOptions) || Code <- Codes].
+
+%% @doc Readable text for the errors raised by {@link benchmark/4} itself.
+-spec format_error(term()) -> string().
+format_error({nodedown, Node}) ->
+    lists:flatten(io_lib:format("node ~ts cannot be reached (is it running, with the same "
+                                "cookie, and is this node distributed?)", [Node]));
+format_error({load_failed, Node, Module, Reason}) ->
+    lists:flatten(io_lib:format("cannot load ~ts into node ~ts: ~0tp", [Module, Node, Reason]));
+format_error(Reason) ->
+    lists:flatten(io_lib:format("~0tp", [Reason])).
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+connect(Nodes) ->
+    lists:foreach(
+        fun (Node) when Node =:= node() -> ok;
+            (Node) ->
+                net_kernel:connect_node(Node) orelse erlang:error({nodedown, Node})
+        end, Nodes).
+
+%% Object code of erlperf's modules (see erlperf_isolation for the same rule).
+object_code() ->
+    _ = application:load(erlperf),
+    Modules = case application:get_key(erlperf, modules) of
+                  {ok, Mods} -> Mods;
+                  undefined -> [M || {M, _} <- code:all_loaded(),
+                                     lists:prefix("erlperf", atom_to_list(M))]
+              end,
+    [Code || M <- Modules, Code <- [code:get_object_code(M)], Code =/= error].
+
+%% Loads the modules a node does not have (neither loaded nor in its code path).
+ensure_loaded(Nodes, Modules) ->
+    lists:foreach(fun (Node) -> lists:foreach(fun (M) -> ensure_loaded_on(Node, M) end, Modules) end,
+                  Nodes).
+
+ensure_loaded_on(Node, {Module, Binary, FileName}) ->
+    case erpc:call(Node, code, ensure_loaded, [Module], ?LOAD_TIMEOUT_MS) of
+        {module, Module} ->
+            ok;
+        {error, _} ->
+            case erpc:call(Node, code, load_binary, [Module, FileName, Binary], ?LOAD_TIMEOUT_MS) of
+                {module, Module} -> ok;
+                {error, Reason} -> erlang:error({load_failed, Node, Module, Reason})
+            end
+    end.
+
+%% Starts the benchmark on all nodes together; returns [{Node, FullReport}].
+run(Nodes, Args) ->
+    Replies = erpc:multicall(Nodes, erlperf, benchmark, Args, ?RUN_TIMEOUT),
+    lists:zipwith(fun (Node, Reply) -> {Node, reply(Node, Reply)} end, Nodes, Replies).
+
+reply(_Node, {ok, Report}) -> Report;
+reply(_Node, {error, {exception, Reason, Stack}}) -> erlang:raise(error, Reason, Stack);
+reply(_Node, {exit, {exception, Reason}}) -> erlang:exit(Reason);
+reply(_Node, {throw, Value}) -> erlang:throw(Value);
+reply(Node, {error, {erpc, noconnection}}) -> erlang:error({nodedown, Node});
+reply(_Node, {error, {erpc, Reason}}) -> erlang:error({erpc, Reason}).
+
+%% The total report: the first node's report with summed results, and every node's own.
+total([{_, First} | _] = Reports, Report) ->
+    Results = [R || {_, #{result := R}} <- Reports],
+    Concurrency = lists:sum([C || {_, #{concurrency := C}} <- Reports]),
+    Total = maps:remove(history, First#{
+        concurrency => Concurrency,
+        result => total_result(First, Concurrency, Results),
+        run_options => maps:put(report, Report, maps:get(run_options, First)),
+        sleep => sleep_mode(Reports),
+        warnings => lists:usort(lists:append([W || {_, #{warnings := W}} <- Reports])),
+        nodes => maps:from_list(Reports)}),
+    cv_met(Reports, Total).
+
+cv_met(Reports, #{cv_met := _} = Total) ->
+    Total#{cv_met => lists:all(fun ({_, R}) -> maps:get(cv_met, R, false) end, Reports)};
+cv_met(_Reports, Total) ->
+    Total.
+
+sleep_mode(Reports) ->
+    case lists:any(fun ({_, #{sleep := S}}) -> S =:= busy_wait end, Reports) of
+        true -> busy_wait;
+        false -> sleep
+    end.
+
+%% Samples add up element-wise (the shortest node decides how many, in cv mode); the
+%% average is the sum of the nodes' averages.
+total_result(First, Concurrency, Results) ->
+    Samples = sum_samples([S || #{samples := S} <- Results]),
+    Average = lists:sum([A || #{average := A} <- Results]),
+    Summary = erlperf_stat:summary(Samples),
+    Summary#{average => Average,
+             time => lists:max([T || #{time := T} <- Results]),
+             iteration_time => iteration_time(First, Concurrency, Average, Results)}.
+
+sum_samples([Samples]) ->
+    Samples;
+sum_samples([A, B | Rest]) ->
+    Len = min(length(A), length(B)),
+    Summed = lists:zipwith(fun (X, Y) -> X + Y end, lists:sublist(A, Len), lists:sublist(B, Len)),
+    sum_samples([Summed | Rest]).
+
+%% Continuous modes: nanoseconds per iteration per worker, from the total throughput.
+%% Timed mode: the nodes' average (each node measures one worker).
+iteration_time(#{mode := timed}, _Concurrency, _Average, Results) ->
+    lists:sum([I || #{iteration_time := I} <- Results]) / length(Results);
+iteration_time(_First, _Concurrency, Average, _Results) when Average == 0 ->
+    infinity;
+iteration_time(#{run_options := #{sample_duration := Ms}}, Concurrency, Average, _Results) ->
+    Ms * 1000000 * Concurrency / Average.
+
+%% Shapes the total as erlperf:benchmark/3 shapes the result of one node.
+shape(Total, full, _Conc) ->
+    Total;
+shape(#{result := #{average := Avg}, concurrency := C}, basic, #{}) ->
+    {round(Avg), C};
+shape(#{result := #{samples := Samples}, concurrency := C}, extended, #{}) ->
+    {[round(S) || S <- Samples], C};
+shape(#{result := #{average := Avg}}, basic, undefined) ->
+    round(Avg);
+shape(#{result := #{samples := Samples}}, extended, undefined) ->
+    [round(S) || S <- Samples].

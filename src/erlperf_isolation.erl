@@ -1,0 +1,148 @@
+%%% @doc Runs each benchmark in a fresh node of its own (the `isolation' run option, `-i').
+%%%
+%%% Glossary (as in OTP's `peer'):
+%%% <ul>
+%%%   <li><b>origin node</b>: this node, the one calling {@link benchmark/3};</li>
+%%%   <li><b>peer node</b>: a new Erlang VM, started for one benchmark and stopped after
+%%%       it, so that benchmarks cannot disturb each other (loaded code, registered
+%%%       processes, ETS tables, memory, schedulers);</li>
+%%%   <li><b>control connection</b>: the peer's standard input and output, owned by a
+%%%       process linked to the caller of {@link benchmark/3}.</li>
+%%% </ul>
+%%% Codes run one after another, each in its own peer node; results come back in order.
+%%% Errors raised in a peer (for example `{crashed, init, {error, undef, Stack}}') are
+%%% raised again in the caller, with the same class and reason.
+%%%
+%%% Example:
+%%% ```
+%%% [A, B] = erlperf:benchmark(["rand:uniform().", "rand:uniform(1000)."],
+%%%                            #{isolation => #{}}, undefined).
+%%% '''
+%%%
+%%% How the peer is started:
+%%% <ul>
+%%%   <li>It is connected over its standard I/O (`peer' with `connection => standard_io'),
+%%%       not over Erlang distribution: neither node needs `epmd', a node name or a
+%%%       cookie, and the origin does not become distributed. The peer is given
+%%%       `-kernel inet_dist_use_interface {127,0,0,1}' so that if the benchmarked code
+%%%       starts distribution anyway, it listens on the loopback interface only.</li>
+%%%   <li>It gets every code path of the origin outside the OTP installation (`-pa'),
+%%%       and the origin's `ERL_LIBS'.</li>
+%%%   <li>erlperf's own modules are sent to it as object code
+%%%       (`code:get_object_code/1'), so that it works when erlperf runs from an escript
+%%%       archive, or from a directory the peer cannot see.</li>
+%%%   <li>Run options that are funs (`progress') are removed before they are sent.
+%%%       Codes that are funs are sent as they are: the module defining them must exist
+%%%       in the peer (shell funs work, since `erl_eval' does).</li>
+%%% </ul>
+%%%
+%%% Cost and safety: one VM start (about a second) per code. The control process is
+%%% linked to the caller and the peer halts as soon as its standard input closes, so
+%%% the peer goes away whenever the caller does: normal return, exception, exit signal,
+%%% the origin VM halting, or its OS process being killed (`kill -9').
+-module(erlperf_isolation).
+
+%% API: called by erlperf:benchmark/3 for the `isolation' run option.
+-export([benchmark/3, format_error/1]).
+
+%% Milliseconds a peer node gets to boot.
+-define(BOOT_TIMEOUT_MS, 30000).
+%% Milliseconds a peer gets to load one module.
+-define(LOAD_TIMEOUT_MS, 15000).
+%% A benchmark runs as long as its options say (samples, squeeze steps): no time limit.
+-define(RUN_TIMEOUT, infinity).
+%% Kernel flag binding Erlang distribution to the loopback interface, should it start.
+-define(LOOPBACK_ONLY, ["-kernel", "inet_dist_use_interface", "{127,0,0,1}"]).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc Runs each code with `erlperf:benchmark([Code], RunOptions, ConcurrencyOptions)'
+%% in a fresh peer node, one after another, and returns the results in order.
+-spec benchmark([erlperf:code()], erlperf:run_options(),
+                erlperf:concurrency_options() | undefined) -> [erlperf:result()].
+benchmark(Codes, RunOptions, ConcurrencyOptions) when is_list(Codes), is_map(RunOptions) ->
+    Options = maps:filter(fun (_Key, Value) -> not is_function(Value) end, RunOptions),
+    Modules = object_code(),
+    Start = start_options(),
+    [run(Start, Modules, [Code, Options, ConcurrencyOptions]) || Code <- Codes].
+
+%% @doc Readable text for the errors raised by {@link benchmark/3} itself.
+-spec format_error(term()) -> string().
+format_error({peer_start, Reason}) ->
+    lists:flatten(io_lib:format("cannot start an isolated node: ~0tp", [Reason]));
+format_error({peer_load, Module, Reason}) ->
+    lists:flatten(io_lib:format("cannot load ~ts into an isolated node: ~0tp", [Module, Reason]));
+format_error(Reason) ->
+    lists:flatten(io_lib:format("~0tp", [Reason])).
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+run(Start, Modules, [Code, Options, Conc]) ->
+    Peer = start_peer(Start),
+    try
+        ok = load(Peer, Modules),
+        peer:call(Peer, erlperf, benchmark, [[Code], Options, Conc], ?RUN_TIMEOUT)
+    after
+        stop_peer(Peer)
+    end.
+
+start_peer(Start) ->
+    case peer:start_link(Start) of
+        {ok, Peer} -> Peer;
+        {ok, Peer, _Node} -> Peer;
+        {error, Reason} -> erlang:error({peer_start, Reason})
+    end.
+
+%% peer:stop/1 closes the control connection; the peer halts when it sees that. The
+%% link goes first, so that a caller trapping exits gets no 'EXIT' message from it.
+stop_peer(Peer) ->
+    true = unlink(Peer),
+    receive {'EXIT', Peer, _} -> ok after 0 -> ok end,
+    try peer:stop(Peer)
+    catch exit:_ -> ok  % the control process is already gone: so is the peer
+    end.
+
+start_options() ->
+    Env = case os:getenv("ERL_LIBS") of
+              false -> [];
+              Libs -> [{"ERL_LIBS", Libs}]
+          end,
+    #{connection => standard_io,
+      wait_boot => ?BOOT_TIMEOUT_MS,
+      args => code_path_args() ++ ?LOOPBACK_ONLY,
+      env => Env}.
+
+%% Code paths of the origin that the peer would not have: those outside the OTP
+%% installation, and existing on disk (paths inside an escript archive are not).
+code_path_args() ->
+    Root = filename:absname(code:root_dir()),
+    Paths = [filename:absname(P) || P <- code:get_path(), P =/= "."],
+    case [P || P <- Paths, not lists:prefix(Root ++ "/", P), filelib:is_dir(P)] of
+        [] -> [];
+        Extra -> ["-pa" | Extra]
+    end.
+
+%% Object code of erlperf's modules: those listed in the application resource file,
+%% or, when there is none (modules loaded by hand), those loaded now.
+object_code() ->
+    _ = application:load(erlperf),
+    Modules = case application:get_key(erlperf, modules) of
+                  {ok, Mods} -> Mods;
+                  undefined -> loaded_erlperf_modules()
+              end,
+    [Code || M <- Modules, Code <- [code:get_object_code(M)], Code =/= error].
+
+loaded_erlperf_modules() ->
+    [M || {M, _} <- code:all_loaded(), lists:prefix("erlperf", atom_to_list(M))].
+
+load(Peer, Modules) ->
+    lists:foreach(
+        fun ({Module, Binary, FileName}) ->
+                case peer:call(Peer, code, load_binary, [Module, FileName, Binary],
+                               ?LOAD_TIMEOUT_MS) of
+                    {module, Module} -> ok;
+                    {error, Reason} -> erlang:error({peer_load, Module, Reason})
+                end
+        end, Modules).

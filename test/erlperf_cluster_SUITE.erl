@@ -1,0 +1,232 @@
+%%% @doc Distributed load (`nodes' run option), the history and the cluster monitor,
+%%% with real peer nodes on this host.
+%%%
+%%% This node must be distributed: if it is not, the suite starts `epmd' (no-op when one
+%%% runs) and distribution with a random short name, and stops distribution at the end.
+-module(erlperf_cluster_SUITE).
+
+-include_lib("common_test/include/ct.hrl").
+-include_lib("stdlib/include/assert.hrl").
+
+-export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
+-export([total_is_sum/0, basic_and_extended/0, remote_error/0, unreachable_node/0,
+         cluster_monitor/0]).
+-export([total_is_sum/1, basic_and_extended/1, remote_error/1, unreachable_node/1,
+         cluster_monitor/1]).
+
+%% Milliseconds to wait for a message from a benchmark or a monitor.
+-define(MSG_TIMEOUT_MS, 15000).
+%% Callbacks looked at, at most, when waiting for the cluster monitor to show something.
+-define(MAX_CALLBACKS, 8).
+
+suite() ->
+    [{timetrap, {seconds, 60}}].
+
+all() ->
+    [{group, cluster}].
+
+groups() ->
+    [{cluster, [], [total_is_sum, basic_and_extended, remote_error, unreachable_node,
+                    cluster_monitor]}].
+
+init_per_suite(Config) ->
+    case erlang:is_alive() of
+        true ->
+            Config;
+        false ->
+            _ = os:cmd("epmd -daemon"),
+            {ok, _} = net_kernel:start([list_to_atom(peer:random_name(?MODULE)), shortnames]),
+            [{stop_distribution, true} | Config]
+    end.
+
+end_per_suite(Config) ->
+    case ?config(stop_distribution, Config) of
+        true -> _ = net_kernel:stop(), ok;
+        _ -> ok
+    end.
+
+%%--------------------------------------------------------------------
+%% Cases
+
+total_is_sum() ->
+    [{doc, "3 nodes run at once (none has erlperf in its path): the total is their sum"}].
+total_is_sum(Config) when is_list(Config) ->
+    Peers = start_peers(3, ?FUNCTION_NAME, []),
+    Nodes = [N || {_, N} <- Peers],
+    true = register(?MODULE, self()),
+    try
+        %% every node reports when its job starts (init) and stops (done)
+        Tell = fun (What) -> lists:flatten(io_lib:format(
+                   "{~s, '~s'} ! {~s, node()}.", [?MODULE, node(), What])) end,
+        Code = #{runner => "timer:sleep(1).", init => Tell(started), done => Tell(done)},
+        Total = erlperf:benchmark([Code], #{nodes => Nodes, samples => 3, concurrency => 2,
+                                            sample_duration => 500, report => full}, undefined),
+        %% all three jobs started before any of them stopped: they ran at the same time
+        Started = [receive {started, N} -> N after ?MSG_TIMEOUT_MS -> timeout end || _ <- Nodes],
+        ?assertEqual(lists:sort(Nodes), lists:sort(Started)),
+        _ = [receive {done, N} -> ok after ?MSG_TIMEOUT_MS -> ct:fail({no_done, N}) end
+             || N <- Nodes],
+        #{nodes := PerNode, result := #{samples := Samples, average := Average},
+          concurrency := Concurrency} = Total,
+        ?assertEqual(lists:sort(Nodes), lists:sort(maps:keys(PerNode))),
+        NodeSamples = [S || #{result := #{samples := S}} <- maps:values(PerNode)],
+        ?assertEqual(lists:foldl(fun add/2, [0, 0, 0], NodeSamples), Samples),
+        NodeAverage = lists:sum([A || #{result := #{average := A}} <- maps:values(PerNode)]),
+        ?assert(abs(NodeAverage - Average) < 1.0e-6, {NodeAverage, Average}),
+        ?assertEqual(6, Concurrency),
+        [?assertEqual(2, C) || #{concurrency := C} <- maps:values(PerNode)],
+        %% 2 workers sleeping 1 ms at least: at most 1000 iterations per 500 ms per node
+        ?assert(Average > 300 andalso Average =< 3 * 1000, Average)
+    after
+        unregister(?MODULE),
+        stop_peers(Peers)
+    end.
+
+basic_and_extended() ->
+    [{doc, "Basic and extended reports of a distributed run are totals, shaped as for one node"}].
+basic_and_extended(Config) when is_list(Config) ->
+    Peers = start_peers(2, ?FUNCTION_NAME, []),
+    Nodes = [N || {_, N} <- Peers],
+    try
+        Opts = #{nodes => Nodes, samples => 2, sample_duration => 200},
+        Basic = erlperf:run("timer:sleep(1).", Opts),
+        ?assert(is_integer(Basic) andalso Basic > 100 andalso Basic =< 400, Basic),
+        Extended = erlperf:run("timer:sleep(1).", Opts#{report => extended}),
+        ?assertMatch([A, B] when is_integer(A) andalso is_integer(B), Extended),
+        [Two, Three] = erlperf:compare(["timer:sleep(2).", "timer:sleep(3)."], Opts),
+        ?assert(Two > Three, {Two, Three})
+    after
+        stop_peers(Peers)
+    end.
+
+remote_error() ->
+    [{doc, "An error on the load nodes is raised here with the same reason"}].
+remote_error(Config) when is_list(Config) ->
+    Peers = start_peers(2, ?FUNCTION_NAME, []),
+    Nodes = [N || {_, N} <- Peers],
+    try
+        Code = #{init => "pg2:create(g).", runner => "pg2:join(g, self())."},
+        ?assertError({crashed, init, {error, undef, [{pg2, create, [g], _} | _]}},
+                     erlperf:run(Code, #{nodes => Nodes}))
+    after
+        stop_peers(Peers)
+    end.
+
+unreachable_node() ->
+    [{doc, "A node that cannot be reached is reported before anything runs"}].
+unreachable_node(Config) when is_list(Config) ->
+    [_, Host] = string:split(atom_to_list(node()), "@"),
+    Missing = list_to_atom("erlperf_missing@" ++ Host),
+    ?assertError({nodedown, Missing}, erlperf:run("ok.", #{nodes => [node(), Missing]})),
+    ?assertMatch("node erlperf_missing@" ++ _,
+                 erlperf_cluster:format_error({nodedown, Missing})).
+
+cluster_monitor() ->
+    [{doc, "The history collects samples of every node; the cluster monitor prints the "
+           "selected fields to a callback, an io device and a file"}].
+cluster_monitor(Config) when is_list(Config) ->
+    {ok, _} = application:ensure_all_started(erlperf),
+    Ebin = filename:dirname(code:which(erlperf)),
+    Peers = start_peers(2, ?FUNCTION_NAME, ["-pa", Ebin]),
+    [Node1, Node2] = Nodes = [N || {_, N} <- Peers],
+    All = [node() | Nodes],
+    File = filename:join(?config(priv_dir, Config), "cluster.log"),
+    _ = [{ok, _} = erpc:call(N, application, ensure_all_started, [erlperf]) || N <- Nodes],
+    {ok, History} = erlperf_history:start_link(),
+    Self = self(),
+    Fields = [time, node, sched_util, jobs],
+    {ok, Callback} = erlperf_cluster_monitor:start_link(
+                       fun (Samples) -> Self ! {samples, Samples} end, 500, Fields),
+    {ok, Device} = erlperf_cluster_monitor:start_link(capture(), 500, [node, sched_util, jobs]),
+    {ok, FileMon} = erlperf_cluster_monitor:start_link(File, 500, Fields),
+    Job = erpc:call(Node1, erlperf, start, ["timer:sleep(1).", 1]),
+    try
+        %% every node shows up, node1 with its job, each sample with the fields asked for
+        Seen = wait_samples(fun (Seen) -> lists:all(fun (N) -> is_map_key(N, Seen) end, All)
+                                          andalso job_seen(Job, maps:get(Node1, Seen)) end),
+        [?assertEqual(lists:sort(Fields), lists:sort(maps:keys(S))) || S <- maps:values(Seen)],
+        ?assertEqual([], maps:get(jobs, maps:get(Node2, Seen))),
+        %% the device shows a header, then lines starting with each node name
+        Lines = device_lines(length(All) + 1),
+        ?assertMatch(["node" ++ _ | _], Lines),
+        ["node", "sched_util", "jobs"] = string:lexemes(hd(Lines), " "),
+        Named = [L || L <- tl(Lines), N <- All, lists:prefix(atom_to_list(N) ++ " ", L)],
+        ?assertEqual(length(tl(Lines)), length(Named)),
+        %% the history kept them too, by node
+        ?assert(lists:all(fun (N) -> lists:keymember(N, 2, [{x, maps:get(node, S)}
+                                                           || S <- erlperf_history:get()]) end,
+                          All))
+    after
+        _ = catch erpc:call(Node1, erlperf_job, stop, [Job]),
+        _ = [gen_server:stop(P) || P <- [Callback, Device, FileMon, History]],
+        stop_peers(Peers)
+    end,
+    {ok, Text} = file:read_file(File),
+    [Header | Rows] = string:lexemes(binary_to_list(Text), "\n"),
+    ?assertEqual(["time", "node", "sched_util", "jobs"], string:lexemes(Header, " ")),
+    JobText = pid_to_list(Job),
+    ?assert(lists:any(fun (R) -> string:find(R, JobText) =/= nomatch end, Rows), Rows).
+
+%%--------------------------------------------------------------------
+%% Helpers
+
+start_peers(Count, Case, Args) ->
+    [begin
+         {ok, Peer, Node} = peer:start_link(#{name => peer:random_name(Case), args => Args}),
+         {Peer, Node}
+     end || _ <- lists:seq(1, Count)].
+
+stop_peers(Peers) ->
+    _ = [peer:stop(Peer) || {Peer, _} <- Peers],
+    ok.
+
+add(A, B) ->
+    lists:zipwith(fun erlang:'+'/2, A, B).
+
+wait_samples(Pred) ->
+    wait_samples(Pred, #{}, ?MAX_CALLBACKS).
+
+wait_samples(_Pred, Seen, 0) ->
+    ct:fail({cluster_monitor, Seen});
+wait_samples(Pred, Seen, Left) ->
+    receive
+        {samples, Samples} ->
+            Latest = maps:merge(Seen, maps:from_list([{N, S} || #{node := N} = S <- Samples])),
+            case Pred(Latest) of
+                true -> Latest;
+                false -> wait_samples(Pred, Latest, Left - 1)
+            end
+    after ?MSG_TIMEOUT_MS ->
+        ct:fail({no_callback, Seen})
+    end.
+
+job_seen(Job, #{jobs := Jobs}) ->
+    case lists:keyfind(Job, 1, Jobs) of
+        {Job, Count} -> Count > 0;
+        false -> false
+    end.
+
+%% An io server that sends each line printed to it to the test process.
+capture() ->
+    Self = self(),
+    spawn_link(fun () -> capture_loop(Self) end).
+
+capture_loop(Owner) ->
+    receive
+        {io_request, From, ReplyAs, {put_chars, _Encoding, Chars}} ->
+            _ = [Owner ! {log_line, L} || L <- string:lexemes(unicode:characters_to_list(Chars), "\n")],
+            From ! {io_reply, ReplyAs, ok},
+            capture_loop(Owner);
+        {io_request, From, ReplyAs, _Other} ->
+            From ! {io_reply, ReplyAs, {error, request}},
+            capture_loop(Owner)
+    end.
+
+device_lines(0) ->
+    [];
+device_lines(N) ->
+    receive
+        {log_line, L} -> [L | device_lines(N - 1)]
+    after ?MSG_TIMEOUT_MS ->
+        ct:fail(no_device_line)
+    end.
