@@ -156,12 +156,28 @@ parse_role(Role, Fun) when is_function(Fun) ->
     #role{name = Role, arity = Arity, fun_value = Fun,
           call = fun ([FunVar | Args]) -> [{call, ?ANNO, FunVar, Args}] end};
 parse_role(Role, {M, F, A} = MFA) when is_atom(M), is_atom(F), is_list(A) ->
-    #role{name = Role, arity = 0, call = fun ([]) -> [remote_call(MFA)] end};
+    case is_literal(A) of
+        true ->
+            #role{name = Role, arity = 0, call = fun ([]) -> [remote_call(MFA)] end};
+        false ->
+            %% pids, ports, references and funs cannot be literals in generated code
+            parse_role(Role, fun () -> erlang:apply(M, F, A) end)
+    end;
 parse_role(Role, [{_, _, _} | _] = List) ->
     _ = [parse_role(Role, MFA) || MFA <- List],
     #role{name = Role, arity = 0, call = fun ([]) -> [remote_call(MFA) || MFA <- List] end};
 parse_role(Role, Other) ->
     bad(Role, {bad_callable, Other}).
+
+is_literal(T) when is_pid(T); is_port(T); is_reference(T); is_function(T) -> false;
+is_literal(T) when is_list(T) -> is_literal_list(T);
+is_literal(T) when is_tuple(T) -> is_literal(tuple_to_list(T));
+is_literal(T) when is_map(T) -> is_literal(maps:to_list(T));
+is_literal(_) -> true.
+
+is_literal_list([H | T]) -> is_literal(H) andalso is_literal_list(T);
+is_literal_list([]) -> true;
+is_literal_list(Tail) -> is_literal(Tail).
 
 -spec remote_call(mfargs()) -> erl_parse:abstract_expr().
 remote_call({M, F, A}) ->
@@ -532,8 +548,9 @@ is_no_effect(_) -> false.
 
 compile_errors([{File, List} | _]) ->
     Role = case File of "erlperf" -> runner; _ -> list_to_atom(File) end,
-    {Role, {compile, [begin {L, C} = loc(Loc), {L, C, lists:flatten(Mod:format_error(D))} end
-                      || {Loc, Mod, D} <- List]}}.
+    %% the runner is inlined twice (continuous and timed loops): report each error once
+    {Role, {compile, lists:usort([begin {L, C} = loc(Loc), {L, C, lists:flatten(Mod:format_error(D))} end
+                                  || {Loc, Mod, D} <- List])}}.
 
 loc({Line, Col}) -> {Line, Col};
 loc(Line) when is_integer(Line) -> {Line, 0};

@@ -190,14 +190,18 @@ handle_cast(stop, State) ->
 %% @private
 -spec handle_info(term(), #state{}) -> {noreply, #state{}} | {stop, term(), #state{}}.
 handle_info({'EXIT', Pid, Reason}, #state{timed = Timed} = State) when is_map_key(Pid, Timed) ->
+    NewState = State#state{timed = maps:remove(Pid, Timed)},
     case Reason of
-        normal -> {noreply, State#state{timed = maps:remove(Pid, Timed)}};
-        _ -> {stop, {shutdown, crash_reason(Reason)}, State}
+        normal -> {noreply, NewState};
+        _ -> {stop, {shutdown, crash_reason(Reason)}, NewState}
     end;
 handle_info({'EXIT', Pid, Reason}, #state{workers = Workers} = State) ->
-    case lists:keymember(Pid, 1, Workers) of
-        true -> {stop, {shutdown, crash_reason(Reason)}, State};
-        false -> {noreply, State}
+    case lists:keytake(Pid, 1, Workers) of
+        {value, _, Remaining} ->
+            %% the worker is gone already: stopping the others must not wait for it
+            {stop, {shutdown, crash_reason(Reason)}, State#state{workers = Remaining}};
+        false ->
+            {noreply, State}
     end;
 handle_info({'DOWN', _Ref, process, Owner, _}, #state{owner = Owner} = State) ->
     {stop, {shutdown, owner_down}, State};

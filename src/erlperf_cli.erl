@@ -1,0 +1,658 @@
+%%% @doc The `erlperf' command line: parses arguments, runs the benchmark, prints the table.
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>runner argument</b>: a positional argument; source text (usually ending in
+%%%       `.') or a literal `{M, F, A}' tuple. Per-runner options (`--init', `--done',
+%%%       `--init_runner', `--label') apply to the runner argument given just before them.</li>
+%%%   <li><b>usage error</b>: a mistake in the command line (unknown option, bad value,
+%%%       code that does not parse); exit status 2.</li>
+%%%   <li><b>benchmark failure</b>: the code crashed or the run failed; exit status 1.</li>
+%%% </ul>
+%%%
+%%% This is the only module that writes to stdout and stderr and calls `erlang:halt/1'.
+%%% Every default lives in `defaults/0'; the help text is generated from it and from
+%%% `options/0'.
+%%%
+%%% Example (the escript runs `main/1'):
+%%% ```
+%%% $ ./erlperf 'rand:uniform().' 'crypto:strong_rand_bytes(2).' -s 10
+%%% '''
+%%% Cost: the application is started only with `-v'; the progress printer (a linked
+%%% process) runs only when stderr is a terminal and the run is expected to be long.
+-module(erlperf_cli).
+
+%% API: the escript entry point
+-export([main/1]).
+
+%% Internal exports, called by erlperf_cli_SUITE (pure parsing and help text)
+-export([parse/1, usage/0, defaults/0, format_error/1]).
+
+-export_type([parsed/0]).
+
+%% Exit statuses.
+-define(EXIT_OK, 0).
+-define(EXIT_FAILED, 1).
+-define(EXIT_USAGE, 2).
+%% Show progress when the run is expected to take longer than this (milliseconds).
+-define(PROGRESS_AFTER_MS, 3000).
+%% Terminal width assumed when stdout is a terminal of unknown width.
+-define(DEFAULT_TERMINAL_WIDTH, 80).
+%% How deep a crash reason is searched for an `undef' (it may be wrapped by isolation).
+-define(UNDEF_SEARCH_DEPTH, 6).
+%% How long to wait for the progress printer to clear its line (milliseconds).
+-define(PRINTER_STOP_TIMEOUT, 1000).
+
+-define(HINT, "Run 'erlperf --help' for usage.").
+
+%% How an option's value is read.
+-type arg() :: flag | count | non_neg_count | report | ratio | code | text | dir | nodes.
+%% Where the value goes: run options, concurrency options, CLI settings, the last
+%% runner's code map, or every runner's code map (as a default).
+-type target() :: run | concurrency | cli | runner | all_runners.
+-type option() :: {Key :: atom(), Names :: [string()], arg(), target(), Help :: string()}.
+
+-type code() :: erlperf_job:callable().
+-type parsed() :: #{codes := [erlperf_job:code_map()],
+                    run_options := map(),
+                    concurrency_options := map() | undefined,
+                    report := erlperf_report:format() | auto,
+                    verbose := boolean(),
+                    paths := [string()],
+                    help := boolean()}.
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc Escript entry point: runs the command line and halts with its exit status.
+-spec main([string()]) -> no_return().
+main(Args) ->
+    erlang:halt(run(Args)).
+
+%% @doc Default value of every option that has one; the help text shows these. The run
+%% and concurrency defaults are the engine's own (`erlperf:defaults/0'), so the two never
+%% disagree; the rest are the command line's.
+-spec defaults() -> #{atom() => term()}.
+defaults() ->
+    Engine = maps:merge(erlperf:defaults(), erlperf:concurrency_defaults()),
+    maps:merge(Engine, #{report => auto, verbose => false, isolation => false,
+                         squeeze => false, help => false}).
+
+%% @doc Parses the command line into code maps and options.
+-spec parse([string()]) -> {ok, parsed()} | {error, {usage, string()}}.
+parse(Args) ->
+    try
+        {ok, finish(parse_args(Args, #{codes => [], given => #{}, all => #{}}))}
+    catch
+        throw:{usage, Fmt, FmtArgs} ->
+            {error, {usage, lists:flatten(io_lib:format(Fmt, FmtArgs))}}
+    end.
+
+%% @doc Help text, generated from `options/0' and `defaults/0'.
+-spec usage() -> iodata().
+usage() ->
+    ["Usage: erlperf [OPTION]... CODE [PER-RUNNER OPTION]... [CODE [PER-RUNNER OPTION]...]...\n"
+     "Benchmarks Erlang code. CODE is source text ending in '.' or an {M, F, A} tuple.\n"
+     "Per-runner options apply to the CODE given just before them.\n\n"
+     "Options:\n" | [option_help(O) || O <- options()]]
+        ++ ["\nEnvironment: ERL_LIBS (extra libraries), COLUMNS (width of the table),\n"
+            "NO_COLOR (no colour on a terminal).\n"
+            "Exit status: 0 success, 1 benchmark failed, 2 usage error (also: no arguments).\n"].
+
+%% @doc Renders an error reason raised while parsing or benchmarking as one line.
+-spec format_error(term()) -> string().
+format_error({usage, Text}) ->
+    Text;
+format_error({distribution, Reason}) ->
+    lists:flatten(io_lib:format("cannot start Erlang distribution for --nodes: ~0tp", [Reason]));
+format_error(Reason) ->
+    Text = try erlperf:format_error(Reason)
+           catch _:_ -> io_lib:format("~0tp", [Reason])
+           end,
+    lists:flatten([Text | undef_hint(Reason, lists:flatten(Text))]).
+
+%%--------------------------------------------------------------------
+%% Options
+
+-spec options() -> [option()].
+options() ->
+    [{concurrency, ["-c", "--concurrency"], count, run, "workers running each runner"},
+     {sample_duration, ["-d", "--duration", "--sample_duration"], count, run,
+      "milliseconds per sample"},
+     {samples, ["-s", "--samples"], count, run, "samples to collect"},
+     {loop, ["-l", "--loop"], count, run,
+      "timed mode: each sample is the time of N iterations (10M = 10 million)"},
+     {warmup, ["-w", "--warmup"], non_neg_count, run, "samples to take and discard first"},
+     {cv, ["--cv"], ratio, run,
+      "sample until the coefficient of variation is at most this (e.g. 0.05)"},
+     {report, ["-r", "--report"], report, cli,
+      "basic, extended or full; auto is extended from 10 samples"},
+     {verbose, ["-v", "--verbose"], flag, cli,
+      "print generated code and a VM monitor line every second"},
+     {paths, ["-pa"], dir, cli, "add DIR to the code path (repeatable)"},
+     {isolation, ["-i", "--isolated", "--isolation"], flag, run,
+      "run each runner in a fresh peer node"},
+     {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
+     {squeeze, ["-q", "--squeeze"], flag, cli,
+      "concurrency estimation: add workers while throughput grows"},
+     {min, ["--min"], count, concurrency, "squeeze: first concurrency tried"},
+     {step, ["--step"], count, concurrency, "squeeze: workers added per step"},
+     {max, ["--max"], count, concurrency,
+      "squeeze: highest concurrency tried (process limit - 1000)"},
+     {threshold, ["-t", "--threshold"], count, concurrency,
+      "squeeze: stop after N steps without a throughput gain"},
+     {init, ["--init"], code, runner, "code run once before the runner starts"},
+     {done, ["--done"], code, runner, "code run once when the runner stops"},
+     {init_runner, ["--init_runner"], code, runner,
+      "code run in each worker; its result is the runner's argument"},
+     {label, ["--label"], text, runner, "name shown in the Code column"},
+     {init_all, ["--init_all"], code, all_runners, "--init for runners without one"},
+     {done_all, ["--done_all"], code, all_runners, "--done for runners without one"},
+     {init_runner_all, ["--init_runner_all"], code, all_runners,
+      "--init_runner for runners without one"},
+     {help, ["-h", "--help"], flag, cli, "print this help"}].
+
+-spec option_help(option()) -> iodata().
+option_help({Key, Names, Arg, _Target, Help}) ->
+    Left = lists:join(", ", Names) ++ metavar(Arg),
+    Default = case maps:find(Key, defaults()) of
+                  {ok, V} when Arg =/= flag, V =/= undefined -> io_lib:format(" (default: ~0p)", [V]);
+                  _ -> ""
+              end,
+    io_lib:format("  ~-36ts ~ts~ts~n", [lists:flatten(Left), Help, Default]).
+
+-spec metavar(arg()) -> string().
+metavar(flag) -> "";
+metavar(report) -> " FORMAT";
+metavar(ratio) -> " CV";
+metavar(code) -> " CODE";
+metavar(text) -> " TEXT";
+metavar(dir) -> " DIR";
+metavar(nodes) -> " NODES";
+metavar(_Count) -> " N".
+
+%%--------------------------------------------------------------------
+%% Parsing
+
+-spec parse_args([string()], map()) -> map().
+parse_args([], State) ->
+    State;
+parse_args(["-" ++ _ = Arg | Rest], State) ->
+    {Name, Inline} = split_inline(Arg),
+    Option = find_option(Name),
+    {Value, Rest1} = take_value(Option, Name, Inline, Rest),
+    parse_args(Rest1, apply_option(Option, Name, Value, State));
+parse_args([Code | Rest], #{codes := Codes} = State) ->
+    parse_args(Rest, State#{codes := [#{runner => callable(Code)} | Codes]}).
+
+%% "--samples=10" is "--samples 10".
+-spec split_inline(string()) -> {string(), string() | none}.
+split_inline("--" ++ _ = Arg) ->
+    case string:split(Arg, "=") of
+        [Name, Value] -> {Name, Value};
+        [Name] -> {Name, none}
+    end;
+split_inline(Arg) ->
+    {Arg, none}.
+
+-spec find_option(string()) -> option().
+find_option(Name) ->
+    case [O || {_, Names, _, _, _} = O <- options(), lists:member(Name, Names)] of
+        [Option] -> Option;
+        [] -> usage("unknown option ~ts", [Name])
+    end.
+
+-spec take_value(option(), string(), string() | none, [string()]) -> {term(), [string()]}.
+take_value({_, _, flag, _, _}, _Name, none, Rest) ->
+    {true, Rest};
+take_value({_, _, flag, _, _}, Name, _Inline, _Rest) ->
+    usage("~ts takes no value", [Name]);
+take_value({_, _, Arg, _, _}, Name, none, [Value | Rest]) ->
+    {value(Arg, Name, Value), Rest};
+take_value({_, _, _, _, _}, Name, none, []) ->
+    usage("~ts needs a value", [Name]);
+take_value({_, _, Arg, _, _}, Name, Inline, Rest) ->
+    {value(Arg, Name, Inline), Rest}.
+
+-spec value(arg(), string(), string()) -> term().
+value(count, Name, Text) ->
+    case count(Text) of
+        N when is_integer(N), N > 0 -> N;
+        _ -> usage("~ts: '~ts' is not a positive integer (K, M, G suffixes allowed)", [Name, Text])
+    end;
+value(non_neg_count, Name, Text) ->
+    case count(Text) of
+        N when is_integer(N), N >= 0 -> N;
+        _ -> usage("~ts: '~ts' is not a non-negative integer", [Name, Text])
+    end;
+value(report, Name, Text) ->
+    case lists:member(Text, ["basic", "extended", "full"]) of
+        true -> list_to_atom(Text);
+        false -> usage("~ts: '~ts' is not basic, extended or full", [Name, Text])
+    end;
+value(ratio, Name, Text) ->
+    case ratio(Text) of
+        R when is_float(R), R > 0 -> R;
+        _ -> usage("~ts: '~ts' is not a positive number", [Name, Text])
+    end;
+value(code, _Name, Text) ->
+    callable(Text);
+value(nodes, Name, Text) ->
+    case string:lexemes(Text, ",") of
+        [] -> usage("~ts: no node names in '~ts'", [Name, Text]);
+        Nodes -> [list_to_atom(string:trim(N)) || N <- Nodes]
+    end;
+value(_TextOrDir, _Name, Text) ->
+    Text.
+
+%% "10" -> 10, "10K" -> 10000, "10M", "10G"; anything else -> error.
+-spec count(string()) -> integer() | error.
+count(Text) ->
+    case string:to_integer(Text) of
+        {N, ""} -> N;
+        {N, [S]} when is_integer(N) -> multiply(N, string:to_upper(S));
+        _ -> error
+    end.
+
+-spec multiply(integer(), char()) -> integer() | error.
+multiply(N, $K) -> N * 1000;
+multiply(N, $M) -> N * 1000000;
+multiply(N, $G) -> N * 1000000000;
+multiply(_N, _Suffix) -> error.
+
+-spec ratio(string()) -> float() | error.
+ratio(Text) ->
+    case string:to_float(Text) of
+        {F, ""} -> F;
+        _ ->
+            case string:to_integer(Text) of
+                {N, ""} -> float(N);
+                _ -> error
+            end
+    end.
+
+%% A runner argument: an {M, F, A} tuple (or a list of them) when it reads as one,
+%% otherwise source text, passed on as given (the engine reports syntax errors).
+-spec callable(string()) -> code().
+callable(Text) ->
+    case string:trim(Text) of
+        [C | _] when C =:= ${; C =:= $[ -> term_callable(Text);
+        _ -> Text
+    end.
+
+-spec term_callable(string()) -> code().
+term_callable(Text) ->
+    Parsed = case erl_scan:string(Text ++ " .") of
+                 {ok, Tokens, _} -> erl_parse:parse_term(Tokens);
+                 Error -> Error
+             end,
+    case Parsed of
+        {ok, {M, F, A} = MFA} when is_atom(M), is_atom(F), is_list(A) -> MFA;
+        {ok, [_ | _] = List} -> mfa_list(List, Text);
+        _ -> Text
+    end.
+
+-spec mfa_list([term()], string()) -> code().
+mfa_list(List, Text) ->
+    case lists:all(fun ({M, F, A}) -> is_atom(M) andalso is_atom(F) andalso is_list(A);
+                       (_) -> false end, List) of
+        true -> List;
+        false -> Text
+    end.
+
+-spec apply_option(option(), string(), term(), map()) -> map().
+apply_option({Key, _, _, runner, _}, Name, Value, #{codes := [Code | Codes]} = State) ->
+    maps:is_key(Key, Code) andalso usage("~ts given twice for the same runner", [Name]),
+    State#{codes := [Code#{Key => Value} | Codes]};
+apply_option({_Key, _, _, runner, _}, Name, _Value, #{codes := []}) ->
+    usage("~ts must follow the runner it applies to", [Name]);
+apply_option({Key, _, _, all_runners, _}, _Name, Value, #{all := All} = State) ->
+    State#{all := All#{all_role(Key) => Value}};
+apply_option({paths, _, _, cli, _}, _Name, Dir, #{given := Given} = State) ->
+    State#{given := Given#{paths => maps:get(paths, Given, []) ++ [Dir]}};
+apply_option({Key, _, _, _, _}, _Name, Value, #{given := Given} = State) ->
+    State#{given := Given#{Key => Value}}.
+
+-spec all_role(atom()) -> atom().
+all_role(init_all) -> init;
+all_role(done_all) -> done;
+all_role(init_runner_all) -> init_runner.
+
+-spec finish(map()) -> parsed().
+finish(#{given := #{help := true}}) ->
+    #{codes => [], run_options => #{}, concurrency_options => undefined, report => auto,
+      verbose => false, paths => [], help => true};
+finish(#{codes := []}) ->
+    usage("no code to benchmark", []);
+finish(#{codes := Codes, given := Given, all := All}) ->
+    Settings = maps:merge(defaults(), Given),
+    #{codes => [maps:merge(All, Code) || Code <- lists:reverse(Codes)],
+      run_options => run_options(Given),
+      concurrency_options => concurrency_options(Given),
+      report => maps:get(report, Settings),
+      verbose => maps:get(verbose, Settings),
+      paths => maps:get(paths, Settings, []),
+      help => false}.
+
+%% Only what was given: the engine fills in its defaults.
+-spec run_options(map()) -> map().
+run_options(Given) ->
+    Run = maps:with([Key || {Key, _, _, run, _} <- options()], Given),
+    timed(isolation(Run)).
+
+-spec isolation(map()) -> map().
+isolation(#{isolation := true} = Run) -> Run#{isolation => #{}};
+isolation(Run) -> maps:remove(isolation, Run).
+
+-spec timed(map()) -> map().
+timed(#{loop := _, sample_duration := _}) ->
+    usage("-l/--loop and -d/--duration cannot be combined", []);
+timed(#{loop := Count} = Run) ->
+    maps:remove(loop, Run#{sample_duration => {timed, Count}});
+timed(Run) ->
+    Run.
+
+-spec concurrency_options(map()) -> map() | undefined.
+concurrency_options(Given) ->
+    Conc = maps:with([Key || {Key, _, _, concurrency, _} <- options()], Given),
+    case Given of
+        #{squeeze := true} -> Conc;
+        #{} when Conc =:= #{} -> undefined;
+        #{} -> usage("--~s needs -q/--squeeze", [hd(maps:keys(Conc))])
+    end.
+
+-spec usage(string(), list()) -> no_return().
+usage(Fmt, Args) ->
+    throw({usage, Fmt, Args}).
+
+%%--------------------------------------------------------------------
+%% Running
+
+-spec run([string()]) -> non_neg_integer().
+run([]) ->
+    io:put_chars(standard_error, usage()),
+    ?EXIT_USAGE;
+run(Args) ->
+    case parse(Args) of
+        {ok, #{help := true}} ->
+            io:put_chars(usage()),
+            ?EXIT_OK;
+        {ok, Parsed} ->
+            execute(Parsed);
+        {error, Reason} ->
+            fail(Reason)
+    end.
+
+-spec execute(parsed()) -> non_neg_integer().
+execute(#{paths := Paths} = Parsed) ->
+    case add_paths(Paths) of
+        ok -> distributed(Parsed);
+        {error, Reason} -> fail(Reason)
+    end.
+
+%% --nodes: this VM becomes a hidden node that connects out but does not listen (so it
+%% needs no epmd of its own); the cookie is the default one (~/.erlang.cookie).
+-spec distributed(parsed()) -> non_neg_integer().
+distributed(#{run_options := #{nodes := Nodes}} = Parsed) when node() =:= nonode@nohost ->
+    Domain = case lists:any(fun is_long_name/1, Nodes) of
+                 true -> longnames;
+                 false -> shortnames
+             end,
+    Name = list_to_atom("erlperf_cli_" ++ os:getpid()),
+    case net_kernel:start(Name, #{name_domain => Domain, dist_listen => false}) of
+        {ok, _} -> benchmark(Parsed);
+        {error, Reason} -> fail({distribution, Reason})
+    end;
+distributed(Parsed) ->
+    benchmark(Parsed).
+
+-spec is_long_name(node()) -> boolean().
+is_long_name(Node) ->
+    case string:split(atom_to_list(Node), "@") of
+        [_, Host] -> lists:member($., Host);
+        _ -> false
+    end.
+
+-spec add_paths([string()]) -> ok | {error, {usage, string()}}.
+add_paths([]) ->
+    ok;
+add_paths([Dir | Dirs]) ->
+    case code:add_patha(Dir) of
+        true -> add_paths(Dirs);
+        {error, _} -> {error, {usage, "-pa: " ++ Dir ++ " is not a directory"}}
+    end.
+
+-spec benchmark(parsed()) -> non_neg_integer().
+benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = Parsed) ->
+    ok = preload_compiler(),
+    Progress = start_progress(Parsed),
+    try
+        verbose(Parsed),
+        Options = maps:merge(Run#{report => full}, progress_option(Progress)),
+        Result = erlperf:benchmark(Codes, Options, Conc),
+        stop_progress(Progress),
+        print_table(Parsed, reports(Result)),
+        ?EXIT_OK
+    catch
+        error:Reason ->
+            stop_progress(Progress),
+            fail(Reason)
+    end.
+
+%% The engine compiles every runner, which loads about 50 compiler modules. Loaded on
+%% demand, one by one, each is looked up along the code path (the escript's archive
+%% first, which is slow on OTP 25) and prepared in turn. Reading them straight from the
+%% compiler's directory and preparing them on every scheduler at once halves that time.
+-spec preload_compiler() -> ok.
+preload_compiler() ->
+    case code:lib_dir(compiler) of
+        {error, _} -> ok;
+        Dir -> preload(filename:join(Dir, "ebin"))
+    end.
+
+-spec preload(file:filename()) -> ok.
+preload(Ebin) ->
+    Files = case file:list_dir(Ebin) of
+                {ok, Names} -> [filename:join(Ebin, F) || F <- Names, filename:extension(F) =:= ".beam"];
+                {error, _} -> []
+            end,
+    Modules = [{list_to_atom(filename:basename(F, ".beam")), F} || F <- Files],
+    Missing = [{M, F} || {M, F} <- Modules, not erlang:module_loaded(M)],
+    Batches = split(Missing, erlang:system_info(schedulers_online)),
+    Loaders = [spawn_monitor(fun () -> load_batch(Batch) end) || Batch <- Batches],
+    _ = [receive {'DOWN', Ref, process, Pid, _} -> ok end || {Pid, Ref} <- Loaders],
+    ok.
+
+%% A module that fails to load here is loaded (or reported) on demand later.
+-spec load_batch([{module(), file:filename()}]) -> ok.
+load_batch(Batch) ->
+    Binaries = [{M, F, Bin} || {M, F} <- Batch, {ok, Bin} <- [file:read_file(F)]],
+    _ = code:atomic_load(Binaries),
+    ok.
+
+%% Deals the list into N batches of about the same size.
+-spec split([T], pos_integer()) -> [[T]].
+split(List, N) ->
+    Indexed = lists:zip(lists:seq(0, length(List) - 1), List),
+    [[X || {I, X} <- Indexed, I rem N =:= K] || K <- lists:seq(0, N - 1)].
+
+-spec reports(map() | [map()]) -> [map()].
+reports(Reports) when is_list(Reports) -> Reports;
+reports(Report) -> [Report].
+
+-spec print_table(parsed(), [map()]) -> ok.
+print_table(#{report := Format}, Reports) ->
+    Options = #{format => Format, width => terminal_width(), colour => colour(1)},
+    io:put_chars(erlperf_report:format(Reports, Options)).
+
+%% -v: start the application, show the generated code, log the VM every second.
+-spec verbose(parsed()) -> ok.
+verbose(#{verbose := false}) ->
+    ok;
+verbose(#{verbose := true, codes := Codes}) ->
+    {ok, _} = application:ensure_all_started(erlperf),
+    [io:put_chars([erlperf_job:source(Code), "\n"]) || Code <- Codes],
+    {ok, _Logger} = erlperf_file_log:start_link(),
+    ok.
+
+%%--------------------------------------------------------------------
+%% Errors
+
+-spec fail(term()) -> non_neg_integer().
+fail(Reason) ->
+    Status = exit_status(Reason),
+    Hint = case Status of
+               ?EXIT_USAGE -> ["\n", ?HINT];
+               _ -> []
+           end,
+    io:put_chars(standard_error, ["erlperf: ", format_error(Reason), Hint, "\n"]),
+    Status.
+
+-spec exit_status(term()) -> non_neg_integer().
+exit_status({usage, _}) -> ?EXIT_USAGE;
+exit_status({bad_code, _, _}) -> ?EXIT_USAGE;
+exit_status({invalid_option, _, _}) -> ?EXIT_USAGE;
+exit_status(_Crashed) -> ?EXIT_FAILED.
+
+%% A crash calling a missing module says which module (and what replaced pg2), unless
+%% the engine's text already names it.
+-spec undef_hint(term(), string()) -> iodata().
+undef_hint(Reason, Text) ->
+    case find_undef(Reason, ?UNDEF_SEARCH_DEPTH) of
+        {ok, Module} ->
+            case string:find(Text, atom_to_list(Module)) of
+                nomatch when Module =:= pg2 -> " (module pg2 was removed in OTP 24: use pg)";
+                nomatch -> missing_module(Module);
+                _ -> []
+            end;
+        error -> []
+    end.
+
+-spec missing_module(module()) -> iodata().
+missing_module(Module) ->
+    case code:which(Module) of
+        non_existing -> io_lib:format(" (module ~ts is not available: add it with -pa or ERL_LIBS)",
+                                      [Module]);
+        _ -> []
+    end.
+
+-spec find_undef(term(), non_neg_integer()) -> {ok, module()} | error.
+find_undef(_Term, 0) ->
+    error;
+find_undef({error, undef, [{Module, _, _, _} | _]}, _Depth) when is_atom(Module) ->
+    {ok, Module};
+find_undef(Term, Depth) when is_tuple(Term) ->
+    find_undef(tuple_to_list(Term), Depth);
+find_undef([H | T], Depth) ->
+    case find_undef(H, Depth - 1) of
+        {ok, Module} -> {ok, Module};
+        error -> find_undef(T, Depth)
+    end;
+find_undef(_Term, _Depth) ->
+    error.
+
+%%--------------------------------------------------------------------
+%% Terminal: progress, colour, width
+
+-spec start_progress(parsed()) -> {pid(), #{progress := fun((term()) -> any())}} | none.
+start_progress(Parsed) ->
+    case long_run(Parsed) andalso is_terminal(2) of
+        true ->
+            Timed = is_tuple(maps:get(sample_duration, maps:get(run_options, Parsed), 0)),
+            Printer = spawn_link(fun () -> printer(Timed) end),
+            {Printer, #{progress => fun (Event) -> Printer ! {progress, Event} end}};
+        false ->
+            none
+    end.
+
+-spec progress_option({pid(), map()} | none) -> map().
+progress_option({_Printer, Option}) -> Option;
+progress_option(none) -> #{}.
+
+%% Waits until the printer has cleared its line, so the table starts on a clean line.
+-spec stop_progress({pid(), map()} | none) -> ok.
+stop_progress({Printer, _Option}) ->
+    Ref = monitor(process, Printer),
+    Printer ! stop,
+    receive {'DOWN', Ref, process, Printer, _} -> ok
+    after ?PRINTER_STOP_TIMEOUT -> ok
+    end;
+stop_progress(none) ->
+    ok.
+
+-spec long_run(parsed()) -> boolean().
+long_run(#{concurrency_options := Conc}) when Conc =/= undefined ->
+    true;
+long_run(#{run_options := #{cv := _}}) ->
+    true;
+long_run(#{run_options := #{sample_duration := {timed, _}}}) ->
+    true;
+long_run(#{codes := Codes, run_options := Run}) ->
+    #{samples := Samples, warmup := Warmup, sample_duration := Duration} =
+        maps:merge(defaults(), Run),
+    (Samples + Warmup) * Duration * length(Codes) > ?PROGRESS_AFTER_MS.
+
+-spec printer(boolean()) -> ok.
+printer(Timed) ->
+    receive
+        {progress, Event} ->
+            io:put_chars(standard_error, ["\r\e[K", progress_text(Event, Timed)]),
+            printer(Timed);
+        stop ->
+            io:put_chars(standard_error, "\r\e[K")
+    end.
+
+-spec progress_text(term(), boolean()) -> iodata().
+progress_text({warmup, I, N}, _Timed) ->
+    io_lib:format("warmup ~b/~b", [I, N]);
+progress_text({sample, I, N, Average}, true) ->
+    io_lib:format("sample ~b/~b, average ~s", [I, N, erlperf_report:format_time(Average * 1000)]);
+progress_text({sample, I, N, Average}, false) ->
+    io_lib:format("sample ~b/~b, average ~s", [I, N, erlperf_report:format_count(Average)]);
+progress_text({concurrency, C}, _Timed) ->
+    io_lib:format("trying concurrency ~b", [C]);
+progress_text(Other, _Timed) ->
+    io_lib:format("~0tp", [Other]).
+
+%% Colour on a terminal only, never with NO_COLOR set (https://no-color.org) or TERM=dumb.
+-spec colour(1 | 2) -> boolean().
+colour(Fd) ->
+    os:getenv("NO_COLOR", "") =:= "" andalso os:getenv("TERM") =/= "dumb"
+        andalso is_terminal(Fd).
+
+-spec terminal_width() -> pos_integer() | infinity.
+terminal_width() ->
+    case string:to_integer(os:getenv("COLUMNS", "")) of
+        {N, ""} when N > 0 -> N;
+        _ -> io_width()
+    end.
+
+-spec io_width() -> pos_integer() | infinity.
+io_width() ->
+    case io:columns() of
+        {ok, N} -> N;
+        {error, _} ->
+            case is_terminal(1) of
+                true -> ?DEFAULT_TERMINAL_WIDTH;
+                false -> infinity
+            end
+    end.
+
+%% OTP 26+ reports `terminal' in io:getopts/1; OTP 25 does not, so on Linux the file
+%% descriptor's target is checked instead. Elsewhere: not a terminal.
+-spec is_terminal(1 | 2) -> boolean().
+is_terminal(Fd) ->
+    Device = case Fd of 1 -> standard_io; 2 -> standard_error end,
+    case proplists:get_value(terminal, io:getopts(Device)) of
+        Bool when is_boolean(Bool) -> Bool;
+        _ -> proc_fd_is_tty(Fd)
+    end.
+
+-spec proc_fd_is_tty(1 | 2) -> boolean().
+proc_fd_is_tty(Fd) ->
+    case file:read_link("/proc/self/fd/" ++ integer_to_list(Fd)) of
+        {ok, "/dev/pts/" ++ _} -> true;
+        {ok, "/dev/tty" ++ _} -> true;
+        {ok, "/dev/console"} -> true;
+        _ -> false
+    end.

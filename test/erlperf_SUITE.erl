@@ -1,0 +1,981 @@
+%%% @doc Tests of the `erlperf' API: callables, modes, options, errors and reliability.
+%%%
+%%% Groups:
+%%% <ul>
+%%%   <li>`callables' (parallel): every callable form x runner arity x init/init_runner/done
+%%%       combination; the roles record what they received in a named public ets table.</li>
+%%%   <li>`errors' (parallel): rejected code, options and `format_error/1'.</li>
+%%%   <li>`modes' (sequential, they measure): continuous, timed, concurrency estimation,
+%%%       compare, benchmark, time and the run options.</li>
+%%%   <li>`reliability' (sequential): crashes, hanging runners, leaks, 100,000 workers.</li>
+%%%   <li>`application': `start/2' (needs the application).</li>
+%%% </ul>
+-module(erlperf_SUITE).
+
+-include_lib("stdlib/include/assert.hrl").
+-include_lib("common_test/include/ct.hrl").
+
+%% common_test callbacks
+-export([suite/0, all/0, groups/0, init_per_group/2, end_per_group/2,
+         init_per_testcase/2, end_per_testcase/2]).
+
+%% Callables given as {M, F, A} by the cases below.
+-export([cb/2]).
+
+%% callables
+-export([form_bare/1, form_clauses/1, form_fun/1, form_mfa/1, form_replay/1,
+         mixed_forms/1, clause_name_and_helpers/1, mfa_non_literal_args/1,
+         label_option/1]).
+%% errors
+-export([runner1_without_init_runner/1, runner2_without_init_runner/1, runner_arity3/1,
+         init_runner1_without_init/1, done1_without_init/1, init_arity1/1,
+         rejected_before_start/1, parse_error/1, parse_error_multiline/1,
+         missing_dot/1, scan_error/1, compile_error/1, compile_error_role_line/1,
+         bad_callable/1, dead_code_warning/1, invalid_run_options/1,
+         invalid_concurrency_options/1, format_error_shapes/1, format_error_pg2/1]).
+%% modes
+-export([continuous_basic/1, continuous_extended/1, continuous_full/1, timed_basic/1,
+         timed_full/1, sleep_plausible/1, concurrency_doubles/1, squeeze_basic/1,
+         squeeze_serialised/1, squeeze_max/1, squeeze_threshold/1, squeeze_full/1,
+         squeeze_extended/1, compare/1, compare_one/1, benchmark_several/1,
+         benchmark_several_squeeze/1, time/1, run_mfa/1, warmup/1, cv_met/1,
+         cv_always_ends/1, cv_timed/1, samples_one/1, priority/1, progress/1,
+         progress_concurrency/1]).
+%% reliability
+-export([runner_crash/1, runner_crash_classes/1, runner_crash_later/1, init_crash/1,
+         init_runner_crash/1, done_crash/1, hanging_runner/1, no_leak_success/1,
+         no_leak_failures/1, no_leak_timed_and_squeeze/1, no_files_written/1,
+         workers_100k/1]).
+%% application
+-export([start_job/1]).
+
+%% Short samples keep the suite fast; cases that need more say so.
+-define(FAST, #{sample_duration => 20, samples => 1}).
+-define(SHORT_MS, 100).
+%% How long leak checks wait for processes to exit.
+-define(SETTLE_MS, 3000).
+%% Microseconds the serialised server works per request: far above message passing costs.
+-define(SERVER_WORK_US, 50).
+
+%%--------------------------------------------------------------------
+%% common_test callbacks
+
+suite() ->
+    [{timetrap, {seconds, 120}}].
+
+all() ->
+    [{group, callables}, {group, errors}, {group, modes}, {group, reliability},
+     {group, application}].
+
+groups() ->
+    [{callables, [parallel],
+      [form_bare, form_clauses, form_fun, form_mfa, form_replay, mixed_forms,
+       clause_name_and_helpers, mfa_non_literal_args, label_option]},
+     {errors, [parallel],
+      [runner1_without_init_runner, runner2_without_init_runner, runner_arity3,
+       init_runner1_without_init, done1_without_init, init_arity1, rejected_before_start,
+       parse_error, parse_error_multiline, missing_dot, scan_error, compile_error,
+       compile_error_role_line, bad_callable, dead_code_warning, invalid_run_options,
+       invalid_concurrency_options, format_error_shapes, format_error_pg2]},
+     {modes, [],
+      [continuous_basic, continuous_extended, continuous_full, timed_basic, timed_full,
+       sleep_plausible, concurrency_doubles, squeeze_basic, squeeze_serialised, squeeze_max,
+       squeeze_threshold, squeeze_full, squeeze_extended, compare, compare_one,
+       benchmark_several, benchmark_several_squeeze, time, run_mfa, warmup, cv_met,
+       cv_always_ends, cv_timed, samples_one, priority, progress, progress_concurrency]},
+     {reliability, [],
+      [runner_crash, runner_crash_classes, runner_crash_later, init_crash, init_runner_crash,
+       done_crash, hanging_runner, no_leak_success, no_leak_failures,
+       no_leak_timed_and_squeeze, no_files_written, workers_100k]},
+     {application, [], [start_job]}].
+
+init_per_group(application, Config) ->
+    case code:which(erlperf_app) =/= non_existing andalso code:which(erlperf_job_sup) =/= non_existing of
+        true ->
+            {ok, Started} = application:ensure_all_started(erlperf),
+            [{started, Started} | Config];
+        false ->
+            {skip, "erlperf_app/erlperf_job_sup not built yet: start/2 needs the application"}
+    end;
+init_per_group(_Group, Config) ->
+    Config.
+
+end_per_group(application, Config) ->
+    _ = [application:stop(App) || App <- lists:reverse(proplists:get_value(started, Config, []))],
+    ok;
+end_per_group(_Group, _Config) ->
+    no_modules_left().
+
+init_per_testcase(_Case, Config) ->
+    Config.
+
+%% Every sequential case must leave no generated module behind; cases of a parallel
+%% group are checked together, at the end of the group.
+end_per_testcase(_Case, Config) ->
+    case lists:member(parallel, proplists:get_value(tc_group_properties, Config, [])) of
+        true -> ok;
+        false -> no_modules_left()
+    end.
+
+no_modules_left() ->
+    case wait_for(fun () -> job_modules() =:= [] end, ?SETTLE_MS) of
+        true -> ok;
+        false -> {fail, {modules_left, job_modules()}}
+    end.
+
+%%--------------------------------------------------------------------
+%% Callables: the matrix
+%%
+%% Every role records what it received in a public named ets table T:
+%%   init          -> {init, none, ControllerPid}, returns 1000
+%%   init_runner/0 -> {init_runner, none, WorkerPid}, returns 1001
+%%   init_runner/1 -> {init_runner, 1000, WorkerPid} (crashes unless given 1000), returns 1001
+%%   runner/0      -> bumps `calls'
+%%   runner/1      -> crashes unless given 1001, bumps `calls'
+%%   runner/2      -> crashes unless given 1001 and State =:= 1000 + calls so far, returns State + 1
+%%   done/0, /1    -> {done, none | 1000, ControllerPid}
+%% A crash makes the run raise, so a wrong argument fails the case.
+
+form_bare(doc) -> "Bare expressions for every role (arity 0 only).";
+form_bare(Config) when is_list(Config) ->
+    matrix(fun (_Role, _Arity) -> bare end).
+
+form_clauses(doc) -> "Function clauses with helpers, every arity and combination.";
+form_clauses(Config) when is_list(Config) ->
+    matrix(fun (_Role, _Arity) -> clauses end).
+
+form_fun(doc) -> "Funs, every arity and combination.";
+form_fun(Config) when is_list(Config) ->
+    matrix(fun (_Role, _Arity) -> 'fun' end).
+
+form_mfa(doc) -> "{M, F, A} for every role (arity 0 only).";
+form_mfa(Config) when is_list(Config) ->
+    matrix(fun (_Role, _Arity) -> mfa end).
+
+form_replay(doc) -> "[{M, F, A}] replay for every role (arity 0 only).";
+form_replay(Config) when is_list(Config) ->
+    matrix(fun (_Role, _Arity) -> replay end).
+
+mixed_forms(doc) -> "Roles of one job given in different forms, every combination.";
+mixed_forms(Config) when is_list(Config) ->
+    %% rotate the forms over the roles, so that each role meets each form
+    Forms = [bare, clauses, 'fun', mfa, replay],
+    [matrix(fun (Role, Arity) ->
+                 Pos = (index(Role) + Shift) rem length(Forms),
+                 case lists:nth(Pos + 1, Forms) of
+                     F when Arity > 0, F =/= clauses -> 'fun';
+                     F -> F
+                 end
+             end) || Shift <- lists:seq(0, length(Forms) - 1)],
+    ok.
+
+clause_name_and_helpers(doc) -> "Several clauses, any entry name, helpers with clashing names in each role.";
+clause_name_and_helpers(Config) when is_list(Config) ->
+    T = new_table(),
+    Code = #{init => src("whatever_name() -> helper(2). helper(X) -> X * 500.", T),
+             init_runner => src("the_setup(N) when N > 0 -> helper(N); the_setup(_) -> erlang:error(neg).\n"
+                                "helper(N) -> N + 1.", T),
+             runner => src("loop_body(1001, Acc) -> helper(Acc, 1);\n"
+                           "loop_body(_, _) -> erlang:error(bad_init).\n"
+                           "helper(Acc, Inc) -> ets:update_counter(~w, calls, Inc), Acc + Inc.", T)},
+    Result = erlperf:run(Code, ?FAST),
+    ?assert(is_integer(Result) andalso Result > 0, Result),
+    ?assert(ets:lookup_element(T, calls, 2) > 0).
+
+mfa_non_literal_args(doc) -> "{M, F, A} whose arguments are not literals (a pid) runs, or is rejected as bad code.";
+mfa_non_literal_args(Config) when is_list(Config) ->
+    Result = try erlperf:run({erlang, is_process_alive, [self()]}, ?FAST)
+             catch error:Reason -> {error, Reason}
+             end,
+    ?assertMatch(R when is_integer(R) orelse
+                        element(1, R) =:= error andalso
+                        element(1, element(2, R)) =:= bad_code, Result).
+
+label_option(doc) -> "The label key names the job in the full report; default is the runner text.";
+label_option(Config) when is_list(Config) ->
+    ?assertMatch(#{label := <<"my job">>},
+                 erlperf:run(#{runner => "ok.", label => "my job"}, ?FAST#{report => full})),
+    ?assertMatch(#{label := <<"erlang:phash2(1).">>},
+                 erlperf:run(<<"erlang:phash2(1).">>, ?FAST#{report => full})).
+
+%%--------------------------------------------------------------------
+%% Errors
+
+runner1_without_init_runner(doc) -> "runner/1 without init_runner is rejected, for source and fun.";
+runner1_without_init_runner(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, runner, {arity, 1, _}},
+                     erlperf:run(#{runner => "r(X) -> X."}, ?FAST)),
+    ?assertException(error, {bad_code, runner, {arity, 1, _}},
+                     erlperf:run(#{runner => fun (X) -> X end, init => "1."}, ?FAST)).
+
+runner2_without_init_runner(doc) -> "runner/2 without init_runner is rejected.";
+runner2_without_init_runner(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, runner, {arity, 2, _}},
+                     erlperf:run(fun (_, S) -> S end, ?FAST)),
+    ?assertException(error, {bad_code, runner, {arity, 2, _}},
+                     erlperf:run("r(_, S) -> S.", ?FAST)).
+
+runner_arity3(doc) -> "A runner of arity 3 is rejected, even with init_runner.";
+runner_arity3(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, runner, {arity, 3, _}},
+                     erlperf:run(#{runner => "r(A, B, C) -> {A, B, C}.", init_runner => "1."}, ?FAST)),
+    ?assertException(error, {bad_code, runner, {arity, 3, _}},
+                     erlperf:run(#{runner => fun (A, B, C) -> {A, B, C} end, init_runner => "1."}, ?FAST)).
+
+init_runner1_without_init(doc) -> "init_runner/1 without init is rejected.";
+init_runner1_without_init(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, init_runner, {arity, 1, _}},
+                     erlperf:run(#{runner => "ok.", init_runner => "ir(X) -> X."}, ?FAST)),
+    ?assertException(error, {bad_code, init_runner, {arity, 1, _}},
+                     erlperf:run(#{runner => "ok.", init_runner => fun (X) -> X end}, ?FAST)).
+
+done1_without_init(doc) -> "done/1 without init is rejected.";
+done1_without_init(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, done, {arity, 1, _}},
+                     erlperf:run(#{runner => "ok.", done => "d(X) -> X."}, ?FAST)),
+    ?assertException(error, {bad_code, done, {arity, 1, _}},
+                     erlperf:run(#{runner => "ok.", done => fun (X) -> X end}, ?FAST)).
+
+init_arity1(doc) -> "init takes no arguments.";
+init_arity1(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, init, {arity, 1, _}},
+                     erlperf:run(#{runner => "ok.", init => fun (X) -> X end}, ?FAST)).
+
+rejected_before_start(doc) -> "Rejected code starts nothing: init never runs, no process, no module.";
+rejected_before_start(Config) when is_list(Config) ->
+    Self = self(),
+    Init = fun () -> Self ! init_ran end,
+    Bad = [#{init => Init, runner => fun (X) -> X end},
+           #{init => Init, runner => "r(A, B, C) -> {A, B, C}.", init_runner => "1."},
+           #{init => Init, runner => "ok.", done => 42},
+           #{init => Init, runner => "foo(."}],
+    [?assertException(error, {bad_code, _, _}, erlperf:run(Code, ?FAST)) || Code <- Bad],
+    receive init_ran -> ct:fail(init_ran) after 0 -> ok end,
+    %% a good job afterwards still works (the inits above did not run either)
+    ?assert(erlperf:run(#{init => Init, runner => "ok."}, ?FAST) >= 0),
+    receive init_ran -> ok after 0 -> ct:fail(init_not_run) end.
+
+parse_error(doc) -> "A syntax error gives line and column.";
+parse_error(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, runner, {parse, 1, 5, "syntax error before: '.'"}},
+                     erlperf:run("foo(.", ?FAST)).
+
+parse_error_multiline(doc) -> "Line and column count from the start of the role's text.";
+parse_error_multiline(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, runner, {parse, 2, 7, _}},
+                     erlperf:run("ok,\n  foo(.", ?FAST)),
+    ?assertException(error, {bad_code, init, {parse, 3, 1, _}},
+                     erlperf:run(#{runner => "ok.", init => "i() ->\n  ok\n)."}, ?FAST)).
+
+missing_dot(doc) -> "Source without the final period is a parse error at the last token.";
+missing_dot(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, runner, {parse, 1, 14, _}},
+                     erlperf:run("rand:uniform()", ?FAST)).
+
+scan_error(doc) -> "A scanner error (unterminated string) is a parse error with a location.";
+scan_error(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, runner, {parse, 1, 1, _}},
+                     erlperf:run("\"abc.", ?FAST)).
+
+compile_error(doc) -> "A compile error gives line and column of the role's text.";
+compile_error(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, runner, {compile, [{1, 8, "variable 'Y' is unbound"}]}},
+                     erlperf:run("r() -> Y.", ?FAST)),
+    ?assertException(error, {bad_code, runner, {compile, [{2, 5, "variable 'Y' is unbound"}]}},
+                     erlperf:run("r() ->\n    Y.", ?FAST)).
+
+compile_error_role_line(doc) -> "A compile error in init names init, with its own line numbers; a bare expression's error is reported once.";
+compile_error_role_line(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, init, {compile, [{2, 3, "variable 'Z' is unbound"}]}},
+                     erlperf:run(#{runner => "ok.", init => "i() ->\n  Z."}, ?FAST)),
+    %% the runner expression is inlined into two loops; the user wrote one error
+    ?assertException(error, {bad_code, runner, {compile, [{1, 1, "variable 'X' is unbound"}]}},
+                     erlperf:run("X + 1.", ?FAST)).
+
+bad_callable(doc) -> "Something that is not a callable is rejected as bad_callable.";
+bad_callable(Config) when is_list(Config) ->
+    ?assertException(error, {bad_code, runner, {bad_callable, 42}}, erlperf:run(42, ?FAST)),
+    ?assertException(error, {bad_code, init, {bad_callable, {1, 2}}},
+                     erlperf:run(#{runner => "ok.", init => {1, 2}}, ?FAST)),
+    ?assertException(error, {invalid_option, code, #{init := "ok."}},
+                     erlperf:run(#{init => "ok."}, ?FAST)).
+
+dead_code_warning(doc) -> "A runner the compiler removes is flagged dead_code; a real call is not.";
+dead_code_warning(Config) when is_list(Config) ->
+    Warnings = fun (Code) -> maps:get(warnings, erlperf:run(Code, ?FAST#{report => full})) end,
+    ?assertEqual([{dead_code, runner}], Warnings("erlang:node().")),
+    ?assertEqual([{dead_code, runner}], Warnings("ok.")),
+    ?assertEqual([], Warnings("erlang:phash2(1).")),
+    ?assertEqual([], Warnings({erlang, phash2, [1]})).
+
+invalid_run_options(doc) -> "Each bad run option raises {invalid_option, Key, Value} before starting.";
+invalid_run_options(Config) when is_list(Config) ->
+    Bad = [{concurrency, 0}, {concurrency, two}, {samples, 0}, {samples, 1.5},
+           {sample_duration, 0}, {sample_duration, {timed, 0}}, {sample_duration, {other, 1}},
+           {warmup, -1}, {cv, 0}, {cv, -0.1}, {cv, high}, {report, short}, {priority, urgent},
+           {progress, fun (_, _) -> ok end}, {nodes, []}, {no_such_option, 1}],
+    [?assertException(error, {invalid_option, Key, Value}, erlperf:run("ok.", #{Key => Value}))
+     || {Key, Value} <- Bad],
+    ?assertException(error, {invalid_option, run_options, [samples]}, erlperf:run("ok.", [samples])).
+
+invalid_concurrency_options(doc) -> "Each bad concurrency option raises {invalid_option, Key, Value}.";
+invalid_concurrency_options(Config) when is_list(Config) ->
+    Bad = [{min, 0}, {step, 0}, {max, 0}, {threshold, 0}, {threshold, 1.0}, {other, 1}],
+    [?assertException(error, {invalid_option, Key, Value}, erlperf:run("ok.", ?FAST, #{Key => Value}))
+     || {Key, Value} <- Bad],
+    ?assertException(error, {invalid_option, max, 2}, erlperf:run("ok.", ?FAST, #{min => 3, max => 2})).
+
+format_error_shapes(doc) -> "format_error/1 renders every reason shape as one line.";
+format_error_shapes(Config) when is_list(Config) ->
+    Reasons = [{invalid_option, samples, 0},
+               {bad_code, runner, {parse, 1, 5, "syntax error before: '.'"}},
+               {bad_code, init, {compile, [{2, 3, "variable 'Z' is unbound"}]}},
+               {bad_code, runner, {arity, 3, "a runner takes 0, 1 or 2 arguments"}},
+               {bad_code, runner, {bad_callable, 42}},
+               {crashed, runner, {error, badarg, [{erlang, atom_to_list, [1], []}]}},
+               {crashed, init, {throw, oops, []}},
+               {crashed, done, {exit, {deep, [nested, "text\nwith newline"]}, []}},
+               {something, unexpected}],
+    [begin
+         Text = erlperf:format_error(R),
+         ?assert(io_lib:printable_unicode_list(Text), {R, Text}),
+         ?assertEqual(nomatch, string:find(Text, "\n"), {R, Text}),
+         ?assert(length(Text) > 5, {R, Text})
+     end || R <- Reasons],
+    ?assertNotEqual(nomatch, string:find(erlperf:format_error(hd(Reasons)), "samples")),
+    ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(2, Reasons)), "line 1")),
+    ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(2, Reasons)), "column 5")),
+    ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(3, Reasons)), "init")),
+    ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(6, Reasons)), "badarg")).
+
+format_error_pg2(doc) -> "A runner calling the removed pg2:join/2 crashes, and the text mentions pg2.";
+format_error_pg2(Config) when is_list(Config) ->
+    Reason = try erlperf:run({pg2, join, [group, self]}, ?FAST#{sample_duration => 1000, samples => 10}), no_error
+             catch error:R -> R
+             end,
+    ?assertMatch({crashed, runner, {error, undef, [{pg2, join, _, _} | _]}}, Reason),
+    Text = erlperf:format_error(Reason),
+    ?assertNotEqual(nomatch, string:find(Text, "pg2:join/2")),
+    ?assertNotEqual(nomatch, string:find(Text, "pg ")),
+    ?assertEqual(nomatch, string:find(Text, "\n")).
+
+%%--------------------------------------------------------------------
+%% Modes
+
+continuous_basic(doc) -> "Continuous mode, basic report: an integer, iterations per sample.";
+continuous_basic(Config) when is_list(Config) ->
+    Result = erlperf:run("rand:uniform().", #{sample_duration => ?SHORT_MS}),
+    %% rand:uniform/0 takes well under 10 us anywhere
+    ?assert(is_integer(Result) andalso Result > 10 * ?SHORT_MS, Result).
+
+continuous_extended(doc) -> "Extended report: the list of `samples' integers.";
+continuous_extended(Config) when is_list(Config) ->
+    Samples = erlperf:run("rand:uniform().", #{sample_duration => 50, samples => 4, report => extended}),
+    ?assertMatch([_, _, _, _], Samples),
+    ?assert(lists:all(fun (S) -> is_integer(S) andalso S > 0 end, Samples), Samples).
+
+continuous_full(doc) -> "Full report: every documented key, consistent figures.";
+continuous_full(Config) when is_list(Config) ->
+    Report = erlperf:run("rand:uniform().", #{sample_duration => 50, report => full}),
+    ?assertMatch(#{version := 1, mode := continuous, label := <<"rand:uniform().">>,
+                   concurrency := 1, warnings := [], sleep := S,
+                   run_options := #{concurrency := 1, samples := 3, sample_duration := 50,
+                                    warmup := 0, cv := undefined, report := full,
+                                    priority := high},
+                   system := #{os := _, cpu := _, vm := _, otp_release := _, schedulers := _}}
+                     when S =:= sleep; S =:= busy_wait, Report),
+    ?assertNot(is_map_key(cv_met, Report)),
+    ?assertNot(is_map_key(history, Report)),
+    #{result := #{average := Avg, min := Min, max := Max, stddev := StdDev, median := Median,
+                  p99 := P99, samples := Samples, time := Time, iteration_time := IterNs}} = Report,
+    ?assertEqual(3, length(Samples)),
+    ?assertEqual(lists:min(Samples), Min),
+    ?assertEqual(lists:max(Samples), Max),
+    ?assert(is_float(Avg) andalso abs(Avg - lists:sum(Samples) / 3) < 1.0e-6 * Avg),
+    ?assert(is_float(StdDev) andalso StdDev >= 0),
+    ?assert(lists:member(Median, Samples) andalso Min =< Median andalso Median =< Max),
+    ?assertEqual(Max, P99),
+    %% 3 samples of 50 ms, in microseconds
+    ?assert(Time >= 140000 andalso Time < 600000, Time),
+    ?assert(is_float(IterNs) andalso abs(IterNs - 50.0e6 / Avg) < 1.0e-6 * IterNs, IterNs).
+
+timed_basic(doc) -> "Timed mode, basic report: average microseconds for N iterations.";
+timed_basic(Config) when is_list(Config) ->
+    Us = erlperf:run({timer, sleep, [1]}, #{sample_duration => {timed, 10}}),
+    %% timer:sleep(1) takes 1-3 ms, more on a loaded machine
+    ?assert(is_integer(Us) andalso Us >= 9000 andalso Us < 60000, Us).
+
+timed_full(doc) -> "Timed mode, full report: mode timed, float samples in microseconds.";
+timed_full(Config) when is_list(Config) ->
+    Report = erlperf:run({timer, sleep, [1]}, #{sample_duration => {timed, 5}, samples => 4,
+                                               report => full}),
+    ?assertMatch(#{version := 1, mode := timed, concurrency := 1,
+                   run_options := #{sample_duration := {timed, 5}, samples := 4}}, Report),
+    #{result := #{samples := Samples, average := Avg, iteration_time := IterNs, time := Time}} = Report,
+    ?assertEqual(4, length(Samples)),
+    ?assert(lists:all(fun (S) -> is_float(S) andalso S >= 4500 andalso S < 20000 end, Samples), Samples),
+    %% ns per iteration = us per sample * 1000 / 5
+    ?assert(abs(IterNs - Avg * 200) < 1.0e-6 * IterNs, {IterNs, Avg}),
+    ?assert(abs(Time - lists:sum(Samples)) =< 1, {Time, Samples}),
+    ?assertMatch([_, _, _, _], erlperf:run({timer, sleep, [1]}, #{sample_duration => {timed, 2}, samples => 4,
+                                                                report => extended})).
+
+sleep_plausible(doc) -> "timer:sleep(1) runs 300-1100 times per second.";
+sleep_plausible(Config) when is_list(Config) ->
+    PerSample = erlperf:run("timer:sleep(1).", #{sample_duration => 200, samples => 2}),
+    ?assert(PerSample >= 60 andalso PerSample =< 220, PerSample).
+
+concurrency_doubles(doc) -> "Two workers of timer:sleep(1) do about twice the iterations of one.";
+concurrency_doubles(Config) when is_list(Config) ->
+    Opts = #{sample_duration => 200, samples => 2},
+    One = erlperf:run({timer, sleep, [1]}, Opts),
+    Two = erlperf:run({timer, sleep, [1]}, Opts#{concurrency => 2}),
+    Ratio = Two / One,
+    ?assert(Ratio > 1.6 andalso Ratio < 2.4, {One, Two}).
+
+squeeze_basic(doc) -> "run/3 returns {QPS, Concurrency}; sleeping workers scale up to max.";
+squeeze_basic(Config) when is_list(Config) ->
+    {QPS, C} = erlperf:run("timer:sleep(1).", #{sample_duration => 50, samples => 1}, #{max => 4}),
+    ?assert(C >= 3 andalso C =< 4, C),
+    %% 50 ms samples of 3-4 sleeping workers
+    ?assert(QPS >= 3 * 10 andalso QPS =< 4 * 55, QPS).
+
+squeeze_serialised(doc) -> "A runner serialised on one busy process: no gain from more workers, best concurrency small.";
+squeeze_serialised(Config) when is_list(Config) ->
+    {Server, Runner} = serialised_runner(?SERVER_WORK_US),
+    try
+        #{concurrency := C, history := History, result := #{average := Best}} =
+            erlperf:run(Runner, #{sample_duration => 50, samples => 1, report => full}, #{threshold => 1}),
+        [{1, #{average := One}} | _] = History,
+        %% the server is saturated by one worker: more workers add little (the gain
+        %% of a free-running runner would be 2x or more)
+        ?assert(Best < 1.3 * One, {Best, One}),
+        %% on a plateau each further step is a new best by chance only: reaching
+        %% concurrency 9 with threshold 1 has probability 1/8! (1 in 40320)
+        ?assert(C =< 8, C)
+    after
+        exit(Server, kill)
+    end.
+
+squeeze_max(doc) -> "max bounds the concurrency tried; the full report's history has every step.";
+squeeze_max(Config) when is_list(Config) ->
+    Report = erlperf:run("timer:sleep(1).", #{sample_duration => 30, samples => 1, report => full},
+                         #{min => 2, step => 2, max => 7}),
+    #{mode := concurrency, concurrency := C, history := History,
+      concurrency_options := #{min := 2, step := 2, max := 7, threshold := 3}} = Report,
+    ?assertEqual([2, 4, 6], [Conc || {Conc, _} <- History]),
+    ?assert(C =< 7 andalso C >= 4, C).
+
+squeeze_threshold(doc) -> "threshold: the search stops after that many steps without gain.";
+squeeze_threshold(Config) when is_list(Config) ->
+    {Server, Runner} = serialised_runner(?SERVER_WORK_US),
+    try
+        [begin
+             #{concurrency := Best, history := History} =
+                 erlperf:run(Runner, #{sample_duration => 30, samples => 1, report => full},
+                             #{threshold => Threshold}),
+             %% steps 1, 2, ... Best, then Threshold steps without gain
+             ?assertEqual(lists:seq(1, Best + Threshold), [C || {C, _} <- History]),
+             %% the best is the highest average
+             Averages = [{Avg, C} || {C, #{average := Avg}} <- History],
+             ?assertEqual(Best, element(2, lists:max(Averages)))
+         end || Threshold <- [1, 2]],
+        ok
+    after
+        exit(Server, kill)
+    end.
+
+squeeze_full(doc) -> "Concurrency mode full report: mode, best concurrency and result, history.";
+squeeze_full(Config) when is_list(Config) ->
+    Report = erlperf:run({timer, sleep, [1]}, #{sample_duration => 30, samples => 2, report => full},
+                         #{max => 3}),
+    ?assertMatch(#{version := 1, mode := concurrency, concurrency := 3,
+                   result := #{average := _, samples := [_, _]},
+                   history := [{1, #{average := _}}, {2, _}, {3, _}],
+                   run_options := #{samples := 2}, system := #{}}, Report).
+
+squeeze_extended(doc) -> "Concurrency mode extended report: {Samples, Concurrency}.";
+squeeze_extended(Config) when is_list(Config) ->
+    {Samples, C} = erlperf:run({timer, sleep, [1]}, #{sample_duration => 30, samples => 2, report => extended},
+                               #{max => 2}),
+    ?assertEqual(2, C),
+    ?assertMatch([S1, S2] when is_integer(S1) andalso is_integer(S2), Samples).
+
+compare(doc) -> "compare/2 runs each code in order with the same options.";
+compare(Config) when is_list(Config) ->
+    [Fast, Slow] = erlperf:compare(["timer:sleep(1).", {timer, sleep, [10]}],
+                                   #{sample_duration => 100, samples => 2}),
+    ?assert(Fast > 2 * Slow andalso Slow > 0, {Fast, Slow}),
+    [#{label := <<"a">>}, #{label := <<"b">>}] =
+        erlperf:compare([#{runner => "ok.", label => "a"}, #{runner => "ok.", label => "b"}],
+                        ?FAST#{report => full}).
+
+compare_one(doc) -> "compare/2 of one code is a list of one result.";
+compare_one(Config) when is_list(Config) ->
+    ?assertMatch([R] when is_integer(R), erlperf:compare(["rand:uniform()."], ?FAST)).
+
+benchmark_several(doc) -> "benchmark/3 with several jobs returns one result per job, in order.";
+benchmark_several(Config) when is_list(Config) ->
+    Codes = [#{runner => "timer:sleep(1).", label => "one"},
+             #{runner => {timer, sleep, [3]}, label => "three"},
+             #{runner => fun () -> timer:sleep(6) end, label => "six"}],
+    Reports = erlperf:benchmark(Codes, #{sample_duration => 100, samples => 1, report => full}, undefined),
+    ?assertEqual([<<"one">>, <<"three">>, <<"six">>], [L || #{label := L} <- Reports]),
+    [A, B, C] = [Avg || #{result := #{average := Avg}} <- Reports],
+    ?assert(A > B andalso B > C andalso C > 0, {A, B, C}),
+    ?assertMatch([X, Y] when is_integer(X) andalso is_integer(Y),
+                 erlperf:benchmark(["ok.", "rand:uniform()."], ?FAST, undefined)),
+    ?assertMatch(Z when is_integer(Z), erlperf:benchmark(["ok."], ?FAST, undefined)).
+
+benchmark_several_squeeze(doc) -> "benchmark/3 with several jobs and concurrency options: one {QPS, C} per job.";
+benchmark_several_squeeze(Config) when is_list(Config) ->
+    Result = erlperf:benchmark(["timer:sleep(1).", {timer, sleep, [2]}],
+                               #{sample_duration => 30, samples => 1}, #{max => 2}),
+    ?assertMatch([{Q1, 2}, {Q2, 2}] when Q1 > 0 andalso Q2 > 0, Result).
+
+time(doc) -> "time/2: microseconds taken by N iterations.";
+time(Config) when is_list(Config) ->
+    Us = erlperf:time({timer, sleep, [1]}, 10),
+    %% timer:sleep(1) takes 1-3 ms, more on a loaded machine
+    ?assert(is_integer(Us) andalso Us >= 9000 andalso Us < 60000, Us),
+    Fast = erlperf:time("rand:uniform().", 1000),
+    ?assert(is_integer(Fast) andalso Fast < 20000, Fast).
+
+run_mfa(doc) -> "run(M, F, A) with the defaults (3 samples of 1 s): 300-1100 sleeps per second.";
+run_mfa(Config) when is_list(Config) ->
+    PerSecond = erlperf:run(timer, sleep, [1]),
+    ?assert(PerSecond >= 300 andalso PerSecond =< 1100, PerSecond).
+
+warmup(doc) -> "warmup samples are taken, reported as progress and discarded.";
+warmup(Config) when is_list(Config) ->
+    Self = self(),
+    Report = erlperf:run("rand:uniform().", #{sample_duration => 30, samples => 2, warmup => 2,
+                                              report => full,
+                                              progress => fun (E) -> Self ! {progress, E} end}),
+    Events = progress_events(),
+    ?assertMatch([{warmup, 1, 2}, {warmup, 2, 2}, {sample, 1, 2, _}, {sample, 2, 2, _}], Events),
+    #{result := #{samples := Samples, time := Time}, run_options := #{warmup := 2}} = Report,
+    ?assertEqual(2, length(Samples)),
+    %% time counts only the two measured samples (60 ms), not the warmup
+    ?assert(Time >= 55000 andalso Time < 110000, Time).
+
+cv_met(doc) -> "cv mode with an easy target stops early and reports cv_met => true.";
+cv_met(Config) when is_list(Config) ->
+    Report = erlperf:run("timer:sleep(1).", #{sample_duration => 50, samples => 3, cv => 0.5,
+                                              report => full}),
+    ?assertMatch(#{cv_met := true, result := #{samples := [_, _, _]}}, Report).
+
+cv_always_ends(doc) -> "cv mode with an impossible target ends after max(20, 10 x samples) samples, cv_met => false.";
+cv_always_ends(Config) when is_list(Config) ->
+    Self = self(),
+    Report = erlperf:run("rand:uniform().", #{sample_duration => 20, samples => 2, cv => 1.0e-12,
+                                              report => full,
+                                              progress => fun (E) -> Self ! {progress, E} end}),
+    ?assertMatch(#{cv_met := false, result := #{samples := [_, _]}}, Report),
+    ?assertEqual(20, length(progress_events())),
+    Report3 = erlperf:run("rand:uniform().", #{sample_duration => 10, samples => 3, cv => 1.0e-12,
+                                               progress => fun (E) -> Self ! {progress, E} end}),
+    ?assert(is_integer(Report3)),
+    ?assertEqual(30, length(progress_events())).
+
+cv_timed(doc) -> "cv in timed mode also ends and reports cv_met.";
+cv_timed(Config) when is_list(Config) ->
+    Report = erlperf:run("rand:uniform().", #{sample_duration => {timed, 1000}, samples => 2,
+                                              cv => 1.0e-12, report => full}),
+    ?assertMatch(#{mode := timed, cv_met := false, result := #{samples := [_, _]}}, Report).
+
+samples_one(doc) -> "samples => 1 works in every report and mode.";
+samples_one(Config) when is_list(Config) ->
+    Opts = #{sample_duration => 30, samples => 1},
+    ?assert(is_integer(erlperf:run("rand:uniform().", Opts))),
+    ?assertMatch([S] when is_integer(S), erlperf:run("rand:uniform().", Opts#{report => extended})),
+    ?assertMatch(#{result := #{samples := [_], stddev := 0.0}},
+                 erlperf:run("rand:uniform().", Opts#{report => full})),
+    ?assertMatch([_], erlperf:run("rand:uniform().", #{sample_duration => {timed, 10}, samples => 1,
+                                                      report => extended})),
+    ?assertMatch({_, C} when C >= 1, erlperf:run("rand:uniform().", Opts, #{max => 2})).
+
+priority(doc) -> "The caller samples at `priority' and gets its own priority back.";
+priority(Config) when is_list(Config) ->
+    Self = self(),
+    Before = element(2, process_info(self(), priority)),
+    Progress = fun (_) -> Self ! {prio, element(2, process_info(self(), priority))} end,
+    [begin
+         _ = erlperf:run("ok.", #{sample_duration => 10, samples => 1, priority => P, progress => Progress}),
+         receive {prio, Seen} -> ?assertEqual(P, Seen) after 0 -> ct:fail(no_progress) end,
+         ?assertEqual(Before, element(2, process_info(self(), priority)))
+     end || P <- [low, normal, high]],
+    ?assertMatch(#{run_options := #{priority := low}},
+                 erlperf:run("ok.", #{sample_duration => 10, samples => 1, priority => low, report => full})).
+
+progress(doc) -> "progress receives {sample, I, N, RunningAverage} after each sample; a crashing callback is ignored.";
+progress(Config) when is_list(Config) ->
+    Self = self(),
+    Result = erlperf:run("rand:uniform().", #{sample_duration => 20, samples => 3, report => extended,
+                                              progress => fun (E) -> Self ! {progress, E} end}),
+    Events = progress_events(),
+    ?assertMatch([{sample, 1, 3, _}, {sample, 2, 3, _}, {sample, 3, 3, _}], Events),
+    {sample, 3, 3, Avg} = lists:last(Events),
+    ?assert(abs(Avg - lists:sum(Result) / 3) =< 2, {Avg, Result}),
+    ?assert(is_integer(erlperf:run("ok.", #{sample_duration => 10, samples => 1,
+                                            progress => fun (_) -> erlang:error(oops) end}))).
+
+progress_concurrency(doc) -> "progress receives {concurrency, C} before each concurrency step.";
+progress_concurrency(Config) when is_list(Config) ->
+    Self = self(),
+    {_, _} = erlperf:run("timer:sleep(1).", #{sample_duration => 20, samples => 1,
+                                             progress => fun (E) -> Self ! {progress, E} end},
+                         #{max => 3}),
+    ?assertMatch([{concurrency, 1}, {sample, 1, 1, _}, {concurrency, 2}, {sample, 1, 1, _},
+                  {concurrency, 3}, {sample, 1, 1, _}], progress_events()).
+
+%%--------------------------------------------------------------------
+%% Reliability
+
+runner_crash(doc) -> "A crashing runner raises {crashed, runner, _} within a second, not after the run.";
+runner_crash(Config) when is_list(Config) ->
+    {Ms, Result} = timed_call(fun () -> erlperf:run("erlang:error(boom).",
+                                                   #{sample_duration => 1000, samples => 10}) end),
+    ?assertMatch({error, {crashed, runner, {error, boom, [_ | _]}}}, Result),
+    ?assert(Ms < 3000, {took_ms, Ms}).
+
+runner_crash_classes(doc) -> "throw and exit in a runner are reported with their class.";
+runner_crash_classes(Config) when is_list(Config) ->
+    Opts = #{sample_duration => 1000, samples => 10},
+    {Ms1, R1} = timed_call(fun () -> erlperf:run(fun () -> throw(oops) end, Opts) end),
+    ?assertMatch({error, {crashed, runner, {throw, oops, _}}}, R1),
+    {Ms2, R2} = timed_call(fun () -> erlperf:run("exit(bye).", Opts) end),
+    ?assertMatch({error, {crashed, runner, {exit, bye, _}}}, R2),
+    ?assert(Ms1 < 3000 andalso Ms2 < 3000, {took_ms, Ms1, Ms2}).
+
+runner_crash_later(doc) -> "A runner crashing after many iterations, with 2 workers, stops the run quickly.";
+runner_crash_later(Config) when is_list(Config) ->
+    T = new_table(),
+    Runner = src("r() -> case ets:update_counter(~w, calls, 1) of 100000 -> erlang:error(late); _ -> ok end.", T),
+    {Ms, Result} = timed_call(fun () -> erlperf:run(Runner, #{sample_duration => 1000, samples => 10,
+                                                             concurrency => 2}) end),
+    ?assertMatch({error, {crashed, runner, {error, late, _}}}, Result),
+    ?assert(Ms < 3000, {took_ms, Ms}).
+
+init_crash(doc) -> "A crashing init raises {crashed, init, _}.";
+init_crash(Config) when is_list(Config) ->
+    {Ms, Result} = timed_call(fun () -> erlperf:run(#{runner => "ok.", init => "erlang:error(no_init)."}) end),
+    ?assertMatch({error, {crashed, init, {error, no_init, _}}}, Result),
+    ?assert(Ms < 1000, {took_ms, Ms}).
+
+init_runner_crash(doc) -> "A crashing init_runner raises {crashed, init_runner, _} quickly.";
+init_runner_crash(Config) when is_list(Config) ->
+    {Ms, Result} = timed_call(fun () -> erlperf:run(#{runner => "ok.", init_runner => "erlang:error(no_ir)."},
+                                                   #{sample_duration => 1000, samples => 10}) end),
+    ?assertMatch({error, {crashed, init_runner, {error, no_ir, _}}}, Result),
+    ?assert(Ms < 3000, {took_ms, Ms}).
+
+done_crash(doc) -> "A crashing done raises {crashed, done, _} after the run.";
+done_crash(Config) when is_list(Config) ->
+    ?assertException(error, {crashed, done, {error, no_done, _}},
+                     erlperf:run(#{runner => "ok.", done => fun () -> erlang:error(no_done) end}, ?FAST)),
+    ?assertException(error, {crashed, done, {throw, no_done, _}},
+                     erlperf:run(#{runner => "ok.", init => "1.", done => "d(1) -> throw(no_done)."}, ?FAST)).
+
+hanging_runner(doc) -> "A runner that never returns is stopped at the end of the run.";
+hanging_runner(Config) when is_list(Config) ->
+    Check = leak_check(),
+    {Ms, Result} = timed_call(fun () -> erlperf:run("receive after infinity -> ok end.",
+                                                   #{sample_duration => 50, samples => 2, concurrency => 3}) end),
+    ?assertEqual({ok, 0}, Result),
+    ?assert(Ms < 1000, {took_ms, Ms}),
+    Check().
+
+no_leak_success(doc) -> "After successful runs: no worker, no module, no monitor, link or message left.";
+no_leak_success(Config) when is_list(Config) ->
+    Check = leak_check(),
+    _ = erlperf:run("rand:uniform().", #{sample_duration => 20, samples => 2, concurrency => 4}),
+    _ = erlperf:run(#{init => "1.", init_runner => "ir(X) -> X.", runner => "r(X, S) -> X + S.",
+                      done => "d(_) -> ok."}, ?FAST),
+    _ = erlperf:compare(["ok.", {erlang, phash2, [1]}], ?FAST),
+    _ = erlperf:time("ok.", 100),
+    Check().
+
+no_leak_failures(doc) -> "After failed runs (crashes in every role, bad code): nothing left behind.";
+no_leak_failures(Config) when is_list(Config) ->
+    Check = leak_check(),
+    Opts = #{sample_duration => 50, samples => 2, concurrency => 2},
+    Failing = [#{runner => "erlang:error(boom)."},
+               #{runner => "ok.", init => "erlang:error(boom)."},
+               #{runner => "ok.", init_runner => "exit(boom)."},
+               #{runner => "ok.", done => "throw(boom)."},
+               #{runner => "r(X) -> X."},
+               #{runner => "foo(."}],
+    [?assertMatch({error, _}, (catch_error(fun () -> erlperf:run(Code, Opts) end))) || Code <- Failing],
+    ?assertMatch({error, {crashed, runner, _}}, catch_error(fun () -> erlperf:time("erlang:error(x).", 10) end)),
+    Check().
+
+no_leak_timed_and_squeeze(doc) -> "After timed and concurrency-estimation runs, nothing is left behind.";
+no_leak_timed_and_squeeze(Config) when is_list(Config) ->
+    Check = leak_check(),
+    _ = erlperf:run("rand:uniform().", #{sample_duration => {timed, 1000}}),
+    _ = erlperf:run("timer:sleep(1).", #{sample_duration => 20, samples => 1}, #{max => 5}),
+    ?assertMatch({error, {crashed, runner, _}},
+                 catch_error(fun () -> erlperf:run("erlang:error(x).", #{sample_duration => {timed, 10}}) end)),
+    Check().
+
+no_files_written(doc) -> "Running a benchmark writes no file to the current directory.";
+no_files_written(Config) when is_list(Config) ->
+    Dir = filename:join(?config(priv_dir, Config), "cwd"),
+    ok = file:make_dir(Dir),
+    {ok, Cwd} = file:get_cwd(),
+    ok = file:set_cwd(Dir),
+    try
+        _ = erlperf:run("rand:uniform().", ?FAST),
+        _ = erlperf:run(#{runner => "r(_, S) -> S.", init_runner => "1."}, ?FAST),
+        ?assertEqual({ok, []}, file:list_dir(Dir))
+    after
+        ok = file:set_cwd(Cwd)
+    end.
+
+workers_100k(doc) -> "100,000 workers start and stop.";
+workers_100k(Config) when is_list(Config) ->
+    Check = leak_check(),
+    N = 100000,
+    {ok, Job} = erlperf_job:start(#{runner => "receive after infinity -> ok end."}),
+    Base = erlang:system_info(process_count),
+    ok = erlperf_job:set_concurrency(Job, N),
+    ?assertEqual(N, erlperf_job:concurrency(Job)),
+    ?assert(erlang:system_info(process_count) >= Base + N),
+    ok = erlperf_job:set_concurrency(Job, 0),
+    ?assertEqual(0, erlperf_job:concurrency(Job)),
+    ?assert(erlang:system_info(process_count) < Base + 100),
+    ok = erlperf_job:set_concurrency(Job, N),
+    ok = erlperf_job:stop(Job),
+    Check().
+
+%%--------------------------------------------------------------------
+%% Application
+
+start_job(doc) -> "start/2 runs a job under the application; set_concurrency/2 and concurrency/1 change and read it.";
+start_job(Config) when is_list(Config) ->
+    Job = erlperf:start("rand:uniform().", 2),
+    ?assert(is_pid(Job) andalso is_process_alive(Job)),
+    ?assertEqual(2, erlperf_job:concurrency(Job)),
+    S1 = erlperf_job:sample(Job),
+    ?assert(wait_for(fun () -> erlperf_job:sample(Job) > S1 end, 2000)),
+    ok = erlperf_job:set_concurrency(Job, 5),
+    ?assertEqual(5, erlperf_job:concurrency(Job)),
+    ok = erlperf_job:set_concurrency(Job, 0),
+    ?assertEqual(0, erlperf_job:concurrency(Job)),
+    %% the job outlives its caller: it belongs to the application's supervisor
+    Self = self(),
+    Other = spawn(fun () -> Self ! {job, erlperf:start("ok.", 1)} end),
+    Job2 = receive {job, J} -> J after 5000 -> ct:fail(no_job) end,
+    Mon = erlang:monitor(process, Other),
+    receive {'DOWN', Mon, process, Other, _} -> ok end,
+    ?assertEqual(1, erlperf_job:concurrency(Job2)),
+    ok = erlperf_job:stop(Job),
+    ok = erlperf_job:stop(Job2),
+    ?assertNot(is_process_alive(Job)),
+    ?assertException(error, {bad_code, runner, {parse, 1, 5, _}}, erlperf:start("foo(.", 1)).
+
+%%--------------------------------------------------------------------
+%% Helpers: the matrix
+
+%% Runs every valid combination of roles whose arities the form chooser can express.
+%% FormOf(Role, Arity) picks the form of each role.
+matrix(FormOf) ->
+    Combos = [C || C <- combinations(), expressible(C, FormOf)],
+    ?assert(length(Combos) >= 8),
+    lists:foreach(fun (Combo) -> run_combo(Combo, FormOf) end, Combos).
+
+%% {Init, InitRunnerArity, RunnerArity, DoneArity}; none = role absent.
+combinations() ->
+    [{Init, IR, R, D} || Init <- [false, true],
+                         IR <- [none, 0, 1], IR =/= 1 orelse Init,
+                         R <- [0, 1, 2], R =:= 0 orelse IR =/= none,
+                         D <- [none, 0, 1], D =/= 1 orelse Init].
+
+expressible(Combo, FormOf) ->
+    lists:all(fun ({Role, Arity}) -> Arity =:= 0 orelse arity_form(FormOf(Role, Arity)) end,
+              roles(Combo)).
+
+arity_form(clauses) -> true;
+arity_form('fun') -> true;
+arity_form(_) -> false.
+
+roles({Init, IR, R, D}) ->
+    [{init, 0} || Init] ++ [{init_runner, IR} || IR =/= none] ++ [{runner, R}] ++
+        [{done, D} || D =/= none].
+
+run_combo(Combo, FormOf) ->
+    T = new_table(),
+    Roles = roles(Combo),
+    Code = maps:from_list([{Role, callable(FormOf(Role, Arity), Role, Arity, T)} || {Role, Arity} <- Roles]),
+    Result = try erlperf:run(Code, #{sample_duration => 20, samples => 1})
+             catch error:Reason -> ct:fail({Combo, Code, Reason})
+             end,
+    Calls = ets:lookup_element(T, calls, 2),
+    ?assert(is_integer(Result) andalso Result > 0, {Combo, Result}),
+    %% the sample is normalised to the nominal 20 ms; the sampler may wake up to 1 ms
+    %% early (timeouts are whole milliseconds), so allow 10% above the calls made
+    ?assert(Result =< Calls * 1.1, {Combo, Calls, Result}),
+    check_records(Combo, T),
+    ets:delete(T).
+
+%% What init, init_runner and done recorded.
+check_records({Init, IR, _R, D} = Combo, T) ->
+    Self = self(),
+    InitPid = case ets:lookup(T, init) of
+                  [{init, none, P}] when Init, P =/= Self -> P;
+                  [] when not Init -> undefined;
+                  Other -> ct:fail({Combo, init, Other})
+              end,
+    case {IR, ets:lookup(T, init_runner)} of
+        {none, []} -> ok;
+        {0, [{init_runner, none, W}]} when W =/= Self, W =/= InitPid -> ok;
+        {1, [{init_runner, 1000, W}]} when W =/= Self, W =/= InitPid -> ok;
+        Bad -> ct:fail({Combo, init_runner, Bad})
+    end,
+    case {D, ets:lookup(T, done)} of
+        {none, []} -> ok;
+        {0, [{done, none, P2}]} when P2 =/= Self, InitPid =:= undefined orelse P2 =:= InitPid -> ok;
+        {1, [{done, 1000, P2}]} when P2 =:= InitPid -> ok;
+        Bad2 -> ct:fail({Combo, done, Bad2})
+    end.
+
+%% The callable for a role in a form; see the table above the matrix cases.
+callable(bare, init, 0, T) -> src("ets:insert(~w, {init, none, self()}), 1000.", T);
+callable(bare, init_runner, 0, T) -> src("ets:insert(~w, {init_runner, none, self()}), 1001.", T);
+callable(bare, runner, 0, T) -> src("ets:update_counter(~w, calls, 1).", T);
+callable(bare, done, 0, T) -> src("ets:insert(~w, {done, none, self()}).", T);
+callable(clauses, init, 0, T) ->
+    src("setup() -> helper(init). helper(R) -> ets:insert(~w, {R, none, self()}), 1000.", T);
+callable(clauses, init_runner, 0, T) ->
+    src("prepare() -> helper(1000). helper(X) -> ets:insert(~w, {init_runner, none, self()}), X + 1.", T);
+callable(clauses, init_runner, 1, T) ->
+    src("prepare(I) -> helper(I).\nhelper(1000 = I) -> ets:insert(~w, {init_runner, I, self()}), 1001.", T);
+callable(clauses, runner, 0, T) ->
+    src("go() -> helper(1). helper(X) -> ets:update_counter(~w, calls, X).", T);
+callable(clauses, runner, 1, T) ->
+    src("go(I) -> helper(I). helper(1001) -> ets:update_counter(~w, calls, 1).", T);
+callable(clauses, runner, 2, T) ->
+    src("go(1001, S) -> helper({S, ets:update_counter(~w, calls, 1)}).\n"
+        "helper({S, N}) when S =:= 1000 + N -> S + 1.", T);
+callable(clauses, done, 0, T) ->
+    src("teardown() -> helper(none). helper(A) -> ets:insert(~w, {done, A, self()}).", T);
+callable(clauses, done, 1, T) ->
+    src("teardown(I) -> helper(I). helper(A) -> ets:insert(~w, {done, A, self()}).", T);
+callable('fun', init, 0, T) -> fun () -> ets:insert(T, {init, none, self()}), 1000 end;
+callable('fun', init_runner, 0, T) -> fun () -> ets:insert(T, {init_runner, none, self()}), 1001 end;
+callable('fun', init_runner, 1, T) -> fun (1000 = I) -> ets:insert(T, {init_runner, I, self()}), 1001 end;
+callable('fun', runner, 0, T) -> fun () -> ets:update_counter(T, calls, 1) end;
+callable('fun', runner, 1, T) -> fun (1001) -> ets:update_counter(T, calls, 1) end;
+callable('fun', runner, 2, T) ->
+    fun (1001, S) ->
+            N = ets:update_counter(T, calls, 1),
+            S = 1000 + N,
+            S + 1
+    end;
+callable('fun', done, 0, T) -> fun () -> ets:insert(T, {done, none, self()}) end;
+callable('fun', done, 1, T) -> fun (I) -> ets:insert(T, {done, I, self()}) end;
+callable(mfa, Role, 0, T) -> {?MODULE, cb, [Role, T]};
+callable(replay, Role, 0, T) -> [{erlang, phash2, [Role]}, {?MODULE, cb, [Role, T]}].
+
+%% @private Called as {M, F, A} by the generated modules of the matrix.
+cb(init, T) -> ets:insert(T, {init, none, self()}), 1000;
+cb(init_runner, T) -> ets:insert(T, {init_runner, none, self()}), 1001;
+cb(runner, T) -> ets:update_counter(T, calls, 1);
+cb(done, T) -> ets:insert(T, {done, none, self()}).
+
+index(init) -> 0;
+index(init_runner) -> 1;
+index(runner) -> 2;
+index(done) -> 3.
+
+%% Source text with the table name filled in (every ~w).
+src(Format, T) ->
+    N = length(string:split(Format, "~w", all)) - 1,
+    lists:flatten(io_lib:format(Format, lists:duplicate(N, T))).
+
+%% A public named table, owned by the case, with the `calls' counter.
+new_table() ->
+    Name = list_to_atom("erlperf_suite_" ++ integer_to_list(erlang:unique_integer([positive]))),
+    Name = ets:new(Name, [named_table, public, set]),
+    true = ets:insert(Name, {calls, 0}),
+    Name.
+
+%%--------------------------------------------------------------------
+%% Helpers: misc
+
+%% A server answering one request at a time, busy for WorkUs per request, and a runner
+%% calling it (like a gen_server:call to a busy server).
+serialised_runner(WorkUs) ->
+    Work = erlang:convert_time_unit(WorkUs, microsecond, native),
+    Server = spawn(fun Loop() ->
+                           receive {From, Ref} -> spin_until(erlang:monotonic_time() + Work), From ! Ref end,
+                           Loop()
+                   end),
+    Runner = fun () ->
+                     Ref = make_ref(),
+                     Server ! {self(), Ref},
+                     receive Ref -> ok end
+             end,
+    {Server, Runner}.
+
+spin_until(Deadline) ->
+    case erlang:monotonic_time() >= Deadline of
+        true -> ok;
+        false -> spin_until(Deadline)
+    end.
+
+progress_events() ->
+    receive {progress, E} -> [E | progress_events()]
+    after 0 -> []
+    end.
+
+timed_call(Fun) ->
+    T0 = erlang:monotonic_time(millisecond),
+    Result = catch_error(Fun),
+    {erlang:monotonic_time(millisecond) - T0, Result}.
+
+catch_error(Fun) ->
+    try {ok, Fun()}
+    catch error:Reason -> {error, Reason}
+    end.
+
+job_modules() ->
+    [M || {M, _} <- code:all_loaded(), is_job_module(atom_to_list(M))].
+
+is_job_module("erlperf_job_" ++ Rest) -> Rest =/= [] andalso lists:all(fun (C) -> C >= $0 andalso C =< $9 end, Rest);
+is_job_module(_) -> false.
+
+%% Takes a snapshot now; the returned fun asserts that nothing was left behind since:
+%% processes (waiting a bounded time for them to exit), generated modules, and the
+%% caller's monitors, links and messages.
+leak_check() ->
+    Before = lists:sort(processes()),
+    Own = own_state(),
+    fun () ->
+            Settled = wait_for(fun () -> lists:sort(processes()) -- Before =:= [] end, ?SETTLE_MS),
+            Left = [{P, process_info(P, [current_function, initial_call])} || P <- lists:sort(processes()) -- Before],
+            ?assert(Settled, {processes_left, Left}),
+            ?assertEqual([], job_modules()),
+            ?assertEqual(Own, own_state())
+    end.
+
+own_state() ->
+    process_info(self(), [monitors, monitored_by, links, message_queue_len]).
+
+%% Polls Pred until it holds or the deadline passes.
+wait_for(Pred, Ms) ->
+    Deadline = erlang:monotonic_time(millisecond) + Ms,
+    wait_until(Pred, Deadline).
+
+wait_until(Pred, Deadline) ->
+    case Pred() of
+        true -> true;
+        false ->
+            case erlang:monotonic_time(millisecond) >= Deadline of
+                true -> false;
+                false ->
+                    %% a bounded poll, not synchronisation: re-check every 10 ms
+                    receive after 10 -> wait_until(Pred, Deadline) end
+            end
+    end.

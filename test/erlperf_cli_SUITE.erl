@@ -1,0 +1,789 @@
+%%% @doc The `erlperf' command line, run as a real escript in a separate OS process.
+%%%
+%%% The escript is `$ERLPERF_ESCRIPT' when set, else `erlperf' at the repository root
+%%% (built by `make escript'). Every case checks the exit status and the output; the
+%%% tables are parsed into cells so that shapes (header columns, row order) and values
+%%% (QPS, times) can be asserted. Output is never a terminal here, so no case may see an
+%%% escape sequence; the `terminal' group uses `script(1)' to get a pseudo-terminal.
+%%%
+%%% Groups: `usage' (errors, fast, parallel), `options' (one option at a time, with
+%%% timing assertions, sequential), `seed' (every README and efficiency guide example,
+%%% verbatim, parallel: only shapes are asserted there), `seed_timed' (examples whose
+%%% figures are compared, sequential) and `terminal'.
+-module(erlperf_cli_SUITE).
+
+-include_lib("common_test/include/ct.hrl").
+-include_lib("stdlib/include/assert.hrl").
+
+-export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
+%% usage
+-export([no_arguments/1, help/1, unknown_option/1, bad_concurrency/1, bad_loop/1,
+         missing_value/1, syntax_error/1, syntax_error_second_line/1,
+         option_before_runner/1, duplicate_option/1, squeeze_option_alone/1,
+         loop_and_duration/1, bad_report/1, bad_pa/1, bad_arity/1, runner_crash/1,
+         undefined_function/1, init_crash/1, unreachable_node/1]).
+%% options
+-export([aliases/1, sleep_plausible/1, one_sample/1, concurrency/1, duration/1, samples/1,
+         warmup/1, loop/1, report_formats/1, cv/1, verbose/1, code_path/1, erl_libs/1,
+         isolated/1, squeeze_options/1, init_and_done/1, init_runner/1, label/1,
+         all_runner_defaults/1, mfa_runner/1, inline_value/1, terminal_width/1,
+         nodes/1]).
+%% seed
+-export([readme_rand_uniform/1, readme_concurrency/1, readme_compare_warmup/1,
+         readme_state/1, readme_squeeze_is_loaded/1, readme_squeeze_persistent_term/1,
+         readme_pg_scope/1, readme_sleep_init_runner/1, readme_pg2/1,
+         readme_pg2_isolated/1, readme_verbose_squeeze/1, readme_squeeze_max/1,
+         readme_pa_argparse/1, readme_erl_libs_argparse/1, readme_ets_timer/1,
+         guide_bytes_2/1, guide_bytes_100/1, guide_bytes_1000/1]).
+%% seed_timed
+-export([readme_mfa_loop/1, readme_duration_doubles/1, readme_timed_compare/1]).
+%% terminal
+-export([terminal_colour_and_progress/1, no_colour/1]).
+
+%% case docs
+-export([no_arguments/0, help/0, unknown_option/0, bad_concurrency/0, bad_loop/0, missing_value/0, syntax_error/0, syntax_error_second_line/0, option_before_runner/0, duplicate_option/0, squeeze_option_alone/0, loop_and_duration/0, bad_report/0, bad_pa/0, bad_arity/0, runner_crash/0, undefined_function/0, init_crash/0, unreachable_node/0, aliases/0, sleep_plausible/0, one_sample/0, concurrency/0, duration/0, samples/0, warmup/0, loop/0, report_formats/0, cv/0, verbose/0, code_path/0, erl_libs/0, isolated/0, squeeze_options/0, init_and_done/0, init_runner/0, label/0, all_runner_defaults/0, mfa_runner/0, inline_value/0, terminal_width/0, nodes/0, readme_rand_uniform/0, readme_concurrency/0, readme_compare_warmup/0, readme_state/0, readme_squeeze_is_loaded/0, readme_squeeze_persistent_term/0, readme_pg_scope/0, readme_sleep_init_runner/0, readme_pg2/0, readme_pg2_isolated/0, readme_verbose_squeeze/0, readme_squeeze_max/0, readme_pa_argparse/0, readme_erl_libs_argparse/0, readme_ets_timer/0, guide_bytes_2/0, guide_bytes_100/0, guide_bytes_1000/0, readme_mfa_loop/0, readme_duration_doubles/0, readme_timed_compare/0, terminal_colour_and_progress/0, no_colour/0]).
+
+%% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
+-define(RUN_TIMEOUT_MS, 150000).
+%% Basic and extended table headers, as in the README.
+-define(BASIC, ["Code", "||", "QPS", "Time"]).
+-define(EXTENDED, ["Code", "||", "Samples", "Avg", "StdDev", "Median", "P99", "Iteration"]).
+
+suite() ->
+    [{timetrap, {seconds, 180}}].
+
+all() ->
+    [{group, usage}, {group, options}, {group, options_timed}, {group, seed},
+     {group, seed_timed}, {group, terminal}].
+
+groups() ->
+    [{usage, [parallel],
+      [no_arguments, help, unknown_option, bad_concurrency, bad_loop, missing_value,
+       syntax_error, syntax_error_second_line, option_before_runner, duplicate_option,
+       squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
+       runner_crash, undefined_function, init_crash, unreachable_node]},
+     {options, [parallel],
+      [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
+       init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
+       terminal_width]},
+     {options_timed, [],
+      [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes]},
+     {seed, [parallel],
+      [readme_squeeze_max, readme_squeeze_is_loaded, readme_squeeze_persistent_term,
+       readme_timed_compare, readme_compare_warmup, readme_rand_uniform, readme_concurrency,
+       readme_state, readme_pg_scope, readme_pg2, readme_pg2_isolated, readme_mfa_loop,
+       readme_pa_argparse, readme_erl_libs_argparse, readme_ets_timer, guide_bytes_2,
+       guide_bytes_100, guide_bytes_1000]},
+     {seed_timed, [],
+      [readme_sleep_init_runner, readme_duration_doubles, readme_verbose_squeeze]},
+     {terminal, [], [terminal_colour_and_progress, no_colour]}].
+
+init_per_suite(Config) ->
+    Escript = escript(),
+    case filelib:is_regular(Escript) of
+        true -> [{escript, Escript} | Config];
+        false -> {skip, "no escript at " ++ Escript ++ " (run make escript)"}
+    end.
+
+end_per_suite(_Config) ->
+    ok.
+
+%%--------------------------------------------------------------------
+%% usage: mistakes in the command line exit 2, failed benchmarks exit 1
+
+no_arguments() ->
+    [{doc, "No arguments: the usage text, exit 2"}].
+no_arguments(Config) ->
+    {2, Out} = run(Config, []),
+    ?assertNotEqual(nomatch, string:find(Out, "Usage: erlperf")),
+    ?assertNotEqual(nomatch, string:find(Out, "--concurrency")).
+
+help() ->
+    [{doc, "-h and --help list every option with its engine default, exit 0"}].
+help(Config) ->
+    {0, Out} = run(Config, ["-h"]),
+    {0, Out} = run(Config, ["--help"]),
+    [?assertNotEqual(nomatch, string:find(Out, Name), Name)
+     || Name <- ["-c, --concurrency", "-d, --duration, --sample_duration", "-s, --samples",
+                 "-l, --loop", "-w, --warmup", "-r, --report", "--cv", "-v, --verbose", "-pa",
+                 "-i, --isolated, --isolation", "-q, --squeeze", "--min", "--step", "--max",
+                 "-t, --threshold", "--init ", "--done ", "--init_runner ", "--label",
+                 "--init_all", "--done_all", "--init_runner_all", "-h, --help", "--nodes"]],
+    %% defaults come from the engine's defaults map
+    #{samples := Samples, sample_duration := Duration} = erlperf:defaults(),
+    ?assertNotEqual(nomatch, string:find(Out, io_lib:format("(default: ~b)", [Samples]))),
+    ?assertNotEqual(nomatch, string:find(Out, io_lib:format("(default: ~b)", [Duration]))).
+
+unknown_option() ->
+    [{doc, "An unknown option is a usage error naming it"}].
+unknown_option(Config) ->
+    usage_error(Config, ["rand:uniform().", "--bogus"], "unknown option --bogus").
+
+bad_concurrency() ->
+    [{doc, "-c 0 is a usage error"}].
+bad_concurrency(Config) ->
+    usage_error(Config, ["rand:uniform().", "-c", "0"], "-c: '0'").
+
+bad_loop() ->
+    [{doc, "-l 10X is a usage error"}].
+bad_loop(Config) ->
+    usage_error(Config, ["rand:uniform().", "-l", "10X"], "-l: '10X'").
+
+missing_value() ->
+    [{doc, "An option without its value is a usage error"}].
+missing_value(Config) ->
+    usage_error(Config, ["rand:uniform().", "-s"], "-s needs a value").
+
+syntax_error() ->
+    [{doc, "A syntax error is a usage error with line and column"}].
+syntax_error(Config) ->
+    Out = usage_error(Config, ["rand:uniform(."], "runner: syntax error"),
+    ?assertMatch({match, _}, re:run(Out, "line 1, column [0-9]+")).
+
+syntax_error_second_line() ->
+    [{doc, "Line numbers are those of the text given"}].
+syntax_error_second_line(Config) ->
+    Out = usage_error(Config, ["ok.", "r() ->\n  foo(."], "syntax error"),
+    ?assertMatch({match, _}, re:run(Out, "line 2, column [0-9]+")).
+
+option_before_runner() ->
+    [{doc, "A per-runner option before any runner is a usage error"}].
+option_before_runner(Config) ->
+    usage_error(Config, ["--init", "ok.", "rand:uniform()."], "--init must follow").
+
+duplicate_option() ->
+    [{doc, "A per-runner option given twice for one runner is a usage error"}].
+duplicate_option(Config) ->
+    usage_error(Config, ["ok.", "--init", "ok.", "--init", "ok."], "given twice").
+
+squeeze_option_alone() ->
+    [{doc, "--min/--step/--max/-t without -q is a usage error"}].
+squeeze_option_alone(Config) ->
+    usage_error(Config, ["ok.", "--max", "4"], "needs -q/--squeeze").
+
+loop_and_duration() ->
+    [{doc, "-l and -d together are a usage error"}].
+loop_and_duration(Config) ->
+    usage_error(Config, ["ok.", "-l", "10", "-d", "100"], "cannot be combined").
+
+bad_report() ->
+    [{doc, "-r accepts basic, extended and full only"}].
+bad_report(Config) ->
+    usage_error(Config, ["ok.", "-r", "fancy"], "'fancy' is not basic, extended or full").
+
+bad_pa() ->
+    [{doc, "-pa with a missing directory is a usage error naming it"}].
+bad_pa(Config) ->
+    usage_error(Config, ["ok.", "-pa", "/nonexistent/erlperf_cli"], "/nonexistent/erlperf_cli").
+
+bad_arity() ->
+    [{doc, "A runner of arity 1 without init_runner is rejected before running, exit 2"}].
+bad_arity(Config) ->
+    usage_error(Config, ["r(X) -> X."], "runner").
+
+runner_crash() ->
+    [{doc, "A crashing runner: one readable line, no stack trace, exit 1"}].
+runner_crash(Config) ->
+    Out = failure(Config, ["erlang:error(cli_oops)."], "runner crashed"),
+    ?assertNotEqual(nomatch, string:find(Out, "cli_oops")).
+
+undefined_function() ->
+    [{doc, "A call to a missing module names the module, exit 1"}].
+undefined_function(Config) ->
+    failure(Config, ["cli_no_such_module:f()."], "cli_no_such_module").
+
+init_crash() ->
+    [{doc, "A crashing init, exit 1"}].
+init_crash(Config) ->
+    failure(Config, ["ok.", "--init", "exit(cli_init_failed)."], "init crashed").
+
+unreachable_node() ->
+    [{doc, "--nodes with a node that cannot be reached names it, exit 1"}].
+unreachable_node(Config) ->
+    failure(Config, ["ok.", "-d", "100", "--nodes", "cli_no_such_node@localhost"],
+            "cli_no_such_node@localhost").
+
+%%--------------------------------------------------------------------
+%% options: one at a time, values checked
+
+aliases() ->
+    [{doc, "Every long form and alias of an option does what its short form does"}].
+aliases(Config) ->
+    Quick = ["-d", "20", "-s", "1"],
+    {0, C} = run(Config, ["rand:uniform().", "--concurrency", "3", "-s", "1", "-d", "20"]),
+    [#{"||" := 3}] = table(?BASIC, C),
+    [begin
+         {0, Out} = run(Config, ["rand:uniform().", Opt, "20", "-s", "11"]),
+         [#{"Samples" := 11}] = table(?EXTENDED, Out)
+     end || Opt <- ["--duration", "--sample_duration"]],
+    {0, S} = run(Config, ["rand:uniform().", "--samples", "10", "-d", "20"]),
+    [#{"Samples" := 10}] = table(?EXTENDED, S),
+    {0, W} = run(Config, ["rand:uniform().", "--warmup", "1" | Quick]),
+    [_] = table(?BASIC, W),
+    {0, L} = run(Config, ["rand:uniform().", "--loop", "1K", "--report", "extended"]),
+    [#{"Samples" := 3}] = table(?EXTENDED, L),
+    {0, V} = run(Config, ["rand:uniform().", "--verbose" | Quick]),
+    ?assertNotEqual(nomatch, string:find(V, "-module(")),
+    [begin
+         {0, I} = run(Config, ["error = init:get_argument(escript).", Opt | Quick]),
+         [_] = table(?BASIC, I)
+     end || Opt <- ["--isolated", "--isolation"]],
+    {0, Q} = run(Config, ["timer:sleep(1).", "--squeeze", "--max", "2" | Quick]),
+    [#{"||" := _}] = table(?BASIC, Q).
+
+sleep_plausible() ->
+    [{doc, "timer:sleep(1) gives 300-1100 QPS, timer:sleep(2) fewer, sorted fastest first"}].
+sleep_plausible(Config) ->
+    {0, Out} = run(Config, ["timer:sleep(2).", "timer:sleep(1).", "-s", "1"]),
+    [One, Two] = table(?BASIC ++ ["Rel"], Out),
+    ?assertMatch(#{"Code" := "timer:sleep(1).", "||" := 1, "Rel" := 100}, One),
+    ?assertMatch(#{"Code" := "timer:sleep(2)."}, Two),
+    ?assert(in(maps:get("QPS", One), 300, 1100), One),
+    ?assert(maps:get("QPS", Two) < maps:get("QPS", One), {One, Two}),
+    ?assert(in(maps:get("Time", One), 0.9e6, 3.4e6), One),
+    ?assert(maps:get("Rel", Two) < 100, Two).
+
+one_sample() ->
+    [{doc, "-s 1 works"}].
+one_sample(Config) ->
+    {0, Out} = run(Config, ["rand:uniform().", "-s", "1", "-d", "100"]),
+    [#{"QPS" := Qps}] = table(?BASIC, Out),
+    ?assert(Qps > 1000, Out).
+
+concurrency() ->
+    [{doc, "-c 4 runs four workers: four times the sleeps, same time per sleep"}].
+concurrency(Config) ->
+    {0, Out} = run(Config, ["timer:sleep(1).", "-c", "4", "-s", "1", "-d", "500"]),
+    [#{"||" := 4, "QPS" := Qps, "Time" := Time}] = table(?BASIC, Out),
+    ?assert(in(Qps, 4 * 150, 4 * 550), Out),   % four sleepers, per 500 ms
+    ?assert(in(Time, 0.9e6, 3.4e6), Out).       % each still takes 1-3 ms
+
+duration() ->
+    [{doc, "-d 200 counts iterations per 200 ms"}].
+duration(Config) ->
+    {0, Out} = run(Config, ["timer:sleep(1).", "-d", "200", "-s", "2"]),
+    [#{"QPS" := Qps}] = table(?BASIC, Out),
+    ?assert(in(Qps, 60, 220), Out).             % sleeps in 200 ms, not in 1 s
+
+samples() ->
+    [{doc, "-s 12 takes 12 samples and defaults to the extended report"}].
+samples(Config) ->
+    {0, Out} = run(Config, ["rand:uniform().", "-s", "12", "-d", "20"]),
+    [#{"Samples" := 12}] = table(?EXTENDED, Out).  % extended from 10 samples
+
+warmup() ->
+    [{doc, "-w 3 takes three more samples first"}].
+warmup(Config) ->
+    Run = fun () -> run(Config, ["rand:uniform().", "-w", "3", "-d", "100", "-s", "1"]) end,
+    {Micros, {0, Out}} = timer:tc(Run),
+    [_] = table(?BASIC, Out),
+    ?assert(Micros > 400000, Micros).           % 3 warmup + 1 sample of 100 ms
+
+loop() ->
+    [{doc, "-l N is timed mode: QPS and Time from the time of N iterations"}].
+loop(Config) ->
+    {0, Out} = run(Config, ["timer:sleep(1).", "-l", "20", "-s", "2"]),
+    [#{"QPS" := Qps, "Time" := Time}] = table(?BASIC, Out),
+    ?assert(in(Qps, 300, 1100), Out),
+    ?assert(in(Time, 0.9e6, 3.4e6), Out),
+    {0, Out2} = run(Config, ["ok.", "--loop", "1K"]),
+    [_] = table(?BASIC, Out2),
+    {0, Out3} = run(Config, ["timer:sleep(1).", "-l", "20", "-s", "2", "-r", "extended"]),
+    [#{"Avg" := Avg, "Samples" := 2}] = table(?EXTENDED, Out3),
+    ?assert(in(Avg, 20 * 0.9e6, 20 * 3.4e6), Out3).  % time of 20 sleeps per sample
+
+report_formats() ->
+    [{doc, "-r extended, -r basic (over 10 samples), -r full (OS, CPU, VM lines)"}].
+report_formats(Config) ->
+    Code = ["rand:uniform().", "-d", "50"],
+    {0, Extended} = run(Config, Code ++ ["-r", "extended"]),
+    [#{"Samples" := 3}] = table(?EXTENDED, Extended),
+    {0, Basic} = run(Config, Code ++ ["--report", "basic", "-s", "10"]),
+    [_] = table(?BASIC, Basic),
+    {0, Full} = run(Config, Code ++ ["-r", "full"]),
+    ?assertMatch(["OS:" ++ _, "CPU:" ++ _, "VM:" ++ _, "" | _], lines(Full)),
+    [_] = table(?EXTENDED, Full).
+
+cv() ->
+    [{doc, "--cv runs and reports"}].
+cv(Config) ->
+    {0, Out} = run(Config, ["timer:sleep(1).", "--cv", "0.5", "-d", "50", "-s", "3"]),
+    [#{"QPS" := Qps}] = table(?BASIC, Out),
+    ?assert(in(Qps, 15, 55), Out).
+
+verbose() ->
+    [{doc, "-v prints the generated source, then monitor lines, then the table"}].
+verbose(Config) ->
+    {0, Out} = run(Config, ["rand:uniform().", "-v", "-s", "2"]),
+    Source = string:find(Out, "-module("),
+    Monitor = string:find(Out, "Sched"),
+    ?assertNotEqual(nomatch, Source),
+    ?assertNotEqual(nomatch, Monitor),
+    ?assert(length(Source) > length(Monitor), Out),  % the source comes first
+    [_] = table(?BASIC, Out).
+
+code_path() ->
+    [{doc, "-pa DIR makes a module in DIR callable"}].
+code_path(Config) ->
+    Dir = compile_module(Config, "pa", cli_pa_mod),
+    {0, Out} = run(Config, ["cli_pa_mod:f().", "-pa", Dir, "-d", "100", "-s", "1"]),
+    [#{"Code" := "cli_pa_mod:f()."}] = table(?BASIC, Out),
+    failure(Config, ["cli_pa_mod:f().", "-d", "100", "-s", "1"], "cli_pa_mod").
+
+erl_libs() ->
+    [{doc, "ERL_LIBS makes a library's modules callable"}].
+erl_libs(Config) ->
+    Libs = filename:join(?config(priv_dir, Config), "libs"),
+    Ebin = filename:join([Libs, "cli_lib-1.0", "ebin"]),
+    ok = filelib:ensure_dir(filename:join(Ebin, "x")),
+    _ = compile_module(Config, "src", cli_lib_mod, Ebin),
+    {0, Out} = run(Config, ["cli_lib_mod:f().", "-d", "100", "-s", "1"], [{"ERL_LIBS", Libs}]),
+    [#{"Code" := "cli_lib_mod:f()."}] = table(?BASIC, Out).
+
+isolated() ->
+    [{doc, "-i runs the code in another VM (one without the escript argument)"}].
+isolated(Config) ->
+    %% an escript VM has the `escript' init argument; a fresh peer node has not
+    Code = "error = init:get_argument(escript).",
+    {0, Out} = run(Config, [Code, "-i", "-d", "100", "-s", "1"]),
+    [_] = table(?BASIC, Out),
+    failure(Config, [Code, "-d", "100", "-s", "1"], "runner crashed").
+
+squeeze_options() ->
+    [{doc, "-q with --min, --step, --max and -t"}].
+squeeze_options(Config) ->
+    %% sleepers scale with concurrency: every step gains, so the best is the maximum
+    Args = ["timer:sleep(1).", "--min", "2", "--step", "2", "--max", "6", "-t", "1",
+            "-d", "100", "-s", "1"],
+    {0, Out} = run(Config, Args ++ ["-q"]),
+    [#{"||" := 6}] = table(?BASIC, Out),
+    {0, Out2} = run(Config, ["timer:sleep(1).", "-q", "--max", "3", "--threshold", "5",
+                             "-d", "100", "-s", "1"]),
+    [#{"||" := 3}] = table(?BASIC, Out2).
+
+init_and_done() ->
+    [{doc, "--init runs before the runner, --done after"}].
+init_and_done(Config) ->
+    Done = filename:join(?config(priv_dir, Config), "done.txt"),
+    {0, Out} = run(Config, ["ets:insert(cli_t, {k, v}).",
+                            "--init", "ets:new(cli_t, [named_table, public]).",
+                            "--done", io_lib:format("file:write_file(~0p, <<\"done\">>).", [Done]),
+                            "-d", "100", "-s", "1"]),
+    [_] = table(?BASIC, Out),
+    ?assertEqual({ok, <<"done">>}, file:read_file(Done)).
+
+init_runner() ->
+    [{doc, "--init_runner's result is the runner's argument"}].
+init_runner(Config) ->
+    {0, Out} = run(Config, ["r(N) -> 7 = N.", "--init_runner", "7.", "-d", "100", "-s", "1"]),
+    [_] = table(?BASIC, Out),
+    failure(Config, ["r(N) -> 7 = N.", "--init_runner", "8.", "-d", "100", "-s", "1"], "badmatch").
+
+label() ->
+    [{doc, "--label replaces the code in the Code column"}].
+label(Config) ->
+    {0, Out} = run(Config, ["rand:uniform().", "--label", "random", "ok.", "--label", "nothing",
+                            "-d", "100", "-s", "1"]),
+    Labels = [L || #{"Code" := L} <- table(?BASIC ++ ["Rel"], Out)],
+    ?assertEqual(["nothing", "random"], lists:sort(Labels)).
+
+all_runner_defaults() ->
+    [{doc, "--init_all, --done_all, --init_runner_all apply to every runner, per-runner options win"}].
+all_runner_defaults(Config) ->
+    Done = filename:join(?config(priv_dir, Config), "done_all.txt"),
+    Args = ["r(X) -> 5 = X.", "r(X) -> 6 = X.", "--init_runner", "6.",
+            "ets:insert(t, {k, v}).", "--init_runner", "ok.",
+            "--init_runner_all", "5.",
+            "--init_all", "ets:new(t, [named_table, public]).",
+            "--done_all", io_lib:format("file:write_file(~0p, <<\"all\">>, [append]).", [Done]),
+            "-d", "100", "-s", "1"],
+    {0, Out} = run(Config, Args),
+    ?assertEqual(3, length(table(?BASIC ++ ["Rel"], Out))),
+    ?assertEqual({ok, <<"allallall">>}, file:read_file(Done)).
+
+mfa_runner() ->
+    [{doc, "A runner given as an {M, F, A} tuple"}].
+mfa_runner(Config) ->
+    {0, Out} = run(Config, ["{erlang, abs, [-1]}", "-d", "100", "-s", "1"]),
+    [#{"Code" := "{erlang,abs,[-1]}"}] = table(?BASIC, Out).
+
+inline_value() ->
+    [{doc, "--option=value is --option value"}].
+inline_value(Config) ->
+    {0, Out} = run(Config, ["rand:uniform().", "--samples=11", "--duration=20"]),
+    [#{"Samples" := 11}] = table(?EXTENDED, Out).
+
+terminal_width() ->
+    [{doc, "The Code column is cut to COLUMNS, and not cut without it"}].
+terminal_width(Config) ->
+    Long = "erlang:put(cli_key, [1, 2, 3]), erlang:put(cli_key, [4, 5]), erlang:get(cli_key).",
+    {0, Out} = run(Config, [Long, "-d", "50", "-s", "1"], [{"COLUMNS", "60"}]),
+    ?assert(lists:all(fun (Line) -> length(Line) =< 60 end, lines(Out)), Out),
+    [#{"Code" := "erlang:put(cli_key" ++ _}] = table(?BASIC, Out),
+    {0, Wide} = run(Config, [Long, "-d", "50", "-s", "1"]),
+    [#{"Code" := Long}] = table(?BASIC, Wide).
+
+nodes() ->
+    [{doc, "--nodes runs on two peer nodes at once and adds the results up"}].
+nodes(Config) ->
+    Peers = [begin
+                 {ok, Peer, Node} = peer:start_link(#{name => peer:random_name(?FUNCTION_NAME),
+                                                      connection => standard_io}),
+                 {Peer, Node}
+             end || _ <- [1, 2]],
+    try
+        List = lists:join(",", [atom_to_list(N) || {_, N} <- Peers]),
+        {0, Out} = run(Config, ["timer:sleep(1).", "--nodes", List, "-d", "200", "-s", "1"]),
+        [#{"||" := 2, "QPS" := Qps}] = table(?BASIC, Out),   % both nodes added up
+        ?assert(in(Qps, 2 * 60, 2 * 220), Out)
+    after
+        [peer:stop(P) || {P, _} <- Peers]
+    end.
+
+%%--------------------------------------------------------------------
+%% seed: the README's and the efficiency guide's examples, verbatim
+
+readme_rand_uniform() ->
+    [{doc, "README quick start 1"}].
+readme_rand_uniform(Config) ->
+    seed(Config, ["rand:uniform()."], ?BASIC, ["rand:uniform()."]).
+
+readme_concurrency() ->
+    [{doc, "README quick start 2: -c 4"}].
+readme_concurrency(Config) ->
+    [#{"||" := 4}] = seed(Config, ["rand:uniform().", "-c", "4"], ?BASIC, ["rand:uniform()."]).
+
+readme_compare_warmup() ->
+    [{doc, "README quick start 3: two runners, 10 samples, warmup"}].
+readme_compare_warmup(Config) ->
+    Rows = seed(Config, ["rand:uniform().", "crypto:strong_rand_bytes(2).", "--samples", "10",
+                         "--warmup", "1"], ?EXTENDED ++ ["Rel"], unordered),
+    ?assertEqual(["crypto:strong_rand_bytes(2).", "rand:uniform()."],
+                 lists:sort([C || #{"Code" := C} <- Rows])),
+    [#{"Samples" := 10} = R || R <- Rows].
+
+readme_state() ->
+    [{doc, "README quick start 4: state passed between iterations"}].
+readme_state(Config) ->
+    seed(Config, ["r(_, S) -> {_, N} = rand:uniform_s(S), N.", "--init_runner", "rand:seed(exsss).",
+                  "r() -> rand:uniform()."], ?BASIC ++ ["Rel"], unordered).
+
+readme_squeeze_is_loaded() ->
+    [{doc, "README quick start 5: squeeze code:is_loaded/1"}].
+readme_squeeze_is_loaded(Config) ->
+    seed(Config, ["code:is_loaded(local_udp).", "--init", "code:ensure_loaded(local_udp).",
+                  "--squeeze"], ?BASIC, ["code:is_loaded(local_udp)."]).
+
+readme_squeeze_persistent_term() ->
+    [{doc, "README quick start 5: squeeze persistent_term:put/2"}].
+readme_squeeze_persistent_term(Config) ->
+    seed(Config, ["persistent_term:put(atom, \"string\").", "-q"], ?BASIC,
+         ["persistent_term:put(atom, \"string\")."]).
+
+readme_pg_scope() ->
+    [{doc, "README quick start 6: pg scope started by init, stopped by done"}].
+readme_pg_scope(Config) ->
+    Code = "pg:join(scope, group, self()), pg:leave(scope, group, self()).",
+    seed(Config, [Code, "--init", "pg:start_link(scope).", "--done", "gen_server:stop(scope)."],
+         ?BASIC, [Code]).
+
+readme_sleep_init_runner() ->
+    [{doc, "README quick start 7: same code, different init_runner"}].
+readme_sleep_init_runner(Config) ->
+    [One, Two] = seed(Config, ["runner(X) -> timer:sleep(X).", "--init_runner", "1.",
+                               "  runner(X) -> timer:sleep(X).", "--init_runner", "2."],
+                      ?BASIC ++ ["Rel"],
+                      ["runner(X) -> timer:sleep(X).", "  runner(X) -> timer:sleep(X)."]),
+    ?assert(in(maps:get("QPS", One), 300, 1100), One),
+    ?assert(maps:get("QPS", Two) < maps:get("QPS", One), {One, Two}),
+    ?assertMatch(#{"Rel" := 100}, One).
+
+readme_pg2() ->
+    [{doc, "README quick start 8: pg2 is gone since OTP 24, the message says so"}].
+readme_pg2(Config) ->
+    failure(Config, ["ok = pg2:join(g, self()), ok = pg2:leave(g, self()).",
+                     "--init", "pg2:create(g)."], "pg2").
+
+readme_pg2_isolated() ->
+    [{doc, "README quick start 9: pg2 against pg in isolation, fails naming pg2"}].
+readme_pg2_isolated(Config) ->
+    failure(Config, ["ok = pg2:join(g, self()), ok = pg2:leave(g, self()).", "--init", "pg2:create(g).",
+                     "ok = pg:join(g, self()), ok = pg:leave(g, self()).", "--init", "pg:start(pg).",
+                     "-i"], "pg2").
+
+readme_verbose_squeeze() ->
+    [{doc, "README quick start 10: -q -v -t 8"}].
+readme_verbose_squeeze(Config) ->
+    {0, Out} = run(Config, ["rand:uniform().", "-q", "-v", "-t", "8"]),
+    ?assertNotEqual(nomatch, string:find(Out, "Sched")),
+    [#{"Code" := "rand:uniform().", "||" := C}] = table(?BASIC, Out),
+    ?assert(C >= 1, Out).
+
+readme_squeeze_max() ->
+    [{doc, "README concurrency estimation: {M, F, A} runner, -w 1 --max 50 -q"}].
+readme_squeeze_max(Config) ->
+    [#{"||" := C}] = seed(Config, ["{code, is_loaded, [local_udp]}", "-w", "1", "--max", "50", "-q"],
+                          ?BASIC, ["{code,is_loaded,[local_udp]}"]),
+    ?assert(C >= 1 andalso C =< 50, C).
+
+%% The README's -pa example points at a directory built by an argparse checkout; here it
+%% does not exist, which is a usage error naming it. code_path/1 covers a real -pa.
+readme_pa_argparse() ->
+    [{doc, "README -pa example"}].
+readme_pa_argparse(Config) ->
+    Args = ["argparse:parse([], #{}).", "-pa", "_build/test/lib/argparse/ebin"],
+    case filelib:is_dir(filename:join(root(), "_build/test/lib/argparse/ebin")) of
+        true -> seed(Config, Args, ?BASIC, ["argparse:parse([], #{})."]);
+        false -> usage_error(Config, Args, "_build/test/lib/argparse/ebin")
+    end.
+
+%% ERL_LIBS="_build/test/lib": argparse is in stdlib from OTP 26; before, it is missing.
+readme_erl_libs_argparse() ->
+    [{doc, "README ERL_LIBS example"}].
+readme_erl_libs_argparse(Config) ->
+    Args = ["argparse:parse([], #{})."],
+    Env = [{"ERL_LIBS", "_build/test/lib"}],
+    case code:which(argparse) of
+        non_existing -> failure(Config, Args, Env, "argparse");
+        _ -> seed(Config, Args, Env, ?BASIC, ["argparse:parse([], #{})."])
+    end.
+
+readme_ets_timer() ->
+    [{doc, "README timer precision example: -c 50, 50 samples of 100 ms"}].
+readme_ets_timer(Config) ->
+    [#{"||" := 50, "Samples" := 50}] =
+        seed(Config, ["-c", "50", "ets:insert(ac_tab, {1, 2}).", "-d", "100", "-s", "50"], ?EXTENDED,
+             ["ets:insert(ac_tab, {1, 2})."]).
+
+guide_bytes_2() ->
+    [{doc, "Efficiency guide: rand:bytes(2) against crypto:strong_rand_bytes(2)"}].
+guide_bytes_2(Config) ->
+    guide_bytes(Config, "2").
+
+guide_bytes_100() ->
+    [{doc, "Efficiency guide: 100 bytes"}].
+guide_bytes_100(Config) ->
+    guide_bytes(Config, "100").
+
+guide_bytes_1000() ->
+    [{doc, "Efficiency guide: 1000 bytes"}].
+guide_bytes_1000(Config) ->
+    guide_bytes(Config, "1000").
+
+guide_bytes(Config, N) ->
+    Codes = ["rand:bytes(" ++ N ++ ").", "crypto:strong_rand_bytes(" ++ N ++ ")."],
+    Rows = seed(Config, Codes, ?BASIC ++ ["Rel"], unordered),
+    ?assertEqual(lists:sort(Codes), lists:sort([C || #{"Code" := C} <- Rows])).
+
+%%--------------------------------------------------------------------
+%% seed (figures compared across rows) and seed_timed (timing compared across runs)
+
+readme_mfa_loop() ->
+    [{doc, "README: {M, F, A} against source in timed mode, -l 10M"}].
+readme_mfa_loop(Config) ->
+    [Fast, Slow] = seed(Config, ["{rand, uniform, []}", "rand:uniform().", "-l", "10M"],
+                        ?BASIC ++ ["Rel"], unordered),
+    ?assertMatch(#{"Rel" := 100}, Fast),
+    ?assert(maps:get("QPS", Fast) >= maps:get("QPS", Slow)),
+    ?assert(maps:get("Time", Fast) < 1000, Fast).   % one rand:uniform() is nanoseconds
+
+readme_duration_doubles() ->
+    [{doc, "README continuous mode: -d 200 doubles the counts of -d 100, not the iteration time"}].
+readme_duration_doubles(Config) ->
+    [Short] = seed(Config, ["rand:uniform().", "-d", "100", "-s", "20"], ?EXTENDED, ["rand:uniform()."]),
+    [Long] = seed(Config, ["rand:uniform().", "-d", "200", "-s", "20"], ?EXTENDED, ["rand:uniform()."]),
+    Ratio = maps:get("Avg", Long) / maps:get("Avg", Short),
+    ?assert(in(Ratio, 1.4, 2.8), {Short, Long}),      % twice the iterations per sample
+    ?assert(in(maps:get("Iteration", Long) / maps:get("Iteration", Short), 0.5, 1.6)).
+
+readme_timed_compare() ->
+    [{doc, "README timed mode: Avg is the time of 10M iterations"}].
+readme_timed_compare(Config) ->
+    Rows = seed(Config, ["rand:uniform().", "rand:uniform(1000).", "-l", "10M", "-s", "20"],
+                ?EXTENDED ++ ["Rel"], unordered),
+    [begin
+         ?assertMatch(#{"Samples" := 20}, R),
+         %% Avg is the time of 10M iterations: 10M times the iteration time
+         ?assert(in(maps:get("Avg", R) / (1.0e7 * maps:get("Iteration", R)), 0.8, 1.25), R)
+     end || R <- Rows].
+
+%%--------------------------------------------------------------------
+%% terminal: colour and progress only on a terminal
+
+terminal_colour_and_progress() ->
+    [{doc, "On a terminal: bold header, progress on stderr for a 4 s run"}].
+terminal_colour_and_progress(Config) ->
+    in_terminal(Config, "", ["timer:sleep(1).", "-s", "4"],
+                fun (Out) ->
+                    ?assertNotEqual(nomatch, string:find(Out, "\e[1mCode")),
+                    ?assertNotEqual(nomatch, string:find(Out, "sample 1/4"))
+                end).
+
+no_colour() ->
+    [{doc, "On a terminal with NO_COLOR set: no colour"}].
+no_colour(Config) ->
+    in_terminal(Config, "NO_COLOR=1 ", ["timer:sleep(1).", "-s", "1", "-d", "100"],
+                fun (Out) ->
+                    ?assertEqual(nomatch, string:find(Out, "\e[1m")),
+                    ?assertNotEqual(nomatch, string:find(Out, "Code"))
+                end).
+
+%%--------------------------------------------------------------------
+%% Helpers
+
+root() ->
+    AppDir = filename:dirname(filename:dirname(code:which(?MODULE))),
+    Src = filename:join(AppDir, "src"),
+    case file:read_link(Src) of
+        {ok, Target} -> filename:dirname(filename:absname(Target, AppDir));  % rebar3 _build
+        {error, _} -> AppDir
+    end.
+
+escript() ->
+    case os:getenv("ERLPERF_ESCRIPT") of
+        false -> filename:join(root(), "erlperf");
+        Path -> Path
+    end.
+
+run(Config, Args) ->
+    run(Config, Args, []).
+
+%% Runs the escript from the repository root; returns {ExitStatus, Output}.
+run(Config, Args, Env) ->
+    Port = open_port({spawn_executable, ?config(escript, Config)},
+                     [exit_status, stderr_to_stdout, binary, {cd, root()},
+                      {args, [lists:flatten(A) || A <- Args]},
+                      {env, [{"COLUMNS", false}, {"NO_COLOR", false} | Env]}]),
+    {Status, Out} = collect(Port, []),
+    ct:log("erlperf ~p~n~ts~nexit ~b", [Args, Out, Status]),
+    ?assertEqual(nomatch, string:find(Out, "\e["), "escape sequence when not a terminal"),
+    {Status, Out}.
+
+collect(Port, Acc) ->
+    receive
+        {Port, {data, Data}} -> collect(Port, [Data | Acc]);
+        {Port, {exit_status, Status}} ->
+            {Status, unicode:characters_to_list(lists:reverse(Acc))}
+    after ?RUN_TIMEOUT_MS ->
+        {os_pid, Pid} = erlang:port_info(Port, os_pid),
+        _ = os:cmd("kill -9 " ++ integer_to_list(Pid)),
+        ct:fail({timeout, lists:reverse(Acc)})
+    end.
+
+%% Runs the escript with a pseudo-terminal as stdout and stderr (script(1)), and checks
+%% the output with Check.
+in_terminal(Config, EnvPrefix, Args, Check) ->
+    case os:find_executable("script") of
+        false ->
+            {skip, "script(1) is not available"};
+        Script ->
+            Command = EnvPrefix ++ lists:join(" ", [quote(A) || A <- [?config(escript, Config) | Args]]),
+            Port = open_port({spawn_executable, Script},
+                             [exit_status, stderr_to_stdout, binary,
+                              {args, ["-qec", lists:flatten(Command), "/dev/null"]}]),
+            {0, Out} = collect(Port, []),
+            ct:log("~ts", [Out]),
+            Check(Out)
+    end.
+
+quote(Arg) ->
+    "'" ++ lists:flatten(string:replace(Arg, "'", "'\\''", all)) ++ "'".
+
+usage_error(Config, Args, Expected) ->
+    {2, Out} = run(Config, Args),
+    ?assertNotEqual(nomatch, string:find(Out, Expected), Out),
+    ?assertNotEqual(nomatch, string:find(Out, "erlperf --help"), Out),
+    ?assertEqual(2, length(lines(Out)), Out),   % one line of message, one of hint
+    Out.
+
+failure(Config, Args, Expected) ->
+    failure(Config, Args, [], Expected).
+
+failure(Config, Args, Env, Expected) ->
+    {1, Out} = run(Config, Args, Env),
+    ?assertMatch(["erlperf: " ++ _], lines(Out)),   % one line, no stack trace
+    ?assertNotEqual(nomatch, string:find(Out, Expected), Out),
+    Out.
+
+%% A verbatim example: exit 0, the header of the README, the rows expected.
+seed(Config, Args, Header, Order) ->
+    seed(Config, Args, [], Header, Order).
+
+seed(Config, Args, Env, Header, Order) ->
+    {0, Out} = run(Config, Args, Env),
+    Rows = table(Header, Out),
+    case Order of
+        unordered -> ok;
+        _ -> ?assertEqual(Order, [C || #{"Code" := C} <- Rows])
+    end,
+    [?assert(Qps > 0, R) || #{"QPS" := Qps} = R <- Rows],
+    Rows.
+
+lines(Out) ->
+    string:split(string:trim(Out, trailing, "\n"), "\n", all).
+
+%% The table's rows, as maps from header column to value. Asserts the exact header.
+table(Header, Out) ->
+    {_, [HeaderLine | Rows]} = lists:splitwith(fun (L) -> not lists:prefix("Code ", L) end,
+                                               lines(Out)),
+    ?assertEqual(Header, string:lexemes(HeaderLine, " "), Out),
+    [row(tl(Header), R) || R <- lists:takewhile(fun (L) -> L =/= "" end, Rows),
+                           not lists:prefix("Note:", R)].
+
+%% Cells are read from the right (a value with a unit is two tokens); the Code column is
+%% the text before them, leading spaces kept.
+row(Columns, Line) ->
+    {Cells, CodeTokens} = cells(lists:reverse(Columns), lists:reverse(tokens(Line, 1, [])), #{}),
+    {LastPos, LastToken} = lists:last(CodeTokens),
+    Cells#{"Code" => lists:sublist(Line, LastPos + length(LastToken) - 1)}.
+
+cells([], Tokens, Acc) ->
+    {Acc, lists:reverse(Tokens)};
+cells([Col | Cols], [{_, Unit}, {_, Number} | Tokens], Acc) when Unit =:= "Ki"; Unit =:= "Mi";
+                                                               Unit =:= "Gi"; Unit =:= "Ti";
+                                                               Unit =:= "ns"; Unit =:= "us";
+                                                               Unit =:= "ms"; Unit =:= "s" ->
+    cells(Cols, Tokens, Acc#{Col => number(Number) * multiplier(Unit)});
+cells([Col | Cols], [{_, Text} | Tokens], Acc) ->
+    cells(Cols, Tokens, Acc#{Col => number(string:trim(Text, trailing, "%"))}).
+
+%% Code is what precedes the concurrency column: the tokens left, with their spacing.
+tokens([], _Pos, Acc) ->
+    lists:reverse(Acc);
+tokens([$\s | Rest], Pos, Acc) ->
+    tokens(Rest, Pos + 1, Acc);
+tokens(Line, Pos, Acc) ->
+    {Token, Rest} = lists:splitwith(fun (C) -> C =/= $\s end, Line),
+    tokens(Rest, Pos + length(Token), [{Pos, Token} | Acc]).
+
+multiplier("Ki") -> 1000;
+multiplier("Mi") -> 1000000;
+multiplier("Gi") -> 1000000000;
+multiplier("Ti") -> 1000000000000;
+multiplier("ns") -> 1;
+multiplier("us") -> 1000;
+multiplier("ms") -> 1000000;
+multiplier("s") -> 1000000000.
+
+number("-") -> undefined;
+number(Text) ->
+    case string:to_integer(Text) of
+        {N, ""} -> N;
+        _ -> list_to_float(Text)
+    end.
+
+in(Value, Min, Max) ->
+    is_number(Value) andalso Value >= Min andalso Value =< Max.
+
+compile_module(Config, Sub, Module) ->
+    Dir = filename:join(?config(priv_dir, Config), Sub),
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    compile_module(Config, Sub, Module, Dir).
+
+compile_module(Config, Sub, Module, OutDir) ->
+    SrcDir = filename:join(?config(priv_dir, Config), Sub ++ "_src"),
+    ok = filelib:ensure_dir(filename:join(SrcDir, "x")),
+    Src = filename:join(SrcDir, atom_to_list(Module) ++ ".erl"),
+    ok = file:write_file(Src, io_lib:format("-module(~s).~n-export([f/0]).~nf() -> ok.~n", [Module])),
+    {ok, Module} = compile:file(Src, [{outdir, OutDir}]),
+    OutDir.

@@ -1,0 +1,282 @@
+%%% @doc eunit tests of `erlperf_codegen': parsing, arity rules, dead code detection,
+%%% compiler diagnostics, labels, error text, and the generated loops themselves.
+%%%
+%%% Generated modules are loaded only by `loops_test_', under names of their own, and
+%%% purged afterwards.
+-module(erlperf_codegen_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+%%--------------------------------------------------------------------
+%% Parsing
+
+parse_ok_test_() ->
+    Good = [#{runner => "rand:uniform()."},
+            #{runner => <<"rand:uniform().">>},
+            #{runner => "X = 1, X + 1."},
+            #{runner => "r() -> ok."},
+            #{runner => "r(X) when is_integer(X) -> X; r(_) -> 0.", init_runner => "1."},
+            #{runner => "any_name(_, S) -> helper(S). helper(S) -> S + 1.", init_runner => "0."},
+            #{runner => fun () -> ok end},
+            #{runner => {erlang, phash2, [1]}},
+            #{runner => [{erlang, phash2, [1]}, {erlang, phash2, [2]}]},
+            #{runner => "ok.", init => "1.", init_runner => "ir(X) -> X.", done => "d(X) -> X."},
+            #{runner => "ok.", label => "name"}],
+    [?_assertEqual(ok, erlperf_codegen:check(Code)) || Code <- Good].
+
+parse_error_test_() ->
+    [?_assertEqual({error, {bad_code, runner, {parse, 1, 5, "syntax error before: '.'"}}},
+                   erlperf_codegen:check(#{runner => "foo(."})),
+     ?_assertMatch({error, {bad_code, runner, {parse, 2, 7, _}}},
+                   erlperf_codegen:check(#{runner => "ok,\n  foo(."})),
+     ?_assertMatch({error, {bad_code, runner, {parse, 1, 14, "source must end with a period (.)"}}},
+                   erlperf_codegen:check(#{runner => "rand:uniform()"})),
+     ?_assertMatch({error, {bad_code, runner, {parse, 1, 1, _}}},
+                   erlperf_codegen:check(#{runner => "\"abc."})),
+     ?_assertMatch({error, {bad_code, runner, {parse, 1, 8, _}}},
+                   erlperf_codegen:check(#{runner => "x = 1. y."})),
+     ?_assertMatch({error, {bad_code, runner, {parse, 1, 12, _}}},
+                   erlperf_codegen:check(#{runner => "f(X) -> X. 1."})),
+     ?_assertMatch({error, {bad_code, init, {parse, 2, _, _}}},
+                   erlperf_codegen:check(#{runner => "ok.", init => "i() ->\n )."})),
+     ?_assertMatch({error, {bad_code, done, {parse, _, _, _}}},
+                   erlperf_codegen:check(#{runner => "ok.", done => "   "}))].
+
+bad_callable_test_() ->
+    [?_assertEqual({error, {bad_code, runner, {bad_callable, 42}}}, erlperf_codegen:check(#{runner => 42})),
+     ?_assertEqual({error, {bad_code, runner, {bad_callable, 42}}}, erlperf_codegen:check(42)),
+     ?_assertEqual({error, {bad_code, runner, {bad_callable, []}}}, erlperf_codegen:check(#{runner => ""})),
+     ?_assertEqual({error, {bad_code, runner, {bad_callable, {a, b, c}}}},
+                   erlperf_codegen:check(#{runner => [{a, b, c}]})),
+     ?_assertEqual({error, {bad_code, init, {bad_callable, {1, 2}}}},
+                   erlperf_codegen:check(#{runner => "ok.", init => {1, 2}})),
+     ?_assertEqual({error, {bad_code, runner, {bad_callable, 42}}}, erlperf_codegen:generate(#{runner => 42}, unused))].
+
+%%--------------------------------------------------------------------
+%% Arity rules
+
+arity_test_() ->
+    Bad = [{#{runner => "r(X) -> X."}, runner, 1},
+           {#{runner => fun (X) -> X end, init => "1."}, runner, 1},
+           {#{runner => "r(X, Y) -> {X, Y}."}, runner, 2},
+           {#{runner => "r(A, B, C) -> {A, B, C}.", init_runner => "1."}, runner, 3},
+           {#{runner => fun (A, B, C) -> {A, B, C} end, init_runner => "1."}, runner, 3},
+           {#{runner => "ok.", init_runner => "ir(X) -> X."}, init_runner, 1},
+           {#{runner => "ok.", init_runner => fun (X, Y) -> {X, Y} end, init => "1."}, init_runner, 2},
+           {#{runner => "ok.", done => fun (X) -> X end}, done, 1},
+           {#{runner => "ok.", done => "d(X, Y) -> {X, Y}.", init => "1."}, done, 2},
+           {#{runner => "ok.", init => "i(X) -> X."}, init, 1}],
+    [?_assertMatch({error, {bad_code, Role, {arity, Arity, Why}}} when is_list(Why),
+                   erlperf_codegen:check(Code)) || {Code, Role, Arity} <- Bad].
+
+generated_arity_test_() ->
+    Arity = fun (Code) -> {ok, #{arity := A}} = erlperf_codegen:generate(Code, erlperf_codegen_tests_arity), A end,
+    [?_assertEqual(0, Arity(#{runner => "ok."})),
+     ?_assertEqual(0, Arity(#{runner => {erlang, node, []}})),
+     ?_assertEqual(0, Arity(#{runner => [{erlang, node, []}]})),
+     ?_assertEqual(1, Arity(#{runner => "r(X) -> X.", init_runner => "1."})),
+     ?_assertEqual(2, Arity(#{runner => fun (_, S) -> S end, init_runner => "1."})),
+     ?_assertEqual(0, Arity(#{runner => fun () -> ok end, init_runner => "1."}))].
+
+%%--------------------------------------------------------------------
+%% Generation, warnings, compile errors
+
+generate_test() ->
+    {ok, Gen} = erlperf_codegen:generate(#{runner => "erlang:phash2(1).", init => fun () -> 1 end,
+                                           done => "d(_) -> ok."}, erlperf_codegen_tests_gen),
+    ?assertMatch(#{module := erlperf_codegen_tests_gen, binary := <<_/binary>>, forms := [_ | _],
+                   context := {F}, arity := 0, roles := [init, runner, done], warnings := [],
+                   label := <<"erlang:phash2(1).">>} when is_function(F, 0), Gen),
+    %% pure: nothing is loaded
+    ?assertNot(erlang:module_loaded(erlperf_codegen_tests_gen)).
+
+dead_code_test_() ->
+    Warnings = fun (Runner) ->
+                       {ok, #{warnings := W}} = erlperf_codegen:generate(#{runner => Runner}, erlperf_codegen_tests_dead),
+                       W
+               end,
+    [?_assertEqual([{dead_code, runner}], Warnings("erlang:node().")),
+     ?_assertEqual([{dead_code, runner}], Warnings("ok.")),
+     ?_assertEqual([{dead_code, runner}], Warnings("1 + 2.")),
+     ?_assertEqual([{dead_code, runner}], Warnings({erlang, node, []})),
+     ?_assertEqual([], Warnings("erlang:phash2(1).")),
+     ?_assertEqual([], Warnings("rand:uniform().")),
+     ?_assertEqual([], Warnings(fun () -> ok end)),
+     ?_assertEqual([], Warnings({erlang, phash2, [1]})),
+     ?_assertEqual([], Warnings("r() -> ok.")),
+     %% "no effect" warnings are not repeated as compiler warnings
+     ?_assertEqual([{dead_code, runner}], Warnings("erlang:self()."))].
+
+compiler_warning_test_() ->
+    Gen = fun (Code) -> {ok, #{warnings := W}} = erlperf_codegen:generate(Code, erlperf_codegen_tests_warn), W end,
+    [?_assertEqual([{compiler, runner, 1, 8, "variable 'X' is unused"}],
+                   Gen(#{runner => "r() -> X = 1, erlang:phash2(2)."})),
+     ?_assertMatch([{compiler, init, 2, 3, "variable 'Y' is unused"}],
+                   Gen(#{runner => "erlang:phash2(1).", init => "i() ->\n  Y = 1, ok."}))].
+
+compile_error_test_() ->
+    Gen = fun (Code) -> erlperf_codegen:generate(Code, erlperf_codegen_tests_err) end,
+    [?_assertEqual({error, {bad_code, runner, {compile, [{1, 8, "variable 'Y' is unbound"}]}}},
+                   Gen(#{runner => "r() -> Y."})),
+     ?_assertEqual({error, {bad_code, runner, {compile, [{2, 5, "variable 'Y' is unbound"}]}}},
+                   Gen(#{runner => "r() ->\n    Y."})),
+     ?_assertEqual({error, {bad_code, init, {compile, [{2, 3, "variable 'Z' is unbound"}]}}},
+                   Gen(#{runner => "ok.", init => "i() ->\n  Z."})),
+     ?_assertMatch({error, {bad_code, done, {compile, [{1, _, _} | _]}}},
+                   Gen(#{runner => "ok.", done => "d() -> undefined_local()."})),
+     %% the runner is inlined into two loops, but the user wrote one error
+     ?_assertEqual({error, {bad_code, runner, {compile, [{1, 1, "variable 'X' is unbound"}]}}},
+                   Gen(#{runner => "X + 1."}))].
+
+no_files_written_test() ->
+    {ok, Cwd} = file:get_cwd(),
+    Dir = filename:join(tmp_dir(), "erlperf_codegen_tests_" ++ integer_to_list(erlang:unique_integer([positive]))),
+    ok = file:make_dir(Dir),
+    ok = file:set_cwd(Dir),
+    try
+        {ok, _} = erlperf_codegen:generate(#{runner => "rand:uniform()."}, erlperf_codegen_tests_files),
+        {error, _} = erlperf_codegen:generate(#{runner => "r() -> Y."}, erlperf_codegen_tests_files),
+        ?assertEqual({ok, []}, file:list_dir(Dir))
+    after
+        ok = file:set_cwd(Cwd),
+        _ = file:del_dir_r(Dir)
+    end.
+
+%%--------------------------------------------------------------------
+%% The generated loops, loaded and called
+
+loops_test_() ->
+    [fun runner2_threads_state/0, fun runner1_gets_init_runner/0, fun role_calls/0,
+     fun continuous_publishes/0, fun helpers_do_not_clash/0].
+
+runner2_threads_state() ->
+    Self = self(),
+    Mod = load(#{init_runner => "10.", runner => fun (10, S) -> Self ! {state, S}, S + 1 end}, erlperf_codegen_tests_r2),
+    try
+        Ns = Mod:'erlperf timed'(4, 10, context(Mod)),
+        ?assert(is_integer(Ns) andalso Ns >= 0),
+        ?assertEqual([10, 11, 12, 13], drain(state))
+    after
+        unload(Mod)
+    end.
+
+runner1_gets_init_runner() ->
+    Self = self(),
+    Mod = load(#{init_runner => "7.", runner => fun (I) -> Self ! {arg, I} end}, erlperf_codegen_tests_r1),
+    try
+        _ = Mod:'erlperf timed'(3, 7, context(Mod)),
+        ?assertEqual([7, 7, 7], drain(arg))
+    after
+        unload(Mod)
+    end.
+
+role_calls() ->
+    Mod = load(#{init => "i() -> 5.", init_runner => "ir(X) -> X * 2.", runner => "ok.",
+                 done => "d(X) -> {done, X}."}, erlperf_codegen_tests_roles),
+    try
+        Ctx = context(Mod),
+        ?assertEqual(5, Mod:'erlperf call'(init, undefined, Ctx)),
+        ?assertEqual(10, Mod:'erlperf call'(init_runner, 5, Ctx)),
+        ?assertEqual({done, 5}, Mod:'erlperf call'(done, 5, Ctx)),
+        ?assertError({undefined_role, runner}, Mod:'erlperf call'(runner, 5, Ctx))
+    after
+        unload(Mod)
+    end.
+
+continuous_publishes() ->
+    Mod = load(#{runner => "erlang:phash2(12345)."}, erlperf_codegen_tests_pub),
+    Ref = atomics:new(16, [{signed, false}]),
+    try
+        Worker = spawn(fun () -> Mod:'erlperf run'(Ref, undefined, context(Mod)) end),
+        ?assert(wait_for(fun () -> atomics:get(Ref, 1) > 100000 end, 3000)),
+        exit(Worker, kill),
+        %% only the first slot is written
+        ?assertEqual([0], lists:usort([atomics:get(Ref, I) || I <- lists:seq(2, 16)]))
+    after
+        unload(Mod)
+    end.
+
+helpers_do_not_clash() ->
+    Mod = load(#{init => "i() -> helper(). helper() -> 1.",
+                 init_runner => "ir(X) -> helper(X). helper(X) -> X + 1.",
+                 runner => "r(X) -> helper(X). helper(2) -> ok."}, erlperf_codegen_tests_helpers),
+    try
+        Ctx = context(Mod),
+        ?assertEqual(1, Mod:'erlperf call'(init, undefined, Ctx)),
+        ?assertEqual(2, Mod:'erlperf call'(init_runner, 1, Ctx)),
+        ?assert(is_integer(Mod:'erlperf timed'(10, 2, Ctx)))
+    after
+        unload(Mod)
+    end.
+
+%%--------------------------------------------------------------------
+%% Labels, source, error text
+
+label_test_() ->
+    [?_assertEqual(<<"mine">>, erlperf_codegen:label(#{runner => "ok.", label => "mine"})),
+     ?_assertEqual(<<"mine">>, erlperf_codegen:label(#{runner => "ok.", label => <<"mine">>})),
+     ?_assertEqual(<<"ok.">>, erlperf_codegen:label(#{runner => "ok."})),
+     ?_assertEqual(<<"ok.">>, erlperf_codegen:label(#{runner => <<"ok.">>})),
+     ?_assertEqual(<<"{erlang,phash2,[1]}">>, erlperf_codegen:label(#{runner => {erlang, phash2, [1]}})),
+     ?_assertEqual(<<"[{erlang,phash2,[1]}]">>, erlperf_codegen:label(#{runner => [{erlang, phash2, [1]}]})),
+     ?_assertEqual(<<"fun erlang:node/0">>, erlperf_codegen:label(#{runner => fun erlang:node/0})),
+     ?_assertEqual(<<"ünïcode"/utf8>>, erlperf_codegen:label(#{runner => "ok.", label => "ünïcode"}))].
+
+source_test() ->
+    Text = lists:flatten(io_lib:format("~ts", [erlperf_codegen:source(#{runner => "erlang:phash2(12345)."})])),
+    ?assertNotEqual(nomatch, string:find(Text, "erlang:phash2(12345)")),
+    ?assertNotEqual(nomatch, string:find(Text, "-module(")),
+    ?assertError({bad_code, runner, {parse, 1, 5, _}}, erlperf_codegen:source(#{runner => "foo(."})).
+
+format_error_test_() ->
+    Details = [{{parse, 1, 5, "syntax error before: '.'"}, ["line 1", "column 5", "syntax error"]},
+               {{compile, [{2, 3, "variable 'Z' is unbound"}, {4, 1, "other"}]}, ["line 2", "column 3", "'Z'"]},
+               {{arity, 3, "a runner takes 0, 1 or 2 arguments"}, ["3", "0, 1 or 2"]},
+               {{bad_callable, {1, 2}}, ["{1,2}"]},
+               {{bad_callable, "multi\nline"}, ["multi"]}],
+    [{lists:flatten(io_lib:format("~0p", [D])),
+      fun () ->
+              Text = erlperf_codegen:format_error(D),
+              ?assert(io_lib:printable_unicode_list(Text), Text),
+              ?assertEqual(nomatch, string:find(Text, "\n")),
+              [?assertNotEqual(nomatch, string:find(Text, W), {Text, W}) || W <- Words]
+      end} || {D, Words} <- Details].
+
+%%--------------------------------------------------------------------
+%% Helpers
+
+load(Code, Mod) ->
+    {ok, #{binary := Bin, context := Ctx}} = erlperf_codegen:generate(Code, Mod),
+    {module, Mod} = code:load_binary(Mod, "erlperf_codegen_tests", Bin),
+    put({context, Mod}, Ctx),
+    Mod.
+
+context(Mod) ->
+    get({context, Mod}).
+
+unload(Mod) ->
+    _ = code:delete(Mod),
+    _ = code:purge(Mod),
+    ok.
+
+drain(Tag) ->
+    receive {Tag, V} -> [V | drain(Tag)]
+    after 0 -> []
+    end.
+
+tmp_dir() ->
+    case os:getenv("TMPDIR") of
+        false -> "/tmp";
+        Dir -> Dir
+    end.
+
+%% Polls Pred until it holds or the deadline passes.
+wait_for(Pred, Ms) ->
+    Deadline = erlang:monotonic_time(millisecond) + Ms,
+    wait_until(Pred, Deadline).
+
+wait_until(Pred, Deadline) ->
+    case Pred() orelse erlang:monotonic_time(millisecond) >= Deadline of
+        true -> Pred();
+        false -> receive after 5 -> wait_until(Pred, Deadline) end
+    end.

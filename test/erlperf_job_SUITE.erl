@@ -1,0 +1,383 @@
+%%% @doc Tests of the job process (`erlperf_job') used directly: lifecycle, workers,
+%%% counters, timed measurement, introspection, priority and failure handling.
+-module(erlperf_job_SUITE).
+
+-include_lib("stdlib/include/assert.hrl").
+-include_lib("common_test/include/ct.hrl").
+
+%% common_test callbacks
+-export([suite/0, all/0, groups/0, end_per_testcase/2]).
+
+%% Test cases
+-export([start_stop/1, start_link/1, start_link_init_crash/1, request_stop/1, start_errors/1, init_crash_cleans_up/1,
+         concurrency/1, sample_grows/1, sample_kept_after_workers_stop/1, measure/1,
+         measure_fresh_worker/1, source/1, info/1, set_priority/1, owner_exit/1,
+         worker_crash/1, worker_crash_many_workers/1, init_runner_crash/1, measure_crash/1,
+         done_crash/1, done_runs_once/1, pg_group/1, workers_linked/1]).
+
+%% How long cases wait for a process to go, or a counter to move.
+-define(WAIT_MS, 3000).
+%% A crash must stop the job well within this (the API promises about a second).
+-define(CRASH_STOP_MS, 2000).
+
+suite() ->
+    [{timetrap, {seconds, 60}}].
+
+all() ->
+    [{group, lifecycle}, {group, measuring}, {group, failures}].
+
+groups() ->
+    [{lifecycle, [parallel],
+      [start_stop, start_link, request_stop, start_errors, concurrency,
+       source, info, set_priority, owner_exit, done_runs_once, workers_linked]},
+     {measuring, [],
+      [sample_grows, sample_kept_after_workers_stop, measure, measure_fresh_worker, pg_group]},
+     {failures, [],
+      [init_crash_cleans_up, start_link_init_crash, worker_crash, worker_crash_many_workers, init_runner_crash, measure_crash, done_crash]}].
+
+end_per_testcase(_Case, _Config) ->
+    ok.
+
+%%--------------------------------------------------------------------
+%% Lifecycle
+
+start_stop(doc) -> "start/1 starts a job with no workers; stop/1 stops it and unloads its module.";
+start_stop(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start(#{runner => "rand:uniform()."}),
+    #{module := Mod} = erlperf_job:info(Job),
+    ?assert(erlang:module_loaded(Mod)),
+    ?assertEqual(0, erlperf_job:concurrency(Job)),
+    ?assertNot(lists:member(Job, element(2, process_info(self(), links)))),
+    Mon = erlang:monitor(process, Job),
+    ?assertEqual(ok, erlperf_job:stop(Job)),
+    ?assertEqual(normal, down_reason(Mon)),
+    ?assertNot(erlang:module_loaded(Mod)).
+
+start_link(doc) -> "start_link/1 links the job to the caller.";
+start_link(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start_link(#{runner => "ok."}),
+    ?assert(lists:member(Job, element(2, process_info(self(), links)))),
+    ok = erlperf_job:stop(Job),
+    ?assertNot(is_process_alive(Job)).
+
+request_stop(doc) -> "request_stop/1 returns at once; the job goes with reason normal and cleans up.";
+request_stop(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start(#{runner => "rand:uniform()."}),
+    #{module := Mod} = erlperf_job:info(Job),
+    ok = erlperf_job:set_concurrency(Job, 2),
+    Workers = workers(Job),
+    Mon = erlang:monitor(process, Job),
+    ?assertEqual(ok, erlperf_job:request_stop(Job)),
+    ?assertEqual(normal, down_reason(Mon)),
+    ?assertNot(erlang:module_loaded(Mod)),
+    ?assert(all_gone(Workers)).
+
+start_errors(doc) -> "Bad code and arity problems are returned as {error, {bad_code, ...}}.";
+start_errors(Config) when is_list(Config) ->
+    ?assertMatch({error, {bad_code, runner, {parse, 1, 5, _}}}, erlperf_job:start(#{runner => "foo(."})),
+    ?assertMatch({error, {bad_code, runner, {arity, 1, _}}}, erlperf_job:start(#{runner => fun (_) -> ok end})),
+    ?assertMatch({error, {bad_code, runner, {bad_callable, 1}}}, erlperf_job:start(#{runner => 1})),
+    ?assertMatch({error, {bad_code, runner, {bad_callable, not_a_map}}}, erlperf_job:start(not_a_map)).
+
+init_crash_cleans_up(doc) -> "A crashing init fails start with {crashed, init, _} and unloads the module.";
+init_crash_cleans_up(Config) when is_list(Config) ->
+    Before = job_modules(),
+    ?assertMatch({error, {crashed, init, {error, badarith, [_ | _]}}},
+                 erlperf_job:start(#{runner => "ok.", init => "1 / erlang:length([])."})),
+    ?assertEqual([], job_modules() -- Before).
+
+start_link_init_crash(doc) -> "start_link/1 with a crashing init returns an error and does not kill its caller.";
+start_link_init_crash(Config) when is_list(Config) ->
+    Self = self(),
+    {Caller, Mon} = spawn_monitor(fun () ->
+        Self ! {result, erlperf_job:start_link(#{runner => "ok.", init => fun () -> throw(nope) end})},
+        receive stop -> ok end
+    end),
+    Result = receive
+                 {result, R} -> R;
+                 {'DOWN', Mon, process, Caller, Killed} -> ct:fail({caller_killed, Killed})
+             after ?WAIT_MS -> ct:fail(no_result)
+             end,
+    ?assertMatch({error, {crashed, init, {throw, nope, _}}}, Result),
+    %% an exit signal from the failed job would arrive within this bound
+    receive {'DOWN', Mon, process, Caller, Reason} -> ct:fail({caller_killed, Reason})
+    after 500 -> Caller ! stop
+    end,
+    ?assertEqual(normal, down_reason(Mon)).
+
+concurrency(doc) -> "set_concurrency/2 starts and stops workers; concurrency/1 reads it.";
+concurrency(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start(#{runner => "receive after infinity -> ok end."}),
+    [begin
+         ok = erlperf_job:set_concurrency(Job, N),
+         ?assertEqual(N, erlperf_job:concurrency(Job)),
+         ?assertEqual(N, length(workers(Job)))
+     end || N <- [3, 10, 1, 0, 5]],
+    Workers = workers(Job),
+    ok = erlperf_job:stop(Job),
+    ?assert(all_gone(Workers)),
+    ?assertException(error, function_clause, erlperf_job:set_concurrency(Job, -1)).
+
+source(doc) -> "source/1 returns the generated module's text, for a job and for a code map.";
+source(Config) when is_list(Config) ->
+    Code = #{runner => "erlang:phash2(12345).", init_runner => "prepare() -> 42."},
+    {ok, Job} = erlperf_job:start(Code),
+    #{module := Mod} = erlperf_job:info(Job),
+    Text = unicode:characters_to_list(erlperf_job:source(Job)),
+    ?assertNotEqual(nomatch, string:find(Text, "12345")),
+    ?assertNotEqual(nomatch, string:find(Text, atom_to_list(Mod))),
+    ?assertNotEqual(nomatch, string:find(Text, "42")),
+    Static = unicode:characters_to_list(erlperf_job:source(Code)),
+    ?assertNotEqual(nomatch, string:find(Static, "12345")),
+    %% the text is valid Erlang
+    {ok, Tokens, _} = erl_scan:string(Text),
+    ?assert(length(Tokens) > 10),
+    ok = erlperf_job:stop(Job).
+
+info(doc) -> "info/1: module, runner arity, label and warnings.";
+info(Config) when is_list(Config) ->
+    {ok, J0} = erlperf_job:start(#{runner => "erlang:phash2(1)."}),
+    ?assertMatch(#{module := M, arity := 0, label := <<"erlang:phash2(1).">>, warnings := []}
+                     when is_atom(M), erlperf_job:info(J0)),
+    {ok, J1} = erlperf_job:start(#{runner => fun (X) -> X end, init_runner => "1."}),
+    ?assertMatch(#{arity := 1, label := <<"#Fun", _/binary>>}, erlperf_job:info(J1)),
+    {ok, J2} = erlperf_job:start(#{runner => "r(_, S) -> S.", init_runner => "1.", label => "two"}),
+    ?assertMatch(#{arity := 2, label := <<"two">>}, erlperf_job:info(J2)),
+    {ok, J3} = erlperf_job:start(#{runner => "ok."}),
+    ?assertMatch(#{warnings := [{dead_code, runner}]}, erlperf_job:info(J3)),
+    {ok, J4} = erlperf_job:start(#{runner => {erlang, phash2, [1]}}),
+    ?assertMatch(#{arity := 0, label := <<"{erlang,phash2,[1]}">>}, erlperf_job:info(J4)),
+    [ok = erlperf_job:stop(J) || J <- [J0, J1, J2, J3, J4]],
+    ok.
+
+set_priority(doc) -> "set_priority/2 returns the previous priority; the controller uses it only while workers run.";
+set_priority(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start(#{runner => "receive after infinity -> ok end."}),
+    Initial = priority(Job),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    ?assertEqual(high, priority(Job)),
+    ?assertEqual(high, erlperf_job:set_priority(Job, low)),
+    ?assertEqual(low, priority(Job)),
+    ?assertEqual(low, erlperf_job:set_priority(Job, normal)),
+    ?assertEqual(normal, priority(Job)),
+    ?assertEqual(normal, erlperf_job:set_priority(Job, high)),
+    ok = erlperf_job:set_concurrency(Job, 0),
+    ?assertEqual(Initial, priority(Job)),
+    ?assertException(error, function_clause, erlperf_job:set_priority(Job, urgent)),
+    ok = erlperf_job:stop(Job).
+
+owner_exit(doc) -> "When the owner exits, the job stops, kills its workers and unloads its module.";
+owner_exit(Config) when is_list(Config) ->
+    Self = self(),
+    Owner = spawn(fun () ->
+                          {ok, Job} = erlperf_job:start(#{runner => "rand:uniform()."}),
+                          ok = erlperf_job:set_concurrency(Job, 3),
+                          Self ! {job, Job},
+                          receive exit -> ok end
+                  end),
+    Job = receive {job, J} -> J after ?WAIT_MS -> ct:fail(no_job) end,
+    #{module := Mod} = erlperf_job:info(Job),
+    Workers = workers(Job),
+    ?assertEqual(3, length(Workers)),
+    Mon = erlang:monitor(process, Job),
+    Owner ! exit,
+    ?assertEqual({shutdown, owner_down}, down_reason(Mon)),
+    ?assertNot(erlang:module_loaded(Mod)),
+    ?assert(all_gone(Workers)).
+
+done_runs_once(doc) -> "done runs once, in the controller, with init's result, when the job stops.";
+done_runs_once(Config) when is_list(Config) ->
+    Self = self(),
+    {ok, Job} = erlperf_job:start(#{init => fun () -> {init, self()} end,
+                                    runner => "ok.",
+                                    done => fun (Init) -> Self ! {done, Init, self()} end}),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    ok = erlperf_job:stop(Job),
+    receive {done, Init, Pid} -> ?assertEqual({{init, Job}, Job}, {Init, Pid})
+    after 0 -> ct:fail(done_not_run)
+    end,
+    receive {done, _, _} = Again -> ct:fail({done_twice, Again}) after 100 -> ok end.
+
+workers_linked(doc) -> "Workers are linked to the controller and run init_runner in their own process.";
+workers_linked(Config) when is_list(Config) ->
+    Self = self(),
+    {ok, Job} = erlperf_job:start(#{init_runner => fun () -> Self ! {ir, self()}, self() end,
+                                    runner => fun (Me) -> Me = self() end}),
+    ok = erlperf_job:set_concurrency(Job, 2),
+    Workers = lists:sort(workers(Job)),
+    ?assertEqual(Workers, lists:sort([receive {ir, P} -> P after ?WAIT_MS -> ct:fail(no_ir) end
+                                      || _ <- [1, 2]])),
+    ?assertNot(lists:member(Job, Workers)),
+    ok = erlperf_job:stop(Job),
+    ?assert(all_gone(Workers)).
+
+%%--------------------------------------------------------------------
+%% Measuring
+
+sample_grows(doc) -> "sample/1 counts iterations of all workers and only grows.";
+sample_grows(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start_link(#{runner => "rand:uniform()."}),
+    ?assertEqual(0, erlperf_job:sample(Job)),
+    ok = erlperf_job:set_concurrency(Job, 2),
+    S1 = erlperf_job:sample(Job),
+    ?assert(wait_for(fun () -> erlperf_job:sample(Job) > S1 + 1000 end, ?WAIT_MS)),
+    Samples = [erlperf_job:sample(Job) || _ <- lists:seq(1, 50)],
+    ?assertEqual(Samples, lists:sort(Samples)),
+    ok = erlperf_job:stop(Job).
+
+sample_kept_after_workers_stop(doc) -> "Iterations of stopped workers stay counted; with no workers the sample stays still.";
+sample_kept_after_workers_stop(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start_link(#{runner => "rand:uniform()."}),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    ?assert(wait_for(fun () -> erlperf_job:sample(Job) > 1000 end, ?WAIT_MS)),
+    Running = erlperf_job:sample(Job),
+    ok = erlperf_job:set_concurrency(Job, 0),
+    Stopped = erlperf_job:sample(Job),
+    ?assert(Stopped >= Running, {Stopped, Running}),
+    ?assertEqual(Stopped, erlperf_job:sample(Job)),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    ?assert(wait_for(fun () -> erlperf_job:sample(Job) > Stopped end, ?WAIT_MS)),
+    ok = erlperf_job:stop(Job).
+
+measure(doc) -> "measure/2 returns the nanoseconds N iterations took.";
+measure(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start_link(#{runner => {timer, sleep, [1]}}),
+    Ns = erlperf_job:measure(Job, 10),
+    %% timer:sleep(1) takes 1 to 3 ms
+    ?assert(is_integer(Ns) andalso Ns >= 9000000 andalso Ns < 40000000, Ns),
+    ok = erlperf_job:stop(Job),
+    {ok, Fast} = erlperf_job:start_link(#{runner => "erlang:phash2(12345)."}),
+    FastNs = erlperf_job:measure(Fast, 100000),
+    %% phash2 of a small integer: well under 1 us, well over 0.1 ns
+    ?assert(FastNs > 10000 andalso FastNs < 100000000, FastNs),
+    ?assertEqual(0, erlperf_job:concurrency(Fast)),
+    ?assertException(error, function_clause, erlperf_job:measure(Fast, 0)),
+    ok = erlperf_job:stop(Fast).
+
+measure_fresh_worker(doc) -> "measure/2 runs init_runner in a fresh worker and threads runner/2 state.";
+measure_fresh_worker(Config) when is_list(Config) ->
+    Self = self(),
+    {ok, Job} = erlperf_job:start_link(#{init => "100.",
+                                         init_runner => fun (100) -> Self ! {ir, self()}, 0 end,
+                                         runner => fun (0, N) -> Self ! {iter, N}, N + 1 end}),
+    _ = erlperf_job:measure(Job, 5),
+    W = receive {ir, P} -> P after 0 -> ct:fail(no_init_runner) end,
+    ?assertNot(is_process_alive(W) andalso lists:member(W, workers(Job))),
+    ?assertEqual([0, 1, 2, 3, 4], [receive {iter, N} -> N after 0 -> ct:fail(missing_iteration) end
+                                   || _ <- lists:seq(1, 5)]),
+    receive {iter, _} = Extra -> ct:fail({extra, Extra}) after 0 -> ok end,
+    ok = erlperf_job:stop(Job).
+
+pg_group(doc) -> "Jobs join the pg group `jobs' of scope `erlperf' when that scope runs.";
+pg_group(Config) when is_list(Config) ->
+    case whereis(erlperf) of
+        undefined ->
+            {ok, Scope} = pg:start(erlperf),
+            try
+                {ok, Job} = erlperf_job:start(#{runner => "ok."}),
+                ?assert(lists:member(Job, pg:get_members(erlperf, jobs))),
+                ok = erlperf_job:stop(Job),
+                ?assert(wait_for(fun () -> not lists:member(Job, pg:get_members(erlperf, jobs)) end, ?WAIT_MS))
+            after
+                gen_server:stop(Scope)
+            end;
+        _ ->
+            {skip, "the erlperf pg scope is already running"}
+    end.
+
+%%--------------------------------------------------------------------
+%% Failures
+
+worker_crash(doc) -> "A runner crash stops the job at once with {shutdown, {crashed, runner, _}}.";
+worker_crash(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start(#{runner => "erlang:error(boom)."}),
+    #{module := Mod} = erlperf_job:info(Job),
+    Mon = erlang:monitor(process, Job),
+    T0 = erlang:monotonic_time(millisecond),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    ?assertMatch({shutdown, {crashed, runner, {error, boom, [_ | _]}}}, down_reason(Mon)),
+    Took = erlang:monotonic_time(millisecond) - T0,
+    ?assertNot(erlang:module_loaded(Mod)),
+    ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
+
+worker_crash_many_workers(doc) -> "One crashing worker among many stops the job and all other workers quickly.";
+worker_crash_many_workers(Config) when is_list(Config) ->
+    Self = self(),
+    {ok, Job} = erlperf_job:start(#{init_runner => fun () -> Self ! {worker, self()}, ok end,
+                                    runner => fun (_) -> receive crash -> exit(crashed_on_request) end end}),
+    Mon = erlang:monitor(process, Job),
+    ok = erlperf_job:set_concurrency(Job, 20),
+    Workers = [receive {worker, P} -> P after ?WAIT_MS -> ct:fail(no_worker) end || _ <- lists:seq(1, 20)],
+    T0 = erlang:monotonic_time(millisecond),
+    hd(Workers) ! crash,
+    ?assertMatch({shutdown, {crashed, runner, {exit, crashed_on_request, _}}}, down_reason(Mon)),
+    Took = erlang:monotonic_time(millisecond) - T0,
+    ?assert(all_gone(Workers)),
+    ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
+
+init_runner_crash(doc) -> "An init_runner crash stops the job with {shutdown, {crashed, init_runner, _}}.";
+init_runner_crash(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start(#{runner => "ok.", init_runner => "exit(no)."}),
+    Mon = erlang:monitor(process, Job),
+    T0 = erlang:monotonic_time(millisecond),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    ?assertMatch({shutdown, {crashed, init_runner, {exit, no, _}}}, down_reason(Mon)),
+    Took = erlang:monotonic_time(millisecond) - T0,
+    ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
+
+measure_crash(doc) -> "A runner crash during measure/2 stops the job; the caller's call exits with the crash.";
+measure_crash(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start(#{runner => "erlang:error(boom)."}),
+    Mon = erlang:monitor(process, Job),
+    ?assertException(exit, {{shutdown, {crashed, runner, {error, boom, _}}}, {gen_server, call, _}},
+                     erlperf_job:measure(Job, 10)),
+    ?assertMatch({shutdown, {crashed, runner, _}}, down_reason(Mon)).
+
+done_crash(doc) -> "stop/1 returns {error, {crashed, done, _}} when done crashes, and still cleans up.";
+done_crash(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start(#{runner => "ok.", done => "erlang:error(no_done)."}),
+    #{module := Mod} = erlperf_job:info(Job),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    Workers = workers(Job),
+    ?assertMatch({error, {crashed, done, {error, no_done, _}}}, erlperf_job:stop(Job)),
+    ?assertNot(is_process_alive(Job)),
+    ?assertNot(erlang:module_loaded(Mod)),
+    ?assert(all_gone(Workers)).
+
+%%--------------------------------------------------------------------
+%% Helpers
+
+%% The job's workers: the processes linked to it, except its owner (when linked).
+workers(Job) ->
+    {links, Links} = process_info(Job, links),
+    [P || P <- Links, is_pid(P), P =/= self(), P =/= whereis(erlperf_job_sup)].
+
+priority(Pid) ->
+    {priority, P} = process_info(Pid, priority),
+    P.
+
+down_reason(Mon) ->
+    receive {'DOWN', Mon, process, _, Reason} -> Reason
+    after ?WAIT_MS * 5 -> ct:fail(job_did_not_stop)
+    end.
+
+all_gone(Pids) ->
+    wait_for(fun () -> not lists:any(fun erlang:is_process_alive/1, Pids) end, ?WAIT_MS).
+
+job_modules() ->
+    [M || {M, _} <- code:all_loaded(), lists:prefix("erlperf_job_", atom_to_list(M)),
+          M =/= erlperf_job_sup].
+
+%% Polls Pred until it holds or the deadline passes (bounded, re-checked every 5 ms).
+wait_for(Pred, Ms) ->
+    wait_until(Pred, erlang:monotonic_time(millisecond) + Ms).
+
+wait_until(Pred, Deadline) ->
+    case Pred() of
+        true -> true;
+        false ->
+            case erlang:monotonic_time(millisecond) >= Deadline of
+                true -> false;
+                false -> receive after 5 -> wait_until(Pred, Deadline) end
+            end
+    end.
