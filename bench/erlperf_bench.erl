@@ -11,8 +11,10 @@
 %%%   <li>start-up: wall time of `./erlperf 'ok.' -l 1' against a bare VM start
 %%%       (goal: =< 0.2 s).</li>
 %%% </ul>
-%%% References and erlperf runs alternate, and the median of `?ROUNDS' rounds is kept,
-%%% so that drift of the machine affects both sides alike.
+%%% References and erlperf runs alternate, each about a second long, and the best of
+%%% `?ROUNDS' rounds is kept for each side (as `timeit' keeps the fastest run): on a shared
+%%% or virtual machine, interference only ever slows a run down, so the fastest run is the
+%%% closest to what the code costs, and both sides get the same number of chances.
 -module(erlperf_bench).
 
 -export([main/0]).
@@ -20,9 +22,9 @@
 %% Internal exports: hand-written reference loops, run in spawned processes.
 -export([phash2_loop/1, empty_loop/1]).
 
--define(ROUNDS, 5).
+-define(ROUNDS, 7).
 %% Iterations of the reference loops per round (about a second each).
--define(PHASH2_ITERATIONS, 20000000).
+-define(PHASH2_ITERATIONS, 80000000).
 -define(EMPTY_ITERATIONS, 500000000).
 %% Runs of the escript for the start-up figure.
 -define(STARTUP_RUNS, 10).
@@ -64,7 +66,8 @@ reference_rate(Fun, Iterations) ->
     end.
 
 erlperf_rate(Code, Concurrency) ->
-    erlperf:run(Code, #{concurrency => Concurrency, samples => 3, sample_duration => 1000}).
+    erlperf:run(Code, #{concurrency => Concurrency, samples => 1, sample_duration => 1000,
+                        warmup => 1}).
 
 %%--------------------------------------------------------------------
 %% Figures
@@ -120,10 +123,10 @@ wait_exit(Port) ->
         {Port, {exit_status, Status}} -> Status
     end.
 
-%% Alternates two measurements ?ROUNDS times; returns both medians.
+%% Alternates two rate measurements ?ROUNDS times; returns the best rate of each.
 rounds(A, B) ->
     Pairs = [{A(), B()} || _ <- lists:seq(1, ?ROUNDS)],
-    {median([X || {X, _} <- Pairs]), median([Y || {_, Y} <- Pairs])}.
+    {lists:max([X || {X, _} <- Pairs]), lists:max([Y || {_, Y} <- Pairs])}.
 
 median(List) ->
     lists:nth((length(List) + 1) div 2, lists:sort(List)).

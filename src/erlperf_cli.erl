@@ -31,6 +31,23 @@
 -export_type([parsed/0]).
 
 %% Exit statuses.
+%% Modules the compiler's passes load for a runner (OTP 25-28; missing ones are skipped).
+-define(COMPILER_MODULES,
+        [compile, v3_core, sys_core_fold, sys_core_alias, sys_core_bsm, core_lib, cerl,
+         cerl_clauses, cerl_trees, v3_kernel, beam_kernel_to_ssa, beam_core_to_ssa, beam_ssa,
+         beam_ssa_opt, beam_ssa_type, beam_ssa_bool, beam_ssa_bsm, beam_ssa_bc_size,
+         beam_ssa_dead, beam_ssa_recv, beam_ssa_share, beam_ssa_throw, beam_ssa_pre_codegen,
+         beam_ssa_codegen, beam_ssa_alias, beam_ssa_ss, beam_ssa_destructive_update,
+         beam_call_types, beam_types, beam_digraph, beam_a, beam_block, beam_jump, beam_clean,
+         beam_trim, beam_flatten, beam_z, beam_validator, beam_asm, beam_dict, beam_opcodes,
+         beam_utils, erl_bifs]).
+-define(STDLIB_MODULES, [erl_expand_records, sets, sofs, digraph, digraph_utils, erl_scan, erl_parse,
+                         erl_lint, erl_anno, erl_internal, otp_internal, orddict, ordsets,
+                         io_lib_format]).
+%% erlperf's own modules that every benchmark run needs.
+-define(ENGINE_MODULES, [erlperf, erlperf_job, erlperf_codegen, erlperf_report, erlperf_stat,
+                         erlperf_system]).
+
 -define(EXIT_OK, 0).
 -define(EXIT_FAILED, 1).
 -define(EXIT_USAGE, 2).
@@ -188,9 +205,9 @@ parse_args([Code | Rest], #{codes := Codes} = State) ->
 %% "--samples=10" is "--samples 10".
 -spec split_inline(string()) -> {string(), string() | none}.
 split_inline("--" ++ _ = Arg) ->
-    case string:split(Arg, "=") of
-        [Name, Value] -> {Name, Value};
-        [Name] -> {Name, none}
+    case lists:splitwith(fun (C) -> C =/= $= end, Arg) of
+        {Name, "=" ++ Value} -> {Name, Value};
+        {Name, ""} -> {Name, none}
     end;
 split_inline(Arg) ->
     {Arg, none}.
@@ -245,12 +262,15 @@ value(nodes, Name, Text) ->
 value(_TextOrDir, _Name, Text) ->
     Text.
 
-%% "10" -> 10, "10K" -> 10000, "10M", "10G"; anything else -> error.
+%% "10" -> 10, "10K" -> 10000, "10M", "10G" (suffixes in either case); else error.
+%% (Parsed by hand: the string module would load 700 KB of Unicode tables at start-up.)
 -spec count(string()) -> integer() | error.
 count(Text) ->
-    case string:to_integer(Text) of
-        {N, ""} -> N;
-        {N, [S]} when is_integer(N) -> multiply(N, string:to_upper(S));
+    case lists:splitwith(fun (C) -> C >= $0 andalso C =< $9 end, Text) of
+        {"", _} -> error;
+        {Digits, ""} -> list_to_integer(Digits);
+        {Digits, [S]} when S >= $a, S =< $z -> multiply(list_to_integer(Digits), S - $a + $A);
+        {Digits, [S]} -> multiply(list_to_integer(Digits), S);
         _ -> error
     end.
 
@@ -262,20 +282,18 @@ multiply(_N, _Suffix) -> error.
 
 -spec ratio(string()) -> float() | error.
 ratio(Text) ->
-    case string:to_float(Text) of
-        {F, ""} -> F;
-        _ ->
-            case string:to_integer(Text) of
-                {N, ""} -> float(N);
-                _ -> error
-            end
+    try list_to_float(Text)
+    catch error:badarg ->
+        try float(list_to_integer(Text))
+        catch error:badarg -> error
+        end
     end.
 
 %% A runner argument: an {M, F, A} tuple (or a list of them) when it reads as one,
 %% otherwise source text, passed on as given (the engine reports syntax errors).
 -spec callable(string()) -> code().
 callable(Text) ->
-    case string:trim(Text) of
+    case lists:dropwhile(fun (C) -> C =:= $\s orelse C =:= $\t orelse C =:= $\n end, Text) of
         [C | _] when C =:= ${; C =:= $[ -> term_callable(Text);
         _ -> Text
     end.
@@ -373,18 +391,22 @@ run([]) ->
     io:put_chars(standard_error, usage()),
     ?EXIT_USAGE;
 run(Args) ->
+    %% loads the compiler while the arguments are parsed and the engine is loaded
+    %% loads the engine and the compiler while the arguments are parsed
+    Loader = spawn_monitor(fun preload/0),
     case parse(Args) of
         {ok, #{help := true}} ->
             io:put_chars(usage()),
             ?EXIT_OK;
         {ok, Parsed} ->
-            execute(Parsed);
+            execute(Parsed, Loader);
         {error, Reason} ->
             fail(Reason)
     end.
 
--spec execute(parsed()) -> non_neg_integer().
-execute(#{paths := Paths} = Parsed) ->
+-spec execute(parsed(), loader()) -> non_neg_integer().
+execute(#{paths := Paths} = Parsed, Loader) ->
+    wait_loader(Loader),
     case add_paths(Paths) of
         ok -> distributed(Parsed);
         {error, Reason} -> fail(Reason)
@@ -424,7 +446,6 @@ add_paths([Dir | Dirs]) ->
 
 -spec benchmark(parsed()) -> non_neg_integer().
 benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = Parsed) ->
-    ok = preload_compiler(),
     Progress = start_progress(Parsed),
     try
         verbose(Parsed),
@@ -439,42 +460,36 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
             fail(Reason)
     end.
 
-%% The engine compiles every runner, which loads about 50 compiler modules. Loaded on
-%% demand, one by one, each is looked up along the code path (the escript's archive
-%% first, which is slow on OTP 25) and prepared in turn. Reading them straight from the
-%% compiler's directory and preparing them on every scheduler at once halves that time.
--spec preload_compiler() -> ok.
-preload_compiler() ->
-    case code:lib_dir(compiler) of
-        {error, _} -> ok;
-        Dir -> preload(filename:join(Dir, "ebin"))
+%% The engine compiles every runner, which loads about 45 compiler modules (2 MB of
+%% BEAM). Loaded on demand, one by one, each is looked up along the whole code path (the
+%% escript's archive first) and prepared in turn. Reading the modules the compiler's
+%% passes need straight from their directories and preparing them together
+%% (`code:prepare_loading/1' prepares on every scheduler at once) halves that time.
+%% Modules missing from this OTP release are skipped; any not listed load on demand.
+-type loader() :: {pid(), reference()}.
+
+-spec wait_loader(loader()) -> ok.
+wait_loader({Pid, Ref}) ->
+    receive {'DOWN', Ref, process, Pid, _} -> ok end.
+
+-spec preload() -> ok.
+preload() ->
+    Wanted = [{compiler, ?COMPILER_MODULES}, {stdlib, ?STDLIB_MODULES}],
+    Binaries = [{M, File, Bin}
+                || {App, Modules} <- Wanted, Ebin <- [code:lib_dir(App, ebin)], is_list(Ebin),
+                   M <- Modules, not erlang:module_loaded(M),
+                   File <- [filename:join(Ebin, atom_to_list(M) ++ ".beam")],
+                   {ok, Bin} <- [file:read_file(File)]],
+    Own = [M || M <- ?ENGINE_MODULES, not erlang:module_loaded(M)],
+    load_all(Binaries),
+    load_all(Own).
+
+-spec load_all([module() | {module(), file:filename(), binary()}]) -> ok.
+load_all(Modules) ->
+    case code:prepare_loading(Modules) of
+        {ok, Prepared} -> _ = code:finish_loading(Prepared), ok;
+        {error, _} -> ok
     end.
-
--spec preload(file:filename()) -> ok.
-preload(Ebin) ->
-    Files = case file:list_dir(Ebin) of
-                {ok, Names} -> [filename:join(Ebin, F) || F <- Names, filename:extension(F) =:= ".beam"];
-                {error, _} -> []
-            end,
-    Modules = [{list_to_atom(filename:basename(F, ".beam")), F} || F <- Files],
-    Missing = [{M, F} || {M, F} <- Modules, not erlang:module_loaded(M)],
-    Batches = split(Missing, erlang:system_info(schedulers_online)),
-    Loaders = [spawn_monitor(fun () -> load_batch(Batch) end) || Batch <- Batches],
-    _ = [receive {'DOWN', Ref, process, Pid, _} -> ok end || {Pid, Ref} <- Loaders],
-    ok.
-
-%% A module that fails to load here is loaded (or reported) on demand later.
--spec load_batch([{module(), file:filename()}]) -> ok.
-load_batch(Batch) ->
-    Binaries = [{M, F, Bin} || {M, F} <- Batch, {ok, Bin} <- [file:read_file(F)]],
-    _ = code:atomic_load(Binaries),
-    ok.
-
-%% Deals the list into N batches of about the same size.
--spec split([T], pos_integer()) -> [[T]].
-split(List, N) ->
-    Indexed = lists:zip(lists:seq(0, length(List) - 1), List),
-    [[X || {I, X} <- Indexed, I rem N =:= K] || K <- lists:seq(0, N - 1)].
 
 -spec reports(map() | [map()]) -> [map()].
 reports(Reports) when is_list(Reports) -> Reports;
@@ -622,8 +637,8 @@ colour(Fd) ->
 
 -spec terminal_width() -> pos_integer() | infinity.
 terminal_width() ->
-    case string:to_integer(os:getenv("COLUMNS", "")) of
-        {N, ""} when N > 0 -> N;
+    case count(os:getenv("COLUMNS", "")) of
+        N when is_integer(N), N > 0 -> N;
         _ -> io_width()
     end.
 

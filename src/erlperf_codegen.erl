@@ -65,6 +65,8 @@
 -define(TIMED, 'erlperf timed').
 -define(LOOP, 'erlperf loop').
 -define(PUBLISH, 'erlperf publish').
+%% Process dictionary key of a continuous worker's publishing state.
+-define(STATE_KEY, '$erlperf_publish').
 -define(TIMED_LOOP, 'erlperf timed_loop').
 -define(BATCH, 'erlperf batch').
 -define(ROLES, [init, init_runner, runner, done]).
@@ -404,8 +406,10 @@ role_call(#role{name = Name, call = Call}, Args, Index, Context) ->
     end.
 
 %% Continuous entry, loop with publishing, and timed loop.
-%% Loop variables: N (iterations left in the batch), S ({Ref, Batch, Started}), then
-%% only what the runner needs: F (its fun), I (init_runner's result), A (its state).
+%% Loop variables: N (iterations left in the batch), then only what the runner needs:
+%% F (its fun), I (init_runner's result), A (its state). The publishing state
+%% {Ref, Batch, Started} lives in the process dictionary, read once per batch: every
+%% extra loop argument costs the loop a register save per iteration.
 -spec loop_forms(#role{}, pos_integer() | none) -> [erl_parse:abstract_form()].
 loop_forms(#role{arity = Arity} = Runner, FunPos) ->
     HasFun = FunPos =/= none,
@@ -416,11 +420,11 @@ loop_forms(#role{arity = Arity} = Runner, FunPos) ->
     Init = used(Arity >= 1, 'I'),
     Context = used(HasFun, 'Context'),
     [run_form(Setup, Extra, Init, Context),
-     {function, ?ANNO, ?LOOP, 2 + length(Extra),
-      [{clause, ?ANNO, [{integer, ?ANNO, 0}, var('S') | Extra], [],
-        [{call, ?ANNO, {atom, ?ANNO, ?PUBLISH}, [var('S') | Extra]}]},
-       {clause, ?ANNO, [var('N'), var('S') | Extra], [],
-        Body ++ [{call, ?ANNO, {atom, ?ANNO, ?LOOP}, [decrement(), var('S') | next(Extra)]}]}]},
+     {function, ?ANNO, ?LOOP, 1 + length(Extra),
+      [{clause, ?ANNO, [{integer, ?ANNO, 0} | Extra], [],
+        [{call, ?ANNO, {atom, ?ANNO, ?PUBLISH}, Extra}]},
+       {clause, ?ANNO, [var('N') | Extra], [],
+        Body ++ [{call, ?ANNO, {atom, ?ANNO, ?LOOP}, [decrement() | next(Extra)]}]}]},
      publish_form(Extra),
      batch_form(),
      timed_form(Setup, Extra, Init, Context),
@@ -451,11 +455,14 @@ decrement() ->
 
 %% 'erlperf run'(Ref, InitRunnerResult, Context): loops forever, publishing to Ref.
 run_form(Setup, Extra, Init, Context) ->
-    Start = {match, ?ANNO, var('S'), {tuple, ?ANNO, [var('Ref'), {integer, ?ANNO, 1}, now_call()]}},
+    Start = put_state({tuple, ?ANNO, [var('Ref'), {integer, ?ANNO, 1}, now_call()]}),
     {function, ?ANNO, ?RUN, 3,
      [{clause, ?ANNO, [var('Ref'), Init, Context], [],
        Setup ++ [Start, {call, ?ANNO, {atom, ?ANNO, ?LOOP},
-                         [{integer, ?ANNO, 1}, var('S') | initial(Extra)]}]}]}.
+                         [{integer, ?ANNO, 1} | initial(Extra)]}]}]}.
+
+put_state(Value) ->
+    {call, ?ANNO, remote(erlang, put), [{atom, ?ANNO, ?STATE_KEY}, Value]}.
 
 %% 'erlperf timed'(Count, InitRunnerResult, Context) -> nanoseconds for Count iterations.
 timed_form(Setup, Extra, Init, Context) ->
@@ -476,11 +483,13 @@ publish_form(Extra) ->
            [var('Ref'), {integer, ?ANNO, 1}, var('B')]},
     Batch = {match, ?ANNO, var('B1'),
              {call, ?ANNO, {atom, ?ANNO, ?BATCH}, [var('B'), {op, ?ANNO, '-', var('T1'), var('T0')}]}},
-    {function, ?ANNO, ?PUBLISH, 1 + length(Extra),
-     [{clause, ?ANNO, [{tuple, ?ANNO, [var('Ref'), var('B'), var('T0')]} | Extra], [],
-       [Add, {match, ?ANNO, var('T1'), now_call()}, Batch,
-        {call, ?ANNO, {atom, ?ANNO, ?LOOP},
-         [var('B1'), {tuple, ?ANNO, [var('Ref'), var('B1'), var('T1')]} | Extra]}]}]}.
+    Get = {match, ?ANNO, {tuple, ?ANNO, [var('Ref'), var('B'), var('T0')]},
+           {call, ?ANNO, remote(erlang, get), [{atom, ?ANNO, ?STATE_KEY}]}},
+    {function, ?ANNO, ?PUBLISH, length(Extra),
+     [{clause, ?ANNO, Extra, [],
+       [Get, Add, {match, ?ANNO, var('T1'), now_call()}, Batch,
+        put_state({tuple, ?ANNO, [var('Ref'), var('B1'), var('T1')]}),
+        {call, ?ANNO, {atom, ?ANNO, ?LOOP}, [var('B1') | Extra]}]}]}.
 
 %% Doubles the batch while it is shorter than half the interval, halves it when longer
 %% than twice the interval.

@@ -81,12 +81,20 @@
 %% @doc Starts a job with no workers. The caller becomes the owner.
 -spec start(code_map()) -> {ok, pid()} | {error, term()}.
 start(Code) ->
-    start_job(start, Code).
+    start_job(Code).
 
 %% @doc Starts a job with no workers, linked to the caller (the owner).
 -spec start_link(code_map()) -> {ok, pid()} | {error, term()}.
 start_link(Code) ->
-    start_job(start_link, Code).
+    %% linked only once init has succeeded, so that a failing init returns
+    %% an error instead of killing the caller with an exit signal
+    case start_job(Code) of
+        {ok, Pid} ->
+            true = link(Pid),
+            {ok, Pid};
+        Error ->
+            Error
+    end.
 
 %% @doc Stops the job: kills the workers, runs `done', unloads the module.
 %% Returns an error when `done' crashed.
@@ -296,11 +304,11 @@ crash_reason(Other) -> {crashed, runner, {exit, Other, []}}.
 %%--------------------------------------------------------------------
 %% Internal
 
-start_job(How, Code) ->
+start_job(Code) ->
     Module = list_to_atom("erlperf_job_" ++ integer_to_list(erlang:unique_integer([positive]))),
     case erlperf_codegen:generate(Code, Module) of
         {ok, Gen} ->
-            case gen_server:How(?MODULE, {self(), Module, Gen}, []) of
+            case gen_server:start(?MODULE, {self(), Module, Gen}, []) of
                 {error, {shutdown, Reason}} -> {error, Reason};
                 Other -> Other
             end;

@@ -231,9 +231,29 @@ code_width(Reports, Rest, Width) ->
 
 -spec line(pos_integer(), string(), [string()], [pos_integer()]) -> string().
 line(CodeWidth, Code, Cells, Widths) ->
-    Cut = string:slice(Code, 0, CodeWidth),
-    Padded = Cut ++ lists:duplicate(CodeWidth - string:length(Cut), $\s),
+    Cut = slice(Code, CodeWidth),
+    Padded = Cut ++ lists:duplicate(CodeWidth - text_length(Cut), $\s),
     lists:append([Padded | [right(Cell, W) || {Cell, W} <- lists:zip(Cells, Widths)]]).
+
+%% ASCII text is cut and measured by hand; the string module (grapheme clusters) is
+%% loaded only for other text, as its Unicode tables take a while to load.
+-spec slice(string(), non_neg_integer()) -> string().
+slice(Text, Width) ->
+    case is_ascii(Text) of
+        true -> lists:sublist(Text, Width);
+        false -> string:slice(Text, 0, Width)
+    end.
+
+-spec text_length(string()) -> non_neg_integer().
+text_length(Text) ->
+    case is_ascii(Text) of
+        true -> length(Text);
+        false -> string:length(Text)
+    end.
+
+-spec is_ascii(string()) -> boolean().
+is_ascii(Text) ->
+    lists:all(fun (C) -> is_integer(C) andalso C < 128 end, Text).
 
 -spec right(string(), pos_integer()) -> string().
 right(Text, Width) ->

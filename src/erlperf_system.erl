@@ -16,7 +16,7 @@
 info() ->
     #{os => os_name(),
       cpu => cpu_model(),
-      vm => string:trim(erlang:system_info(system_version)),
+      vm => trim(erlang:system_info(system_version)),
       otp_release => erlang:system_info(otp_release),
       schedulers => erlang:system_info(schedulers_online)}.
 
@@ -31,7 +31,7 @@ os_name() ->
 cpu_model() ->
     case file:read_file("/proc/cpuinfo") of
         {ok, Bin} ->
-            model_from_cpuinfo(string:split(Bin, "\n", all));
+            model_from_cpuinfo(binary:split(Bin, <<"\n">>, [global]));
         {error, _} ->
             sysctl_model()
     end.
@@ -39,11 +39,11 @@ cpu_model() ->
 model_from_cpuinfo([]) ->
     erlang:system_info(system_architecture);
 model_from_cpuinfo([Line | Rest]) ->
-    case string:split(Line, ":") of
+    case binary:split(Line, <<":">>) of
         [Key, Value] ->
-            case string:trim(Key) of
-                K when K =:= <<"model name">>; K =:= <<"Model">>; K =:= <<"cpu model">> ->
-                    unicode:characters_to_list(string:trim(Value));
+            case trim(unicode:characters_to_list(Key)) of
+                K when K =:= "model name"; K =:= "Model"; K =:= "cpu model" ->
+                    trim(unicode:characters_to_list(Value));
                 _ -> model_from_cpuinfo(Rest)
             end;
         _ ->
@@ -53,5 +53,11 @@ model_from_cpuinfo([Line | Rest]) ->
 sysctl_model() ->
     case os:find_executable("sysctl") of
         false -> erlang:system_info(system_architecture);
-        _ -> string:trim(os:cmd("sysctl -n machdep.cpu.brand_string 2>/dev/null || sysctl -n hw.model"))
+        _ -> trim(os:cmd("sysctl -n machdep.cpu.brand_string 2>/dev/null || sysctl -n hw.model"))
     end.
+
+%% Leading and trailing white space off (by hand: the string module would load its
+%% Unicode tables, which costs the command line's start-up time).
+trim(Text) ->
+    Blank = fun (C) -> C =:= $\s orelse C =:= $\t orelse C =:= $\n orelse C =:= $\r end,
+    lists:reverse(lists:dropwhile(Blank, lists:reverse(lists:dropwhile(Blank, Text)))).
