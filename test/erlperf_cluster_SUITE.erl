@@ -155,7 +155,10 @@ cluster_monitor(Config) when is_list(Config) ->
         %% the history kept them too, by node
         ?assert(lists:all(fun (N) -> lists:keymember(N, 2, [{x, maps:get(node, S)}
                                                            || S <- erlperf_history:get()]) end,
-                          All))
+                          All)),
+        %% the file monitor ticks on its own: wait until it has written the job's row
+        JobText = pid_to_list(Job),
+        ?assert(file_shows(File, JobText, 40), {file_lacks, JobText})
     after
         _ = catch erpc:call(Node1, erlperf_job, stop, [Job]),
         _ = [gen_server:stop(P) || P <- [Callback, Device, FileMon, History]],
@@ -164,11 +167,25 @@ cluster_monitor(Config) when is_list(Config) ->
     {ok, Text} = file:read_file(File),
     [Header | Rows] = string:lexemes(binary_to_list(Text), "\n"),
     ?assertEqual(["time", "node", "sched_util", "jobs"], string:lexemes(Header, " ")),
-    JobText = pid_to_list(Job),
-    ?assert(lists:any(fun (R) -> string:find(R, JobText) =/= nomatch end, Rows), Rows).
+    ?assert(lists:any(fun (R) -> string:find(R, pid_to_list(Job)) =/= nomatch end, Rows), Rows).
 
 %%--------------------------------------------------------------------
 %% Helpers
+
+%% Polls a file, every 250 ms up to Tries times, until it contains Text.
+file_shows(_File, _Text, 0) ->
+    false;
+file_shows(File, Text, Tries) ->
+    case file:read_file(File) of
+        {ok, Bin} when byte_size(Bin) > 0 ->
+            case string:find(binary_to_list(Bin), Text) of
+                nomatch -> timer:sleep(250), file_shows(File, Text, Tries - 1);
+                _ -> true
+            end;
+        _ ->
+            timer:sleep(250),
+            file_shows(File, Text, Tries - 1)
+    end.
 
 start_peers(Count, Case, Args) ->
     [begin
