@@ -118,7 +118,7 @@ end_per_testcase(_Case, Config) ->
     end.
 
 no_modules_left() ->
-    case wait_for(fun () -> job_modules() =:= [] end, ?SETTLE_MS) of
+    case erlperf_test_lib:wait_for(fun () -> job_modules() =:= [] end, ?SETTLE_MS) of
         true -> ok;
         false -> {fail, {modules_left, job_modules()}}
     end.
@@ -758,7 +758,7 @@ start_job(Config) when is_list(Config) ->
     ?assert(is_pid(Job) andalso is_process_alive(Job)),
     ?assertEqual(2, erlperf_job:concurrency(Job)),
     S1 = erlperf_job:sample(Job),
-    ?assert(wait_for(fun () -> erlperf_job:sample(Job) > S1 end, 2000)),
+    ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Job) > S1 end, 2000)),
     ok = erlperf_job:set_concurrency(Job, 5),
     ?assertEqual(5, erlperf_job:concurrency(Job)),
     ok = erlperf_job:set_concurrency(Job, 0),
@@ -953,7 +953,7 @@ leak_check() ->
     Before = lists:sort(processes()),
     Own = own_state(),
     fun () ->
-            Settled = wait_for(fun () -> lists:sort(processes()) -- Before =:= [] end, ?SETTLE_MS),
+            Settled = erlperf_test_lib:wait_for(fun () -> lists:sort(processes()) -- Before =:= [] end, ?SETTLE_MS),
             Left = [{P, process_info(P, [current_function, initial_call])} || P <- lists:sort(processes()) -- Before],
             ?assert(Settled, {processes_left, Left}),
             ?assertEqual([], job_modules()),
@@ -962,20 +962,3 @@ leak_check() ->
 
 own_state() ->
     process_info(self(), [monitors, monitored_by, links, message_queue_len]).
-
-%% Polls Pred until it holds or the deadline passes.
-wait_for(Pred, Ms) ->
-    Deadline = erlang:monotonic_time(millisecond) + Ms,
-    wait_until(Pred, Deadline).
-
-wait_until(Pred, Deadline) ->
-    case Pred() of
-        true -> true;
-        false ->
-            case erlang:monotonic_time(millisecond) >= Deadline of
-                true -> false;
-                false ->
-                    %% a bounded poll, not synchronisation: re-check every 10 ms
-                    receive after 10 -> wait_until(Pred, Deadline) end
-            end
-    end.

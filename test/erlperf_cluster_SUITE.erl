@@ -137,7 +137,7 @@ cluster_monitor(Config) when is_list(Config) ->
     Fields = [time, node, sched_util, jobs],
     {ok, Callback} = erlperf_cluster_monitor:start_link(
                        fun (Samples) -> Self ! {samples, Samples} end, 500, Fields),
-    {ok, Device} = erlperf_cluster_monitor:start_link(capture(), 500, [node, sched_util, jobs]),
+    {ok, Device} = erlperf_cluster_monitor:start_link(erlperf_test_lib:capture(), 500, [node, sched_util, jobs]),
     {ok, FileMon} = erlperf_cluster_monitor:start_link(File, 500, Fields),
     Job = erpc:call(Node1, erlperf, start, ["timer:sleep(1).", 1]),
     try
@@ -221,22 +221,6 @@ job_seen(Job, #{jobs := Jobs}) ->
     case lists:keyfind(Job, 1, Jobs) of
         {Job, Count} -> Count > 0;
         false -> false
-    end.
-
-%% An io server that sends each line printed to it to the test process.
-capture() ->
-    Self = self(),
-    spawn_link(fun () -> capture_loop(Self) end).
-
-capture_loop(Owner) ->
-    receive
-        {io_request, From, ReplyAs, {put_chars, _Encoding, Chars}} ->
-            _ = [Owner ! {log_line, L} || L <- string:lexemes(unicode:characters_to_list(Chars), "\n")],
-            From ! {io_reply, ReplyAs, ok},
-            capture_loop(Owner);
-        {io_request, From, ReplyAs, _Other} ->
-            From ! {io_reply, ReplyAs, {error, request}},
-            capture_loop(Owner)
     end.
 
 device_lines(0) ->

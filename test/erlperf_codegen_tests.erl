@@ -188,7 +188,7 @@ continuous_publishes() ->
     Ref = atomics:new(16, [{signed, false}]),
     try
         Worker = spawn(fun () -> Mod:'erlperf run'(Ref, undefined, context(Mod)) end),
-        ?assert(wait_for(fun () -> atomics:get(Ref, 1) > 100000 end, 3000)),
+        ?assert(erlperf_test_lib:wait_for(fun () -> atomics:get(Ref, 1) > 100000 end, 3000)),
         exit(Worker, kill),
         %% only the first slot is written
         ?assertEqual([0], lists:usort([atomics:get(Ref, I) || I <- lists:seq(2, 16)]))
@@ -268,15 +268,4 @@ tmp_dir() ->
     case os:getenv("TMPDIR") of
         false -> "/tmp";
         Dir -> Dir
-    end.
-
-%% Polls Pred until it holds or the deadline passes.
-wait_for(Pred, Ms) ->
-    Deadline = erlang:monotonic_time(millisecond) + Ms,
-    wait_until(Pred, Deadline).
-
-wait_until(Pred, Deadline) ->
-    case Pred() orelse erlang:monotonic_time(millisecond) >= Deadline of
-        true -> Pred();
-        false -> receive after 5 -> wait_until(Pred, Deadline) end
     end.

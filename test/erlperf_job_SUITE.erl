@@ -220,7 +220,7 @@ sample_grows(Config) when is_list(Config) ->
     ?assertEqual(0, erlperf_job:sample(Job)),
     ok = erlperf_job:set_concurrency(Job, 2),
     S1 = erlperf_job:sample(Job),
-    ?assert(wait_for(fun () -> erlperf_job:sample(Job) > S1 + 1000 end, ?WAIT_MS)),
+    ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Job) > S1 + 1000 end, ?WAIT_MS)),
     Samples = [erlperf_job:sample(Job) || _ <- lists:seq(1, 50)],
     ?assertEqual(Samples, lists:sort(Samples)),
     ok = erlperf_job:stop(Job).
@@ -229,14 +229,14 @@ sample_kept_after_workers_stop(doc) -> "Iterations of stopped workers stay count
 sample_kept_after_workers_stop(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{runner => "rand:uniform()."}),
     ok = erlperf_job:set_concurrency(Job, 1),
-    ?assert(wait_for(fun () -> erlperf_job:sample(Job) > 1000 end, ?WAIT_MS)),
+    ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Job) > 1000 end, ?WAIT_MS)),
     Running = erlperf_job:sample(Job),
     ok = erlperf_job:set_concurrency(Job, 0),
     Stopped = erlperf_job:sample(Job),
     ?assert(Stopped >= Running, {Stopped, Running}),
     ?assertEqual(Stopped, erlperf_job:sample(Job)),
     ok = erlperf_job:set_concurrency(Job, 1),
-    ?assert(wait_for(fun () -> erlperf_job:sample(Job) > Stopped end, ?WAIT_MS)),
+    ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Job) > Stopped end, ?WAIT_MS)),
     ok = erlperf_job:stop(Job).
 
 measure(doc) -> "measure/2 returns the nanoseconds N iterations took.";
@@ -279,7 +279,7 @@ pg_group(Config) when is_list(Config) ->
         {ok, Job} = erlperf_job:start(#{runner => "ok."}),
         ?assert(lists:member(Job, pg:get_members(erlperf, jobs))),
         ok = erlperf_job:stop(Job),
-        ?assert(wait_for(fun () -> not lists:member(Job, pg:get_members(erlperf, jobs)) end, ?WAIT_MS))
+        ?assert(erlperf_test_lib:wait_for(fun () -> not lists:member(Job, pg:get_members(erlperf, jobs)) end, ?WAIT_MS))
     after
         Started =:= none orelse gen_server:stop(Started)
     end.
@@ -361,22 +361,8 @@ down_reason(Mon) ->
     end.
 
 all_gone(Pids) ->
-    wait_for(fun () -> not lists:any(fun erlang:is_process_alive/1, Pids) end, ?WAIT_MS).
+    erlperf_test_lib:wait_for(fun () -> not lists:any(fun erlang:is_process_alive/1, Pids) end, ?WAIT_MS).
 
 job_modules() ->
     [M || {M, _} <- code:all_loaded(), lists:prefix("erlperf_job_", atom_to_list(M)),
           M =/= erlperf_job_sup].
-
-%% Polls Pred until it holds or the deadline passes (bounded, re-checked every 5 ms).
-wait_for(Pred, Ms) ->
-    wait_until(Pred, erlang:monotonic_time(millisecond) + Ms).
-
-wait_until(Pred, Deadline) ->
-    case Pred() of
-        true -> true;
-        false ->
-            case erlang:monotonic_time(millisecond) >= Deadline of
-                true -> false;
-                false -> receive after 5 -> wait_until(Pred, Deadline) end
-            end
-    end.

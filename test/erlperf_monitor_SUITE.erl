@@ -98,7 +98,7 @@ invalid_options(Config) when is_list(Config) ->
 file_log_table() ->
     [{doc, "The file log prints the seed's header, then aligned lines"}].
 file_log_table(Config) when is_list(Config) ->
-    {ok, Log} = erlperf_file_log:start_link(capture()),
+    {ok, Log} = erlperf_file_log:start_link(erlperf_test_lib:capture()),
     try
         Header = next_line(),
         ?assertEqual(?HEADER, Header),
@@ -132,7 +132,7 @@ file_log_file(Config) when is_list(Config) ->
 header_on_job_change() ->
     [{doc, "The header is printed again, with a column per job, when the set of jobs changes"}].
 header_on_job_change(Config) when is_list(Config) ->
-    {ok, Log} = erlperf_file_log:start_link(capture()),
+    {ok, Log} = erlperf_file_log:start_link(erlperf_test_lib:capture()),
     Job = erlperf:start("timer:sleep(1).", 1),
     JobColumn = lists:flatten(string:pad(pid_to_list(Job), 12, leading)),
     try
@@ -151,7 +151,7 @@ permanent_job_concurrency() ->
     [{doc, "erlperf:start/2 + set_concurrency/2: the file log shows 4 workers do about "
            "4 times the work of 1 within a second"}].
 permanent_job_concurrency(Config) when is_list(Config) ->
-    {ok, Log} = erlperf_file_log:start_link(capture()),
+    {ok, Log} = erlperf_file_log:start_link(erlperf_test_lib:capture()),
     Job = erlperf:start(#{init_runner => "5.", runner => "runner(Arg) -> timer:sleep(Arg)."}, 1),
     try
         One = full_second(Job),
@@ -175,7 +175,7 @@ hot_code_reload(Config) when is_list(Config) ->
     ?assertNotEqual(Source, Slow),
     SlowFile = filename:join(?config(priv_dir, Config), "mymod.erl"),
     ok = file:write_file(SlowFile, Slow),
-    {ok, Log} = erlperf_file_log:start_link(capture()),
+    {ok, Log} = erlperf_file_log:start_link(erlperf_test_lib:capture()),
     Job = erlperf:start(#{init_runner => "5.", runner => "runner(Arg) -> mymod:do(Arg)."}, 2),
     try
         Before = full_second(Job),
@@ -222,23 +222,6 @@ wait_sample(Pred, Left) ->
     case Pred(Sample) of
         true -> Sample;
         false -> wait_sample(Pred, Left - 1)
-    end.
-
-%% An io server that sends each line printed to it to the test process.
-capture() ->
-    Self = self(),
-    spawn_link(fun () -> capture_loop(Self) end).
-
-capture_loop(Owner) ->
-    receive
-        {io_request, From, ReplyAs, {put_chars, _Encoding, Chars}} ->
-            Text = unicode:characters_to_list(Chars),
-            _ = [Owner ! {log_line, L} || L <- string:lexemes(Text, "\n")],
-            From ! {io_reply, ReplyAs, ok},
-            capture_loop(Owner);
-        {io_request, From, ReplyAs, _Other} ->
-            From ! {io_reply, ReplyAs, {error, request}},
-            capture_loop(Owner)
     end.
 
 next_line() ->
