@@ -456,6 +456,9 @@ format_crash(error, undef, [{M, F, Args, _} | _]) ->
                _ -> case code:which(M) of non_existing -> flat(" (module ~ts is not available)", [M]); _ -> "" end
            end,
     flat("undefined function ~ts:~ts/~b~ts", [M, F, Arity, Hint]);
+format_crash(error, erlperf_state_erased, _Stack) ->
+    "the runner erased the process dictionary key '$erlperf_publish', where the worker loop "
+    "keeps its counter";
 format_crash(Class, Reason, Stack) ->
     flat("~ts:~0tP~ts", [Class, Reason, ?FORMAT_DEPTH, where(Stack)]).
 

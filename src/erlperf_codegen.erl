@@ -483,13 +483,17 @@ publish_form(Extra) ->
            [var('Ref'), {integer, ?ANNO, 1}, var('B')]},
     Batch = {match, ?ANNO, var('B1'),
              {call, ?ANNO, {atom, ?ANNO, ?BATCH}, [var('B'), {op, ?ANNO, '-', var('T1'), var('T0')}]}},
-    Get = {match, ?ANNO, {tuple, ?ANNO, [var('Ref'), var('B'), var('T0')]},
-           {call, ?ANNO, remote(erlang, get), [{atom, ?ANNO, ?STATE_KEY}]}},
+    State = {tuple, ?ANNO, [var('Ref'), var('B'), var('T0')]},
+    Erased = {call, ?ANNO, remote(erlang, error), [{atom, ?ANNO, erlperf_state_erased}]},
+    Body = [Add, {match, ?ANNO, var('T1'), now_call()}, Batch,
+            put_state({tuple, ?ANNO, [var('Ref'), var('B1'), var('T1')]}),
+            {call, ?ANNO, {atom, ?ANNO, ?LOOP}, [var('B1') | Extra]}],
+    %% a runner may erase the process dictionary: say so rather than fail to match
     {function, ?ANNO, ?PUBLISH, length(Extra),
      [{clause, ?ANNO, Extra, [],
-       [Get, Add, {match, ?ANNO, var('T1'), now_call()}, Batch,
-        put_state({tuple, ?ANNO, [var('Ref'), var('B1'), var('T1')]}),
-        {call, ?ANNO, {atom, ?ANNO, ?LOOP}, [var('B1') | Extra]}]}]}.
+       [{'case', ?ANNO, {call, ?ANNO, remote(erlang, get), [{atom, ?ANNO, ?STATE_KEY}]},
+         [{clause, ?ANNO, [State], [], Body},
+          {clause, ?ANNO, [var('_')], [], [Erased]}]}]}]}.
 
 %% Doubles the batch while it is shorter than half the interval, halves it when longer
 %% than twice the interval.

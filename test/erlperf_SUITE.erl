@@ -42,7 +42,8 @@
          cv_always_ends/1, cv_timed/1, samples_one/1, priority/1, progress/1,
          progress_concurrency/1]).
 %% reliability
--export([runner_crash/1, runner_crash_classes/1, runner_crash_later/1, init_crash/1,
+-export([runner_crash/1, runner_crash_classes/1, runner_crash_later/1, runner_erases_state/1,
+         init_crash/1,
          init_runner_crash/1, done_crash/1, hanging_runner/1, no_leak_success/1,
          no_leak_failures/1, no_leak_timed_and_squeeze/1, no_files_written/1,
          workers_100k/1]).
@@ -84,7 +85,8 @@ groups() ->
        benchmark_several, benchmark_several_squeeze, time, run_mfa, warmup, cv_met,
        cv_always_ends, cv_timed, samples_one, priority, progress, progress_concurrency]},
      {reliability, [],
-      [runner_crash, runner_crash_classes, runner_crash_later, init_crash, init_runner_crash,
+      [runner_crash, runner_crash_classes, runner_crash_later, runner_erases_state, init_crash,
+       init_runner_crash,
        done_crash, hanging_runner, no_leak_success, no_leak_failures,
        no_leak_timed_and_squeeze, no_files_written, workers_100k]},
      {application, [], [start_job]}].
@@ -638,6 +640,13 @@ runner_crash(Config) when is_list(Config) ->
                                                    #{sample_duration => 1000, samples => 10}) end),
     ?assertMatch({error, {crashed, runner, {error, boom, [_ | _]}}}, Result),
     ?assert(Ms < 3000, {took_ms, Ms}).
+
+runner_erases_state(doc) -> "A runner erasing the process dictionary stops the run with a named reason.";
+runner_erases_state(Config) when is_list(Config) ->
+    Result = catch_error(fun () -> erlperf:run("erase().", #{sample_duration => 100, samples => 3}) end),
+    ?assertMatch({error, {crashed, runner, {error, erlperf_state_erased, _}}}, Result),
+    {error, Reason} = Result,
+    ?assertNotEqual(nomatch, string:find(erlperf:format_error(Reason), "'$erlperf_publish'")).
 
 runner_crash_classes(doc) -> "throw and exit in a runner are reported with their class.";
 runner_crash_classes(Config) when is_list(Config) ->
