@@ -23,7 +23,7 @@
 %% Internal exports: hand-written reference loops, run in spawned processes.
 -export([phash2_loop/1, empty_loop/1]).
 
--define(ROUNDS, 15).
+-define(ROUNDS, 25).
 %% Length of a round, and iterations of the reference loops per round (about as long).
 -define(ROUND_MS, 200).
 -define(PHASH2_ITERATIONS, 16000000).
