@@ -1,8 +1,8 @@
 # erlperf build entry points. `make run` and `make test` are the quick start.
 REBAR ?= rebar3
-APT_PACKAGES = rebar3 erlang-common-test erlang-dialyzer erlang-tools erlang-edoc
+APT_PACKAGES = rebar3 erlang-common-test erlang-dialyzer erlang-tools erlang-edoc erlang-eunit
 
-.PHONY: all compile escript run test eunit ct dialyzer xref check bench prereq clean
+.PHONY: all compile escript run test eunit ct dialyzer xref check bench doc prereq clean
 
 all: escript
 
@@ -12,6 +12,10 @@ prereq:
 	command -v $(REBAR) >/dev/null 2>&1 || missing="$$missing rebar3"; \
 	command -v ct_run >/dev/null 2>&1 || missing="$$missing erlang-common-test"; \
 	command -v dialyzer >/dev/null 2>&1 || missing="$$missing erlang-dialyzer"; \
+	for app in xref:erlang-tools edoc:erlang-edoc eunit:erlang-eunit; do \
+	  erl -noshell -eval "halt(case code:which($${app%%:*}) of non_existing -> 1; _ -> 0 end)." \
+	    || missing="$$missing $${app#*:}"; \
+	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing:$$missing"; \
@@ -49,6 +53,11 @@ test: escript
 	$(REBAR) ct
 	$(REBAR) xref
 	$(REBAR) dialyzer
+	$(REBAR) edoc
+
+# API reference from the EDoc comments, into _build/edoc.
+doc: prereq
+	$(REBAR) edoc
 
 check: test
 

@@ -44,7 +44,7 @@ stddev(Samples) ->
 median(Samples) ->
     nearest_rank(lists:sort(Samples), 50).
 
-%% @doc The `P'th percentile (0 < P =< 100), by nearest rank.
+%% @doc The `P'th percentile, for P above 0 and at most 100, by nearest rank.
 -spec percentile([number(), ...], number()) -> number().
 percentile(Samples, P) when P > 0, P =< 100 ->
     nearest_rank(lists:sort(Samples), P).
