@@ -392,21 +392,19 @@ run([]) ->
     ?EXIT_USAGE;
 run(Args) ->
     %% loads the compiler while the arguments are parsed and the engine is loaded
-    %% loads the engine and the compiler while the arguments are parsed
-    Loader = spawn_monitor(fun preload/0),
     case parse(Args) of
         {ok, #{help := true}} ->
             io:put_chars(usage()),
             ?EXIT_OK;
         {ok, Parsed} ->
-            execute(Parsed, Loader);
+            execute(Parsed);
         {error, Reason} ->
             fail(Reason)
     end.
 
--spec execute(parsed(), loader()) -> non_neg_integer().
-execute(#{paths := Paths} = Parsed, Loader) ->
-    wait_loader(Loader),
+-spec execute(parsed()) -> non_neg_integer().
+execute(#{paths := Paths} = Parsed) ->
+    ok = preload(),
     case add_paths(Paths) of
         ok -> distributed(Parsed);
         {error, Reason} -> fail(Reason)
@@ -466,12 +464,6 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
 %% passes need straight from their directories and preparing them together
 %% (`code:prepare_loading/1' prepares on every scheduler at once) halves that time.
 %% Modules missing from this OTP release are skipped; any not listed load on demand.
--type loader() :: {pid(), reference()}.
-
--spec wait_loader(loader()) -> ok.
-wait_loader({Pid, Ref}) ->
-    receive {'DOWN', Ref, process, Pid, _} -> ok end.
-
 -spec preload() -> ok.
 preload() ->
     Wanted = [{compiler, ?COMPILER_MODULES}, {stdlib, ?STDLIB_MODULES}],
