@@ -20,7 +20,7 @@
 %%% ```
 %%% {ok, _} = erlperf_history:start_link(),
 %%% {ok, _} = erlperf_cluster_monitor:start_link(group_leader(), 1000, [node, sched_util, jobs]),
-%%% {ok, _} = erlperf_cluster_monitor:start_link("/tmp/cluster", 1000, [time, node, sched_util, jobs]).
+%%% {ok, _} = erlperf_cluster_monitor:start_link("cluster.log", 1000, [time, node, sched_util, jobs]).
 %%% '''
 %%% prints, for two nodes each running a job:
 %%% ```

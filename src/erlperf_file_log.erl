@@ -15,7 +15,7 @@
 %%% ```
 %%% {ok, _} = application:ensure_all_started(erlperf),
 %%% {ok, Log} = erlperf_file_log:start_link(),              % to the caller's group leader
-%%% {ok, File} = erlperf_file_log:start_link("/tmp/vm.log"). % to a file (truncated)
+%%% {ok, File} = erlperf_file_log:start_link("vm.log").   % to a file (truncated)
 %%% '''
 %%% Cost and safety: one formatted line per second; the log is linked to the caller, and
 %%% closes the file it opened when it stops.
