@@ -32,8 +32,9 @@
 %% API
 -export([run/1, run/2, run/3, compare/2, benchmark/3, start/2, time/2, format_error/1]).
 
-%% Internal export: default options, shared with the command line.
--export([defaults/0, concurrency_defaults/0]).
+%% Internal exports: default options, shared with the command line; result shapes,
+%% shared with erlperf_cluster (which adds up full reports of several nodes).
+-export([defaults/0, concurrency_defaults/0, shape/3]).
 
 -export_type([code/0, run_options/0, concurrency_options/0, report/0, result/0]).
 
@@ -102,6 +103,13 @@ compare(Codes, RunOptions) when is_list(Codes) ->
 benchmark([_ | _] = Codes, RunOptions, ConcurrencyOptions) ->
     Opts = run_options(RunOptions),
     Conc = concurrency_options(ConcurrencyOptions),
+    %% concurrency estimation compares throughputs: it needs continuous mode
+    case {Opts, Conc} of
+        {#{sample_duration := {timed, _} = Timed}, #{}} ->
+            erlang:error({invalid_option, sample_duration, Timed});
+        _ ->
+            ok
+    end,
     CodeMaps = [code_map(C) || C <- Codes],
     _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
          || C <- CodeMaps],
@@ -215,8 +223,12 @@ dispatch(CodeMaps, RunOptions, #{nodes := Nodes}, Conc) ->
     erlperf_cluster:benchmark(Nodes, CodeMaps, maps:remove(nodes, RunOptions), Conc);
 dispatch(CodeMaps, RunOptions, #{isolation := _}, Conc) ->
     erlperf_isolation:benchmark(CodeMaps, maps:remove(isolation, RunOptions), Conc);
-dispatch(CodeMaps, _RunOptions, #{priority := Priority} = Opts, Conc) ->
-    System = erlperf_system:info(),
+dispatch(CodeMaps, _RunOptions, #{priority := Priority, report := Report} = Opts, Conc) ->
+    %% only a full report shows the system (reading it may start a shell on some OSes)
+    System = case Report of
+                 full -> erlperf_system:info();
+                 _ -> #{}
+             end,
     Old = process_flag(priority, Priority),
     try
         [shape(measure(CodeMap, Opts, Conc, System), Opts, Conc) || CodeMap <- CodeMaps]
@@ -240,12 +252,21 @@ with_job(CodeMap, Fun) ->
             erlang:error(Reason)
     end.
 
+%% A job that stopped by itself before this (a runner crash not seen yet by the sampler,
+%% in a short run) reports its reason here, rather than its crash being lost.
 stop_job(Job, Mon) ->
-    Result = try erlperf_job:stop(Job) catch exit:_ -> ok end,
-    erlang:demonitor(Mon, [flush]),
-    case Result of
-        ok -> ok;
-        {error, Crash} -> erlang:error(Crash)
+    case (try erlperf_job:stop(Job) catch exit:_ -> gone end) of
+        ok ->
+            erlang:demonitor(Mon, [flush]),
+            ok;
+        {error, Crash} ->
+            erlang:demonitor(Mon, [flush]),
+            erlang:error(Crash);
+        gone ->
+            %% the DOWN is here already, unless the sampler took it (and raised it)
+            receive {'DOWN', Mon, process, _, Reason} -> job_down(Reason)
+            after 0 -> ok
+            end
     end.
 
 %%--------------------------------------------------------------------
@@ -315,23 +336,35 @@ collect(Job, Mon, #{warmup := Warmup} = Opts, Period, Origin) ->
         fun (I, S) -> {_, S1} = next_sample(S), notify(Opts, {warmup, I, Warmup}), S1 end,
         State, lists:seq(1, Warmup)),
     #{last := {MeasureStart, _}} = WarmState,
-    {Samples, #{last := {End, _}, sleep := Sleep}, CvMet} = measured(WarmState, Opts, []),
+    {Samples, #{last := {End, _}, sleep := Sleep}, CvMet} = sampled(fun next_sample/1, WarmState, Opts, []),
     {Samples, erlang:convert_time_unit(End - MeasureStart, native, microsecond), Sleep, CvMet}.
 
-measured(State, #{samples := N, cv := Cv} = Opts, Acc) ->
-    {Value, NewState} = next_sample(State),
+%% Takes samples with Take (State -> {Value, NewState}) until there are `samples' of
+%% them and, in cv mode, their coefficient of variation is within the target or the cap
+%% is reached. Returns the last `samples' values, oldest first, the final state and
+%% whether the cv target was met (true without a target).
+sampled(Take, State, #{samples := N} = Opts, Acc) ->
+    {Value, NewState} = Take(State),
     NewAcc = [Value | Acc],
-    Count = length(NewAcc),
-    notify(Opts, {sample, Count, N, erlperf_stat:mean(NewAcc)}),
-    Window = lists:sublist(NewAcc, N),
+    %% the running mean costs a pass over the samples: only for a progress callback
+    _ = is_map_key(progress, Opts)
+        andalso notify(Opts, {sample, length(NewAcc), N, erlperf_stat:mean(NewAcc)}),
+    case enough(NewAcc, Opts) of
+        {done, Window, Met} -> {Window, NewState, Met};
+        more -> sampled(Take, NewState, Opts, NewAcc)
+    end.
+
+enough(Acc, #{samples := N, cv := Cv}) ->
+    Taken = length(Acc),
+    Window = lists:sublist(Acc, N),
     if
-        Count < N -> measured(NewState, Opts, NewAcc);
-        Cv =:= undefined -> {lists:reverse(Window), NewState, true};
+        Taken < N -> more;
+        Cv =:= undefined -> {done, lists:reverse(Window), true};
         true ->
             Met = erlperf_stat:cv(Window) =< Cv,
-            case Met orelse Count >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N) of
-                true -> {lists:reverse(Window), NewState, Met};
-                false -> measured(NewState, Opts, NewAcc)
+            case Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N) of
+                true -> {done, lists:reverse(Window), Met};
+                false -> more
             end
     end.
 
@@ -385,26 +418,13 @@ job_down(Reason) -> erlang:error({job_stopped, Reason}).
 timed(Job, _Mon, #{sample_duration := {timed, Count}, warmup := Warmup} = Opts) ->
     _ = [begin _ = erlperf_job:measure(Job, Count), notify(Opts, {warmup, I, Warmup}) end
          || I <- lists:seq(1, Warmup)],
-    Samples = timed_samples(Job, Count, Opts, []),
+    Measure = fun (none) -> {erlperf_job:measure(Job, Count) / 1000, none} end,
+    {Samples, none, CvMet} = sampled(Measure, none, Opts, []),
     Summary = erlperf_stat:summary(Samples),
-    Total = lists:sum(Samples),
-    cv_flag(Opts, maps:get(cv, Opts) =:= undefined orelse erlperf_stat:cv(Samples) =< maps:get(cv, Opts),
+    cv_flag(Opts, CvMet,
             #{mode => timed, sleep => sleep, concurrency => 1,
-              result => Summary#{time => round(Total),
+              result => Summary#{time => round(lists:sum(Samples)),
                                  iteration_time => maps:get(average, Summary) * 1000 / Count}}).
-
-timed_samples(Job, Count, #{samples := N, cv := Cv} = Opts, Acc) ->
-    Us = erlperf_job:measure(Job, Count) / 1000,
-    NewAcc = [Us | Acc],
-    Taken = length(NewAcc),
-    notify(Opts, {sample, Taken, N, erlperf_stat:mean(NewAcc)}),
-    Window = lists:sublist(NewAcc, N),
-    Done = Taken >= N andalso (Cv =:= undefined orelse erlperf_stat:cv(Window) =< Cv
-                               orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N)),
-    case Done of
-        true -> lists:reverse(Window);
-        false -> timed_samples(Job, Count, Opts, NewAcc)
-    end.
 
 notify(#{progress := Fun}, Event) ->
     try Fun(Event) catch _:_ -> ok end,
@@ -435,6 +455,10 @@ qps(#{mode := timed, result := #{average := Us}, run_options := #{sample_duratio
 qps(#{result := #{average := Avg}, run_options := #{sample_duration := Ms}}) ->
     Avg * 1000 / Ms.
 
+%% @private
+%% A full report in the shape `report' asks for.
+-spec shape(report(), #{report := basic | extended | full, atom() => term()},
+            concurrency_options() | undefined) -> result().
 shape(Report, #{report := full}, _Conc) ->
     Report;
 shape(#{result := #{average := Avg}, concurrency := C}, #{report := basic}, #{}) ->
@@ -453,7 +477,11 @@ format_crash(error, undef, [{M, F, Args, _} | _]) ->
     Arity = if is_list(Args) -> length(Args); true -> Args end,
     Hint = case M of
                pg2 -> " (pg2 was removed in OTP 24; use pg instead)";
-               _ -> case code:which(M) of non_existing -> flat(" (module ~ts is not available)", [M]); _ -> "" end
+               _ -> case code:which(M) of
+                        non_existing -> flat(" (module ~ts is not available: add its directory with -pa "
+                                             "or ERL_LIBS)", [M]);
+                        _ -> ""
+                    end
            end,
     flat("undefined function ~ts:~ts/~b~ts", [M, F, Arity, Hint]);
 format_crash(error, erlperf_state_erased, _Stack) ->

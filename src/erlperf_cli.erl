@@ -25,12 +25,11 @@
 %% API: the escript entry point
 -export([main/1]).
 
-%% Internal exports, called by erlperf_cli_SUITE (pure parsing and help text)
+%% Internal exports: pure parsing, help text and error text, for tools wrapping the CLI
 -export([parse/1, usage/0, defaults/0, format_error/1]).
 
 -export_type([parsed/0]).
 
-%% Exit statuses.
 %% Modules the compiler's passes load for a runner (OTP 25-28; missing ones are skipped).
 -define(COMPILER_MODULES,
         [compile, v3_core, sys_core_fold, sys_core_alias, sys_core_bsm, core_lib, cerl,
@@ -48,6 +47,7 @@
 -define(ENGINE_MODULES, [erlperf, erlperf_job, erlperf_codegen, erlperf_report, erlperf_stat,
                          erlperf_system]).
 
+%% Exit statuses.
 -define(EXIT_OK, 0).
 -define(EXIT_FAILED, 1).
 -define(EXIT_USAGE, 2).
@@ -55,8 +55,6 @@
 -define(PROGRESS_AFTER_MS, 3000).
 %% Terminal width assumed when stdout is a terminal of unknown width.
 -define(DEFAULT_TERMINAL_WIDTH, 80).
-%% How deep a crash reason is searched for an `undef' (it may be wrapped by isolation).
--define(UNDEF_SEARCH_DEPTH, 6).
 %% How long to wait for the progress printer to clear its line (milliseconds).
 -define(PRINTER_STOP_TIMEOUT, 1000).
 
@@ -123,10 +121,7 @@ format_error({usage, Text}) ->
 format_error({distribution, Reason}) ->
     lists:flatten(io_lib:format("cannot start Erlang distribution for --nodes: ~0tp", [Reason]));
 format_error(Reason) ->
-    Text = try erlperf:format_error(Reason)
-           catch _:_ -> io_lib:format("~0tp", [Reason])
-           end,
-    lists:flatten([Text | undef_hint(Reason, lists:flatten(Text))]).
+    erlperf:format_error(Reason).
 
 %%--------------------------------------------------------------------
 %% Options
@@ -243,9 +238,9 @@ value(non_neg_count, Name, Text) ->
         _ -> usage("~ts: '~ts' is not a non-negative integer", [Name, Text])
     end;
 value(report, Name, Text) ->
-    case lists:member(Text, ["basic", "extended", "full"]) of
+    case lists:member(Text, ["auto", "basic", "extended", "full"]) of
         true -> list_to_atom(Text);
-        false -> usage("~ts: '~ts' is not basic, extended or full", [Name, Text])
+        false -> usage("~ts: '~ts' is not basic, extended or full (or auto)", [Name, Text])
     end;
 value(ratio, Name, Text) ->
     case ratio(Text) of
@@ -391,7 +386,6 @@ run([]) ->
     io:put_chars(standard_error, usage()),
     ?EXIT_USAGE;
 run(Args) ->
-    %% loads the compiler while the arguments are parsed and the engine is loaded
     case parse(Args) of
         {ok, #{help := true}} ->
             io:put_chars(usage()),
@@ -445,17 +439,21 @@ add_paths([Dir | Dirs]) ->
 -spec benchmark(parsed()) -> non_neg_integer().
 benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = Parsed) ->
     Progress = start_progress(Parsed),
-    try
-        verbose(Parsed),
-        Options = maps:merge(Run#{report => full}, progress_option(Progress)),
-        Result = erlperf:benchmark(Codes, Options, Conc),
-        stop_progress(Progress),
-        print_table(Parsed, reports(Result)),
-        ?EXIT_OK
-    catch
-        error:Reason ->
-            stop_progress(Progress),
-            fail(Reason)
+    Options = maps:merge(Run#{report => full}, progress_option(Progress)),
+    %% any class: a load node may raise exit or throw, which must not end as a stack dump
+    Outcome = try
+                  verbose(Parsed),
+                  {ok, erlperf:benchmark(Codes, Options, Conc)}
+              catch
+                  _:Reason -> {error, Reason}
+              end,
+    stop_progress(Progress),
+    case Outcome of
+        {ok, Result} ->
+            print_table(Parsed, reports(Result)),
+            ?EXIT_OK;
+        {error, Why} ->
+            fail(Why)
     end.
 
 %% The engine compiles every runner, which loads about 45 compiler modules (2 MB of
@@ -520,43 +518,6 @@ exit_status({usage, _}) -> ?EXIT_USAGE;
 exit_status({bad_code, _, _}) -> ?EXIT_USAGE;
 exit_status({invalid_option, _, _}) -> ?EXIT_USAGE;
 exit_status(_Crashed) -> ?EXIT_FAILED.
-
-%% A crash calling a missing module says which module (and what replaced pg2), unless
-%% the engine's text already names it.
--spec undef_hint(term(), string()) -> iodata().
-undef_hint(Reason, Text) ->
-    case find_undef(Reason, ?UNDEF_SEARCH_DEPTH) of
-        {ok, Module} ->
-            case string:find(Text, atom_to_list(Module)) of
-                nomatch when Module =:= pg2 -> " (module pg2 was removed in OTP 24: use pg)";
-                nomatch -> missing_module(Module);
-                _ -> []
-            end;
-        error -> []
-    end.
-
--spec missing_module(module()) -> iodata().
-missing_module(Module) ->
-    case code:which(Module) of
-        non_existing -> io_lib:format(" (module ~ts is not available: add it with -pa or ERL_LIBS)",
-                                      [Module]);
-        _ -> []
-    end.
-
--spec find_undef(term(), non_neg_integer()) -> {ok, module()} | error.
-find_undef(_Term, 0) ->
-    error;
-find_undef({error, undef, [{Module, _, _, _} | _]}, _Depth) when is_atom(Module) ->
-    {ok, Module};
-find_undef(Term, Depth) when is_tuple(Term) ->
-    find_undef(tuple_to_list(Term), Depth);
-find_undef([H | T], Depth) ->
-    case find_undef(H, Depth - 1) of
-        {ok, Module} -> {ok, Module};
-        error -> find_undef(T, Depth)
-    end;
-find_undef(_Term, _Depth) ->
-    error.
 
 %%--------------------------------------------------------------------
 %% Terminal: progress, colour, width

@@ -36,6 +36,9 @@
 %% API: called by erlperf:benchmark/3 for the `nodes' run option.
 -export([benchmark/4, format_error/1]).
 
+%% Internal export: what each load node runs, called over erpc.
+-export([remote/2]).
+
 %% Milliseconds a load node gets to answer a code loading request.
 -define(LOAD_TIMEOUT_MS, 15000).
 %% A benchmark runs as long as its options say (samples, squeeze steps): no time limit.
@@ -50,11 +53,28 @@
 benchmark(Nodes, Codes, RunOptions, ConcurrencyOptions) when is_list(Nodes), Nodes =/= [] ->
     Unique = lists:usort(Nodes),
     ok = connect(Unique),
-    ok = ensure_loaded(Unique -- [node()], object_code()),
+    ok = ensure_loaded(Unique -- [node()], erlperf_isolation:object_code()),
     Report = maps:get(report, RunOptions, basic),
     Options = (maps:filter(fun (_K, V) -> not is_function(V) end, RunOptions))#{report => full},
-    [shape(total(run(Unique, [[Code], Options, ConcurrencyOptions]), Report),
-           Report, ConcurrencyOptions) || Code <- Codes].
+    [erlperf:shape(total(run(Unique, [[Code], Options, ConcurrencyOptions]), Report),
+                   #{report => Report}, ConcurrencyOptions) || Code <- Codes].
+
+%% @private
+%% Runs erlperf:benchmark/3 on this (load) node for `Caller', and gives up as soon as
+%% `Caller' goes (killed, or its node disconnected): the jobs, owned by this process,
+%% stop with it, so that an interrupted run leaves no load behind.
+-spec remote(pid(), [term()]) -> erlperf:result() | [erlperf:result()].
+remote(Caller, Args) ->
+    Runner = self(),
+    Watcher = spawn(fun () ->
+        Ref = erlang:monitor(process, Caller),
+        receive {'DOWN', Ref, process, Caller, _} -> exit(Runner, kill) end
+    end),
+    try
+        erlang:apply(erlperf, benchmark, Args)
+    after
+        exit(Watcher, kill)
+    end.
 
 %% @doc Readable text for the errors raised by {@link benchmark/4} itself.
 -spec format_error(term()) -> string().
@@ -76,16 +96,6 @@ connect(Nodes) ->
                 net_kernel:connect_node(Node) orelse erlang:error({nodedown, Node})
         end, Nodes).
 
-%% Object code of erlperf's modules (see erlperf_isolation for the same rule).
-object_code() ->
-    _ = application:load(erlperf),
-    Modules = case application:get_key(erlperf, modules) of
-                  {ok, Mods} -> Mods;
-                  undefined -> [M || {M, _} <- code:all_loaded(),
-                                     lists:prefix("erlperf", atom_to_list(M))]
-              end,
-    [Code || M <- Modules, Code <- [code:get_object_code(M)], Code =/= error].
-
 %% Loads the modules a node does not have (neither loaded nor in its code path).
 ensure_loaded(Nodes, Modules) ->
     lists:foreach(fun (Node) -> lists:foreach(fun (M) -> ensure_loaded_on(Node, M) end, Modules) end,
@@ -104,7 +114,7 @@ ensure_loaded_on(Node, {Module, Binary, FileName}) ->
 
 %% Starts the benchmark on all nodes together; returns [{Node, FullReport}].
 run(Nodes, Args) ->
-    Replies = erpc:multicall(Nodes, erlperf, benchmark, Args, ?RUN_TIMEOUT),
+    Replies = erpc:multicall(Nodes, ?MODULE, remote, [self(), Args], ?RUN_TIMEOUT),
     lists:zipwith(fun (Node, Reply) -> {Node, reply(Node, Reply)} end, Nodes, Replies).
 
 reply(_Node, {ok, Report}) -> Report;
@@ -163,15 +173,3 @@ iteration_time(_First, _Concurrency, Average, _Results) when Average == 0 ->
     infinity;
 iteration_time(#{run_options := #{sample_duration := Ms}}, Concurrency, Average, _Results) ->
     Ms * 1000000 * Concurrency / Average.
-
-%% Shapes the total as erlperf:benchmark/3 shapes the result of one node.
-shape(Total, full, _Conc) ->
-    Total;
-shape(#{result := #{average := Avg}, concurrency := C}, basic, #{}) ->
-    {round(Avg), C};
-shape(#{result := #{samples := Samples}, concurrency := C}, extended, #{}) ->
-    {[round(S) || S <- Samples], C};
-shape(#{result := #{average := Avg}}, basic, undefined) ->
-    round(Avg);
-shape(#{result := #{samples := Samples}}, extended, undefined) ->
-    [round(S) || S <- Samples].

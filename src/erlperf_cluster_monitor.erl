@@ -45,9 +45,6 @@
 -define(HEADER_EVERY, 30).
 %% Narrowest node column; it widens to the longest node name seen (with a new header).
 -define(NODE_WIDTH, 28).
-%% Below this many units, a value is printed in that unit, else in the next one
-%% (Kb, Mb, Gb, Tb for memory; none, Ki, Mi, Gi for a job's iterations).
--define(SCALE_LIMIT, 100000).
 
 -type handler() :: io:device() | file:filename_all()
                  | fun(([map()]) -> any()) | {module(), atom(), [term()]}.
@@ -90,15 +87,16 @@ header(Fields, NodeWidth) ->
 
 -spec init({handler(), pos_integer(), [field()]}) -> {ok, #state{}} | {stop, term()}.
 init({Handler, IntervalMs, Fields}) ->
-    case {whereis(erlperf_history), open(Handler)} of
-        {undefined, _} ->
+    %% the history first: opening a file would truncate it
+    case whereis(erlperf_history) =/= undefined andalso open(Handler) of
+        false ->
             {stop, {no_history, "erlperf_history is not running"}};
-        {_, {ok, Open}} ->
+        {ok, Open} ->
             {Cursor, _Old} = erlperf_history:poll(0),
             _ = erlang:send_after(IntervalMs, self(), tick),
             {ok, #state{handler = Open, interval = IntervalMs, fields = Fields,
                         cursor = Cursor}};
-        {_, {error, Reason}} ->
+        {error, Reason} ->
             {stop, {open, Handler, Reason}}
     end.
 
@@ -150,11 +148,9 @@ open(Fun) when is_function(Fun, 1) ->
     {ok, {callback, Fun}};
 open({M, F, A}) ->
     {ok, {callback, fun (Samples) -> erlang:apply(M, F, [Samples | A]) end}};
-open(Device) when is_pid(Device); is_atom(Device) ->
-    {ok, {device, Device, false}};
-open(FileName) ->
-    case file:open(FileName, [write]) of
-        {ok, Device} -> {ok, {device, Device, true}};
+open(Target) ->
+    case erlperf_file_log:open(Target) of
+        {ok, Device, Close} -> {ok, {device, Device, Close}};
         {error, _} = Error -> Error
     end.
 
@@ -169,13 +165,15 @@ output(Samples, #state{handler = {callback, Fun}, fields = Fields} = State) ->
 output(Samples, #state{handler = {device, Device, _}, fields = Fields, lines = Lines,
                        node_width = OldWidth} = State) ->
     Width = lists:max([OldWidth | [length(atom_to_list(N)) || #{node := N} <- Samples]]),
-    Header = case Lines =:= 0 orelse Width > OldWidth of
-                 true -> [header(Fields, Width), $\n];
-                 false -> []
-             end,
     Text = [[format(Fields, Width, S), $\n] || S <- Samples],
-    ok = io:put_chars(Device, [Header, Text]),
-    State#state{lines = (Lines + length(Samples)) rem ?HEADER_EVERY, node_width = Width}.
+    case Lines =:= 0 orelse Lines >= ?HEADER_EVERY orelse Width > OldWidth of
+        true ->
+            ok = io:put_chars(Device, [header(Fields, Width), $\n, Text]),
+            State#state{lines = length(Samples), node_width = Width};
+        false ->
+            ok = io:put_chars(Device, Text),
+            State#state{lines = Lines + length(Samples)}
+    end.
 
 title(time, _NodeWidth) -> io_lib:format("~-25s", ["time"]);
 title(node, NodeWidth) -> string:pad("node", NodeWidth);
@@ -191,21 +189,10 @@ cell(time, _NodeWidth, Ms) ->
 cell(node, NodeWidth, Node) ->
     string:pad(atom_to_list(Node), NodeWidth);  % io_lib would cut a longer name
 cell(jobs, _NodeWidth, Jobs) ->
-    lists:join($\s, [[pid_to_list(Pid), $\s, scale(N, ["", "Ki", "Mi", "Gi"])]
-                     || {Pid, N} <- Jobs]);
+    lists:join($\s, [[pid_to_list(Pid), $\s, erlperf_report:format_count(N)] || {Pid, N} <- Jobs]);
 cell(F, _NodeWidth, Value) when is_float(Value) ->
     io_lib:format("~*.2f", [width(F), Value]);
 cell(F, _NodeWidth, Value) when F =:= processes; F =:= ports; F =:= ets ->
     io_lib:format("~*b", [width(F), Value]);
 cell(F, _NodeWidth, Bytes) ->
-    io_lib:format("~*s", [width(F), scale(Bytes div 1024, ["Kb", "Mb", "Gb", "Tb"])]).
-
-scale(Value, [Unit]) ->
-    unit(Value, Unit);
-scale(Value, [Unit | _]) when Value < ?SCALE_LIMIT ->
-    unit(Value, Unit);
-scale(Value, [_ | Units]) ->
-    scale(Value div 1024, Units).
-
-unit(Value, "") -> integer_to_list(Value);
-unit(Value, Unit) -> integer_to_list(Value) ++ " " ++ Unit.
+    io_lib:format("~*s", [width(F), erlperf_report:format_size(Bytes)]).

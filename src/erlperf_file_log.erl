@@ -7,7 +7,8 @@
 %%% Columns: local time of the sample, utilisation in percent of normal, dirty CPU and
 %%% dirty IO schedulers, process, port and ETS table counts, memory (total, processes,
 %%% binaries, ETS; Kb, Mb or Gb) and one column per running job, headed by the job's pid,
-%%% with the iterations it did during that second (Ki = 1024, Mi = 1024 Ki, Gi = 1024 Mi).
+%%% with the iterations it did during that second (Ki = 1000, Mi = 1000 Ki, as in the
+%%% results table; memory in Kb = 1024 bytes, Mb, Gb).
 %%% The header is printed first, again every ?HEADER_EVERY lines, and whenever the set of
 %%% jobs changes.
 %%%
@@ -25,6 +26,9 @@
 %% API: called by erlperf_cli (-v) and users.
 -export([start_link/0, start_link/1, header/1, line/1]).
 
+%% Internal export: called by erlperf_cluster_monitor, which prints to the same targets.
+-export([open/1]).
+
 %% Behaviour callbacks: called by gen_server.
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
 
@@ -34,10 +38,6 @@
 -define(JOB_WIDTH, 12).
 %% Lines printed between two repetitions of the header.
 -define(HEADER_EVERY, 30).
-%% Below this many Kb, memory is printed in Kb (then Mb, then Gb).
--define(MEMORY_SCALE, 100000).
-%% Below this many iterations, job throughput is printed as is (then Ki, Mi, Gi).
--define(COUNT_SCALE, 100000).
 
 %% Where to print: an io device (pid or registered name) or a file name.
 -type target() :: io:device() | file:filename_all().
@@ -124,6 +124,10 @@ terminate(_Reason, #state{}) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
+%% @private
+%% Opens a target: an io device as it is, a file name created or truncated. The boolean
+%% says whether the caller must close the device when done.
+-spec open(target()) -> {ok, io:device(), boolean()} | {error, term()}.
 open(Device) when is_pid(Device); is_atom(Device) ->
     {ok, Device, false};
 open(FileName) ->
@@ -139,17 +143,7 @@ maybe_header(Pids, #state{device = Device} = State) ->
     State#state{jobs = Pids, lines = 0}.
 
 memory(Bytes) ->
-    scale(Bytes div 1024, ?MEMORY_SCALE, ["Kb", "Mb", "Gb", "Tb"]).
+    erlperf_report:format_size(Bytes).
 
 count(Count) ->
-    scale(Count, ?COUNT_SCALE, ["", "Ki", "Mi", "Gi"]).
-
-scale(Value, _Limit, [Unit]) ->
-    unit(Value, Unit);
-scale(Value, Limit, [Unit | _]) when Value < Limit ->
-    unit(Value, Unit);
-scale(Value, Limit, [_ | Units]) ->
-    scale(Value div 1024, Limit, Units).
-
-unit(Value, "") -> integer_to_list(Value);
-unit(Value, Unit) -> integer_to_list(Value) ++ " " ++ Unit.
+    erlperf_report:format_count(Count).

@@ -45,6 +45,9 @@
 %% API: called by erlperf:benchmark/3 for the `isolation' run option.
 -export([benchmark/3, format_error/1]).
 
+%% Internal export: erlperf_cluster ships the same code to its load nodes.
+-export([object_code/0]).
+
 %% Milliseconds a peer node gets to boot.
 -define(BOOT_TIMEOUT_MS, 30000).
 %% Milliseconds a peer gets to load one module.
@@ -124,8 +127,10 @@ code_path_args() ->
         Extra -> ["-pa" | Extra]
     end.
 
+%% @private
 %% Object code of erlperf's modules: those listed in the application resource file,
 %% or, when there is none (modules loaded by hand), those loaded now.
+-spec object_code() -> [{module(), binary(), file:filename()}].
 object_code() ->
     _ = application:load(erlperf),
     Modules = case application:get_key(erlperf, modules) of
@@ -138,11 +143,8 @@ loaded_erlperf_modules() ->
     [M || {M, _} <- code:all_loaded(), lists:prefix("erlperf", atom_to_list(M))].
 
 load(Peer, Modules) ->
-    lists:foreach(
-        fun ({Module, Binary, FileName}) ->
-                case peer:call(Peer, code, load_binary, [Module, FileName, Binary],
-                               ?LOAD_TIMEOUT_MS) of
-                    {module, Module} -> ok;
-                    {error, Reason} -> erlang:error({peer_load, Module, Reason})
-                end
-        end, Modules).
+    Triples = [{Module, FileName, Binary} || {Module, Binary, FileName} <- Modules],
+    case peer:call(Peer, code, atomic_load, [Triples], ?LOAD_TIMEOUT_MS) of
+        ok -> ok;
+        {error, [{Module, Reason} | _]} -> erlang:error({peer_load, Module, Reason})
+    end.

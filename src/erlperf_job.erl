@@ -33,7 +33,7 @@
 
 %% API
 -export([start/1, start_link/1, stop/1, request_stop/1,
-         concurrency/1, set_concurrency/2, sample/1, measure/2,
+         concurrency/1, set_concurrency/2, sample/1, sample_request/1, measure/2,
          source/1, info/1, set_priority/2]).
 
 %% gen_server callbacks
@@ -121,6 +121,12 @@ set_concurrency(Job, Concurrency) when is_integer(Concurrency), Concurrency >= 0
 -spec sample(server_ref()) -> non_neg_integer().
 sample(Job) ->
     gen_server:call(Job, sample, infinity).
+
+%% @doc Asks for {@link sample/1} without waiting: collect the answer with
+%% `gen_server:receive_response/2' (used to sample many jobs under one deadline).
+-spec sample_request(server_ref()) -> gen_server:request_id().
+sample_request(Job) ->
+    gen_server:send_request(Job, sample).
 
 %% @doc Runs `Count' iterations in a fresh worker and returns the nanoseconds taken.
 -spec measure(server_ref(), pos_integer()) -> non_neg_integer().

@@ -26,9 +26,9 @@
 %%% Cost and safety: the monitor turns scheduler wall time accounting on while it runs
 %%% (`erlang:system_flag(scheduler_wall_time, true)'; the flag is reference counted per
 %%% process, so it goes back to its previous state when the monitor stops). Each sample
-%%% reads a few counters and makes one `erlperf_job:sample/1' call per job, from a helper
-%%% process that is killed after ?JOBS_TIMEOUT_MS, so a busy job never stalls the
-%%% monitor; such a job is left out of that sample. Samples are small maps sent to each
+%%% reads a few counters and asks every job for its total at once; a job that has not
+%%% answered within ?JOBS_TIMEOUT_MS is left out of that sample (the others are kept),
+%%% so a busy job never stalls the monitor. Samples are small maps sent to each
 %%% subscriber once per interval.
 -module(erlperf_monitor).
 -behaviour(gen_server).
@@ -189,7 +189,7 @@ vm_counts() ->
         erlang:memory([total, processes, binary, ets]),
     #{processes => erlang:system_info(process_count),
       ports => erlang:system_info(port_count),
-      ets => length(ets:all()),
+      ets => erlang:system_info(ets_count),
       memory_total => Total, memory_processes => Procs,
       memory_binary => Bin, memory_ets => Ets}.
 
@@ -204,28 +204,22 @@ sched_times() ->
 utilisation(Old, New) ->
     Normal = erlang:system_info(schedulers),
     Dcpu = erlang:system_info(dirty_cpu_schedulers),
-    Kinds = [{Id, kind(Id, Normal, Dcpu)} || {Id, _, _} <- New],
-    Diffs = lists:zipwith(fun diff/2, Old, New),
-    {percent(normal, Kinds, Diffs), percent(dcpu, Kinds, Diffs), percent(dio, Kinds, Diffs)}.
+    Add = fun ({Id, A0, T0}, {Id, A1, T1}, Acc) ->
+                  maps:update_with(kind(Id, Normal, Dcpu),
+                                   fun ({A, T}) -> {A + A1 - A0, T + T1 - T0} end, Acc)
+          end,
+    Totals = lists:foldl(fun ({O, N}, Acc) -> Add(O, N, Acc) end,
+                         #{normal => {0, 0}, dcpu => {0, 0}, dio => {0, 0}},
+                         lists:zip(Old, New)),
+    {percent(maps:get(normal, Totals)), percent(maps:get(dcpu, Totals)),
+     percent(maps:get(dio, Totals))}.
 
 kind(Id, Normal, _Dcpu) when Id =< Normal -> normal;
 kind(Id, Normal, Dcpu) when Id =< Normal + Dcpu -> dcpu;
 kind(_Id, _Normal, _Dcpu) -> dio.
 
-diff({Id, A0, T0}, {Id, A1, T1}) -> {Id, A1 - A0, T1 - T0}.
-
-percent(Kind, Kinds, Diffs) ->
-    {Active, Total} = lists:foldl(
-        fun ({Id, A, T}, {AccA, AccT}) ->
-                case lists:keyfind(Id, 1, Kinds) of
-                    {Id, Kind} -> {AccA + A, AccT + T};
-                    _ -> {AccA, AccT}
-                end
-        end, {0, 0}, Diffs),
-    case Total of
-        0 -> 0.0;
-        _ -> 100.0 * Active / Total
-    end.
+percent({_Active, 0}) -> 0.0;
+percent({Active, Total}) -> 100.0 * Active / Total.
 
 %% Iterations of each local job since the previous sample. A job seen for the first
 %% time reports its total (it started during this interval, or the monitor did). A job
@@ -240,32 +234,17 @@ jobs(#state{totals = Old, order = Order} = State) ->
             || Pid <- NewOrder, is_map_key(Pid, Fresh)],
     {Jobs, State#state{totals = Totals, order = NewOrder}}.
 
-%% Totals of every job that answers within ?JOBS_TIMEOUT_MS; a helper makes the calls
-%% and is killed on timeout, so that a blocked job cannot stall the monitor.
-job_totals([]) ->
-    #{};
+%% Totals of every job that answers within ?JOBS_TIMEOUT_MS: all are asked at once and
+%% share the deadline, so that a busy job is left out alone and cannot stall the monitor
+%% (a late answer arrives as a stray message, dropped by handle_info/2).
 job_totals(Pids) ->
-    Self = self(),
-    Tag = make_ref(),
-    {Helper, MRef} = spawn_monitor(fun () -> Self ! {Tag, job_totals_of(Pids)} end),
-    receive
-        {Tag, Totals} ->
-            erlang:demonitor(MRef, [flush]),
-            Totals;
-        {'DOWN', MRef, process, Helper, _} ->
-            #{}
-    after ?JOBS_TIMEOUT_MS ->
-        exit(Helper, kill),
-        erlang:demonitor(MRef, [flush]),
-        receive {Tag, Late} -> Late after 0 -> #{} end
-    end.
-
-job_totals_of(Pids) ->
+    Deadline = erlang:monotonic_time(millisecond) + ?JOBS_TIMEOUT_MS,
+    Requests = [{Pid, erlperf_job:sample_request(Pid)} || Pid <- Pids],
     lists:foldl(
-        fun (Pid, Acc) ->
-                try erlperf_job:sample(Pid) of
-                    Total -> Acc#{Pid => Total}
-                catch
-                    exit:_ -> Acc
+        fun ({Pid, Request}, Acc) ->
+                Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
+                case gen_server:receive_response(Request, Left) of
+                    {reply, Total} -> Acc#{Pid => Total};
+                    _TimeoutOrDown -> Acc
                 end
-        end, #{}, Pids).
+        end, #{}, Requests).

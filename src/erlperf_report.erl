@@ -14,7 +14,8 @@
 %%% </ul>
 %%%
 %%% Numbers keep at most five digits before a unit: counts use `Ki', `Mi', `Gi' (powers
-%%% of 1000), times use `ns', `us', `ms', `s'.
+%%% of 1000), times use `ns', `us', `ms', `s', sizes `Kb', `Mb', `Gb' (powers of 1024).
+%%% The VM logs (`erlperf_file_log', `erlperf_cluster_monitor') use the same units.
 %%%
 %%% Example:
 %%% ```
@@ -25,7 +26,7 @@
 -module(erlperf_report).
 
 %% API, called by erlperf_cli
--export([format/2, resolve_format/2, format_count/1, format_time/1]).
+-export([format/2, resolve_format/2, format_count/1, format_time/1, format_size/1]).
 
 -export_type([format/0, options/0]).
 
@@ -82,25 +83,32 @@ resolve_format(Format, _Reports) ->
 %% @doc Formats a count: `64021', `241 Ki', `53893 Ki', `120 Mi'.
 -spec format_count(number()) -> string().
 format_count(N) ->
-    scale(N, 1, ["", " Ki", " Mi", " Gi", " Ti"]).
+    scale(N, 1, 1000, ["", " Ki", " Mi", " Gi", " Ti"]).
 
 %% @doc Formats nanoseconds: `57 ns', `4129 ns', `707 us', `554 ms', `200 s'.
 -spec format_time(number()) -> string().
 format_time(Ns) when Ns < ?DECIMAL_BELOW_NS, Ns > 0, Ns /= round(Ns) ->
     float_to_list(Ns / 1, [{decimals, 1}]) ++ " ns";
 format_time(Ns) ->
-    scale(Ns, 1, [" ns", " us", " ms", " s"]).
+    scale(Ns, 1, 1000, [" ns", " us", " ms", " s"]).
+
+%% @doc Formats bytes in powers of 1024: `24737 Kb', `512 Mb', `3 Gb'.
+-spec format_size(number()) -> string().
+format_size(Bytes) ->
+    scale(Bytes, 1024, 1024, [" Kb", " Mb", " Gb", " Tb"]).
 
 %%--------------------------------------------------------------------
 %% Internal functions
 
--spec scale(number(), pos_integer(), [string()]) -> string().
-scale(N, Divisor, [Unit]) ->
+%% N / Divisor in the first unit that keeps it under ?SCALE_LIMIT, each unit Step times
+%% the previous one.
+-spec scale(number(), pos_integer(), pos_integer(), [string()]) -> string().
+scale(N, Divisor, _Step, [Unit]) ->
     integer_to_list(round(N / Divisor)) ++ Unit;
-scale(N, Divisor, [Unit | Units]) ->
-    case abs(N) / Divisor < ?SCALE_LIMIT of
+scale(N, Divisor, Step, [Unit | Units]) ->
+    case abs(round(N / Divisor)) < ?SCALE_LIMIT of
         true -> integer_to_list(round(N / Divisor)) ++ Unit;
-        false -> scale(N, Divisor * 1000, Units)
+        false -> scale(N, Divisor * Step, Step, Units)
     end.
 
 -spec system_lines(format(), report()) -> iodata().

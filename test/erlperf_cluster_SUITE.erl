@@ -10,9 +10,9 @@
 
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
 -export([total_is_sum/0, basic_and_extended/0, remote_error/0, unreachable_node/0,
-         cluster_monitor/0]).
+         caller_gone/0, cluster_monitor/0]).
 -export([total_is_sum/1, basic_and_extended/1, remote_error/1, unreachable_node/1,
-         cluster_monitor/1]).
+         caller_gone/1, cluster_monitor/1]).
 
 %% Milliseconds to wait for a message from a benchmark or a monitor.
 -define(MSG_TIMEOUT_MS, 15000).
@@ -27,7 +27,7 @@ all() ->
 
 groups() ->
     [{cluster, [], [total_is_sum, basic_and_extended, remote_error, unreachable_node,
-                    cluster_monitor]}].
+                    caller_gone, cluster_monitor]}].
 
 init_per_suite(Config) ->
     case erlang:is_alive() of
@@ -109,6 +109,31 @@ remote_error(Config) when is_list(Config) ->
         ?assertError({crashed, init, {error, undef, [{pg2, create, [g], _} | _]}},
                      erlperf:run(Code, #{nodes => Nodes}))
     after
+        stop_peers(Peers)
+    end.
+
+caller_gone() ->
+    [{doc, "When the caller of a distributed run dies, every load node stops its job"}].
+caller_gone(Config) when is_list(Config) ->
+    Peers = start_peers(2, ?FUNCTION_NAME, []),
+    Nodes = [N || {_, N} <- Peers],
+    true = register(?MODULE, self()),
+    try
+        Tell = fun (What) -> lists:flatten(io_lib:format(
+                   "{~s, '~s'} ! {~s, node()}.", [?MODULE, node(), What])) end,
+        Code = #{runner => "timer:sleep(1).", init => Tell(started), done => Tell(done)},
+        %% a run of 100 s, interrupted once it runs everywhere
+        {Caller, Mon} = spawn_monitor(fun () ->
+            erlperf:run(Code, #{nodes => Nodes, samples => 100, sample_duration => 1000})
+        end),
+        _ = [receive {started, N} -> N after ?MSG_TIMEOUT_MS -> ct:fail(not_started) end
+             || _ <- Nodes],
+        exit(Caller, kill),
+        receive {'DOWN', Mon, process, Caller, killed} -> ok end,
+        Done = [receive {done, N} -> N after 5000 -> still_running end || _ <- Nodes],
+        ?assertEqual(lists:sort(Nodes), lists:sort(Done))
+    after
+        unregister(?MODULE),
         stop_peers(Peers)
     end.
 

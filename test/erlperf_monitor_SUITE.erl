@@ -253,8 +253,8 @@ full_second(Job) ->
 %% Value of the last column (the only job): "123", "14798 Ki" or "12 Mi".
 job_rate(Line) ->
     case lists:reverse(string:lexemes(Line, " ")) of
-        ["Ki", N | _] -> list_to_integer(N) * 1024;
-        ["Mi", N | _] -> list_to_integer(N) * 1024 * 1024;
+        ["Ki", N | _] -> list_to_integer(N) * 1000;
+        ["Mi", N | _] -> list_to_integer(N) * 1000 * 1000;
         [N | _] -> list_to_integer(N)
     end.
 
