@@ -1,4 +1,5 @@
-%%% @doc The benchmarking API: runs jobs, takes samples on schedule, builds reports.
+%%% @doc The benchmarking API: a thin facade that checks options, picks where the
+%%% benchmark runs and shapes the results.
 %%%
 %%% Modes:
 %%% <ul>
@@ -11,68 +12,98 @@
 %%%       continuous runs with more and more workers, until throughput stops growing for
 %%%       `threshold' steps; the best run is reported.</li>
 %%% </ul>
+%%% Layers: this module validates options (defaults in {@link defaults/0}) and picks a
+%%% strategy: {@link erlperf_local} on this node, {@link erlperf_isolation} (a peer node
+%%% per code) or {@link erlperf_cluster} (several nodes). Each strategy returns full
+%%% reports; time (sample schedule, warmup, `cv', precise waiting, concurrency
+%%% estimation) belongs to {@link erlperf_sampler}. Results come back as `report'
+%%% asks: `basic', `extended' or `full'.
 %%%
-%%% Example:
+%%% Example (figures from a run on a 2-core machine):
 %%% ```
 %%% 1> erlperf:run("rand:uniform().").
-%%% 14823432
+%%% RUN1
 %%% 2> erlperf:compare(["rand:uniform().", {crypto, strong_rand_bytes, [2]}], #{}).
-%%% [14917465,1797152]
-%%% 3> erlperf:run({code, is_loaded, [local_udp]}, #{warmup => 1}, #{max => 50}).
-%%% {1665180,6}
+%%% RUN2
+%%% 3> erlperf:run({code, is_loaded, [local_udp]}, #{warmup => 1}, #{max => 4}).
+%%% RUN3
 %%% '''
 %%%
-%%% Jobs of one call run one after another, never at the same time, so that they do not
-%%% compete for schedulers. Every job is stopped, and its module unloaded, before the call
-%%% returns or raises. The calling process samples at `priority' (default `high') for the
-%%% duration of the call. When the timer wakes the sampler late, it switches to a busy
-%%% wait before each deadline and flags the report (`sleep => busy_wait').
+%%% Jobs of one call run at the same time and are sampled at the same instants
+%%% (`compare => parallel', as erlperf 2.3 documents), or one after another
+%%% (`compare => sequential'). Every job is stopped, and its module unloaded, before the
+%%% call returns or raises.
 -module(erlperf).
 
 %% API
 -export([run/1, run/2, run/3, compare/2, benchmark/3, start/2, time/2, format_error/1]).
 
-%% Internal exports: default options, shared with the command line; result shapes,
-%% shared with erlperf_cluster (which adds up full reports of several nodes).
--export([defaults/0, concurrency_defaults/0, shape/3]).
+%% Internal exports: default options, shared with the command line.
+-export([defaults/0, concurrency_defaults/0]).
 
--export_type([code/0, run_options/0, concurrency_options/0, report/0, result/0]).
+-export_type([code/0, run_options/0, concurrency_options/0, concurrency_test/0, report/0,
+              result/0, run_statistics/0, system_information/0]).
 
 -type code() :: erlperf_job:code_map() | erlperf_job:callable().
--type run_options() :: #{concurrency => pos_integer(),
-                         samples => pos_integer(),
-                         sample_duration => pos_integer() | {timed, pos_integer()},
-                         warmup => non_neg_integer(),
-                         cv => float() | undefined,
-                         report => basic | extended | full,
-                         priority => erlang:priority_level(),
-                         isolation => #{},
-                         nodes => [node()],
-                         progress => fun((progress()) -> any())}.
+%% Run options; the defaults are {@link defaults/0}.
+-type run_options() :: #{concurrency => pos_integer(),          % workers per job [1]
+                         samples => pos_integer(),              % samples kept [3]
+                         %% ms per sample [1000]; {timed, N}: N iterations per sample;
+                         %% undefined (erlperf 2.3's timed mode): `samples' iterations, once
+                         sample_duration => pos_integer() | {timed, pos_integer()} | undefined,
+                         warmup => non_neg_integer(),           % samples discarded first [0]
+                         cv => number() | undefined,            % coefficient of variation [undefined]
+                         report => basic | extended | full,     % result shape [basic]
+                         priority => erlang:priority_level(),   % of the sampler [high]
+                         compare => parallel | sequential,      % several codes [parallel]
+                         isolation => #{},                      % a peer node per code
+                         nodes => [node()],                     % run on these nodes
+                         progress => fun((erlperf_sampler:progress()) -> any())}.
+%% Concurrency estimation options; the defaults are {@link concurrency_defaults/0}.
 -type concurrency_options() :: #{min => pos_integer(), step => pos_integer(),
                                  max => pos_integer(), threshold => pos_integer()}.
--type progress() :: {warmup, pos_integer(), pos_integer()}
-                  | {sample, pos_integer(), pos_integer(), float()}
-                  | {concurrency, pos_integer()}.
--type report() :: #{version := 1, mode := continuous | timed | concurrency, atom() => term()}.
+%% erlperf 2.3's name for {@link concurrency_options()}.
+-type concurrency_test() :: concurrency_options().
+-type system_information() :: erlperf_system:info().
+%% Statistics of one run. `samples': continuous mode, the raw iteration counter read at
+%% the start and after every sample (`samples + 1' integers); timed mode, microseconds
+%% per sample. `values': what the statistics are computed from: iterations per
+%% `sample_duration' (each sample normalised to the nominal period with the measured
+%% time), or microseconds per sample. `iteration_time': nanoseconds per iteration of
+%% one worker. `overdue': samples ending while a worker ran far longer than usual.
+-type run_statistics() :: #{average := float(), min := number(), max := number(),
+                            best := number(), worst := number(), stddev := float(),
+                            variance := float(), median := number(), p99 := number(),
+                            samples := [non_neg_integer()], values := [number()],
+                            time := non_neg_integer(), overdue := non_neg_integer(),
+                            iteration_time := float() | infinity}.
+-type report() :: #{version := 1,
+                    mode := continuous | timed | concurrency,
+                    result := run_statistics(),
+                    code := erlperf_job:code_map(),
+                    label := binary(),
+                    run_options := run_options(),
+                    concurrency := pos_integer(),
+                    sleep := sleep | busy_wait,
+                    warnings := [erlperf_codegen:warning()],
+                    system => system_information(),
+                    history => [{pos_integer(), run_statistics()}],
+                    concurrency_options => concurrency_options(),
+                    cv_met => boolean(),
+                    qps => float(),
+                    relative => float(),
+                    nodes => #{node() => report()}}.
 -type result() :: non_neg_integer() | [non_neg_integer()]
-                | {non_neg_integer() | [non_neg_integer()], pos_integer()} | report().
+                | {non_neg_integer(), pos_integer()}
+                | {{non_neg_integer(), pos_integer()}, [{non_neg_integer(), pos_integer()}]}
+                | report().
 
-%% Samples taken at most in cv mode: max(?CV_MIN_CAP, ?CV_CAP_FACTOR * samples).
--define(CV_MIN_CAP, 20).
--define(CV_CAP_FACTOR, 10).
-%% The sampler counts as late when it wakes more than this many ms, or this fraction of
-%% the sample duration, after the deadline; it then busy-waits for the rest of the run.
--define(LATE_MS, 2).
--define(LATE_FRACTION, 0.02).
-%% In busy-wait mode the sampler sleeps until this many ms before the deadline.
--define(BUSY_MARGIN_MS, 2).
 -define(FORMAT_DEPTH, 12).
 
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Runs a benchmark with the default options.
+%% @doc Runs a benchmark with the default options: the average iterations per second.
 -spec run(code()) -> result().
 run(Code) ->
     run(Code, #{}).
@@ -80,7 +111,7 @@ run(Code) ->
 %% @doc Runs a benchmark with the given run options.
 -spec run(code(), run_options()) -> result().
 run(Code, RunOptions) ->
-    benchmark([Code], RunOptions, undefined).
+    hd(benchmark([Code], RunOptions, undefined)).
 
 %% @doc `run(Module, Function, Args)' benchmarks `{Module, Function, Args}';
 %% `run(Code, RunOptions, ConcurrencyOptions)' estimates concurrency.
@@ -88,18 +119,18 @@ run(Code, RunOptions) ->
 run(Module, Function, Args) when is_atom(Module), is_atom(Function), is_list(Args) ->
     run({Module, Function, Args});
 run(Code, RunOptions, ConcurrencyOptions) when is_map(RunOptions), is_map(ConcurrencyOptions) ->
-    benchmark([Code], RunOptions, ConcurrencyOptions).
+    hd(benchmark([Code], RunOptions, ConcurrencyOptions)).
 
-%% @doc Runs several benchmarks, one after another, with the same options.
+%% @doc Runs several benchmarks with the same options, at the same time unless
+%% `compare => sequential'; a result per code, in order.
 -spec compare([code()], run_options()) -> [result()].
 compare(Codes, RunOptions) when is_list(Codes) ->
-    case benchmark(Codes, RunOptions, undefined) of
-        Results when length(Codes) > 1 -> Results;
-        Result -> [Result]
-    end.
+    benchmark(Codes, RunOptions, undefined).
 
-%% @doc Runs benchmarks; one result for one code, a list for several.
--spec benchmark([code()], run_options(), concurrency_options() | undefined) -> result() | [result()].
+%% @doc Runs benchmarks, one job per code; returns a result per code, in order. Jobs run
+%% at the same time (`compare => parallel', the default) or one after another
+%% (`sequential'); concurrency estimation runs one job at a time.
+-spec benchmark([code()], run_options(), concurrency_options() | undefined) -> [result()].
 benchmark([_ | _] = Codes, RunOptions, ConcurrencyOptions) ->
     Opts = run_options(RunOptions),
     Conc = concurrency_options(ConcurrencyOptions),
@@ -113,16 +144,13 @@ benchmark([_ | _] = Codes, RunOptions, ConcurrencyOptions) ->
     CodeMaps = [code_map(C) || C <- Codes],
     _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
          || C <- CodeMaps],
-    Results = relative(dispatch(CodeMaps, RunOptions, Opts, Conc)),
-    case Results of
-        [One] when length(Codes) =:= 1 -> One;
-        Many -> Many
-    end;
+    #{report := Shape} = Opts,
+    [shape(R, Shape) || R <- relative(dispatch(CodeMaps, Opts, Conc))];
 benchmark(Codes, _RunOptions, _ConcurrencyOptions) ->
     erlang:error({invalid_option, code, Codes}).
 
-%% @doc Starts a job that runs until stopped (`erlperf_job:stop/1') with `Concurrency'
-%% workers, under the application's supervisor.
+%% @doc Starts a job that runs until stopped (`erlperf_job:stop/1', or the application's
+%% shutdown) with `Concurrency' workers, under the application's supervisor.
 -spec start(code(), non_neg_integer()) -> pid().
 start(Code, Concurrency) when is_integer(Concurrency), Concurrency >= 0 ->
     {ok, _} = application:ensure_all_started(erlperf),
@@ -137,7 +165,7 @@ start(Code, Concurrency) when is_integer(Concurrency), Concurrency >= 0 ->
 %% @doc Microseconds taken by `Count' iterations of the runner, like `timer:tc/3'.
 -spec time(code(), pos_integer()) -> non_neg_integer().
 time(Code, Count) when is_integer(Count), Count > 0 ->
-    with_job(code_map(Code), fun (Job, _Mon) -> erlperf_job:measure(Job, Count) div 1000 end).
+    run(Code, #{sample_duration => undefined, samples => Count}).
 
 %% @doc Renders an error raised by this module's functions as one line of text.
 -spec format_error(term()) -> string().
@@ -162,7 +190,7 @@ format_error(Other) ->
 -spec defaults() -> run_options().
 defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
-      cv => undefined, report => basic, priority => high}.
+      cv => undefined, report => basic, priority => high, compare => parallel}.
 
 %% @doc Default concurrency estimation options.
 -spec concurrency_defaults() -> concurrency_options().
@@ -172,6 +200,10 @@ concurrency_defaults() ->
 %%--------------------------------------------------------------------
 %% Options
 
+run_options(#{sample_duration := undefined} = Opts) ->
+    %% erlperf 2.3's timed mode: `samples' iterations, measured once
+    Count = maps:get(samples, Opts, 1),
+    run_options(Opts#{sample_duration => {timed, Count}, samples => 1});
 run_options(Opts) when is_map(Opts) ->
     maps:fold(fun check_option/3, defaults(), Opts);
 run_options(Opts) ->
@@ -195,6 +227,7 @@ valid_option(priority, P) -> lists:member(P, [low, normal, high, max]);
 valid_option(isolation, I) -> is_map(I);
 valid_option(nodes, Nodes) -> is_list(Nodes) andalso Nodes =/= [] andalso lists:all(fun is_atom/1, Nodes);
 valid_option(progress, F) -> is_function(F, 1);
+valid_option(compare, C) -> C =:= parallel orelse C =:= sequential;
 valid_option(_, _) -> false.
 
 concurrency_options(undefined) ->
@@ -217,258 +250,47 @@ code_map(Code) when is_map(Code) -> erlang:error({invalid_option, code, Code});
 code_map(Callable) -> #{runner => Callable}.
 
 %%--------------------------------------------------------------------
-%% Where to run
+%% Where to run: strategies below the facade, each returning full reports.
 
-dispatch(CodeMaps, RunOptions, #{nodes := Nodes}, Conc) ->
-    erlperf_cluster:benchmark(Nodes, CodeMaps, maps:remove(nodes, RunOptions), Conc);
-dispatch(CodeMaps, RunOptions, #{isolation := _}, Conc) ->
-    erlperf_isolation:benchmark(CodeMaps, maps:remove(isolation, RunOptions), Conc);
-dispatch(CodeMaps, _RunOptions, #{priority := Priority, report := Report} = Opts, Conc) ->
-    %% only a full report shows the system (reading it may start a shell on some OSes)
-    System = case Report of
-                 full -> erlperf_system:info();
-                 _ -> #{}
-             end,
-    Old = process_flag(priority, Priority),
-    try
-        [shape(measure(CodeMap, Opts, Conc, System), Opts, Conc) || CodeMap <- CodeMaps]
-    after
-        process_flag(priority, Old)
-    end.
-
-%% Starts a job, runs Fun, and stops the job whatever happens.
-with_job(CodeMap, Fun) ->
-    case erlperf_job:start(CodeMap) of
-        {ok, Job} ->
-            Mon = erlang:monitor(process, Job),
-            try
-                Fun(Job, Mon)
-            catch
-                exit:{{shutdown, {crashed, _, _} = Crash}, _} -> erlang:error(Crash)
-            after
-                stop_job(Job, Mon)
-            end;
-        {error, Reason} ->
-            erlang:error(Reason)
-    end.
-
-%% A job that stopped by itself before this (a runner crash not seen yet by the sampler,
-%% in a short run) reports its reason here, rather than its crash being lost.
-stop_job(Job, Mon) ->
-    case (try erlperf_job:stop(Job) catch exit:_ -> gone end) of
-        ok ->
-            erlang:demonitor(Mon, [flush]),
-            ok;
-        {error, Crash} ->
-            erlang:demonitor(Mon, [flush]),
-            erlang:error(Crash);
-        gone ->
-            %% the DOWN is here already, unless the sampler took it (and raised it)
-            receive {'DOWN', Mon, process, _, Reason} -> job_down(Reason)
-            after 0 -> ok
-            end
-    end.
-
-%%--------------------------------------------------------------------
-%% Measuring
-
-measure(CodeMap, Opts, Conc, System) ->
-    with_job(CodeMap, fun (Job, Mon) ->
-        Info = erlperf_job:info(Job),
-        Report = run_mode(Job, Mon, Opts, Conc),
-        Report#{version => 1, label => maps:get(label, Info),
-                warnings => maps:get(warnings, Info), system => System,
-                run_options => maps:remove(progress, Opts)}
-    end).
-
-run_mode(Job, Mon, #{sample_duration := {timed, _}} = Opts, undefined) ->
-    timed(Job, Mon, Opts);
-run_mode(Job, Mon, #{concurrency := C} = Opts, undefined) ->
-    ok = erlperf_job:set_concurrency(Job, C),
-    (continuous(Job, Mon, Opts))#{concurrency => C};
-run_mode(Job, Mon, Opts, #{min := Min} = Conc) ->
-    squeeze(Job, Mon, Opts, Conc, Min, undefined, 0, []).
-
-%% Concurrency estimation: more workers until `threshold' steps bring no gain.
-squeeze(Job, Mon, Opts, #{step := Step, max := Max, threshold := Threshold} = Conc,
-        C, Best, Misses, History) ->
-    notify(Opts, {concurrency, C}),
-    ok = erlperf_job:set_concurrency(Job, C),
-    Run = (continuous(Job, Mon, Opts))#{concurrency => C},
-    NewHistory = [{C, maps:get(result, Run)} | History],
-    {NewBest, NewMisses} = better(Run, Best, Misses),
-    case NewMisses >= Threshold orelse C + Step > Max of
-        true ->
-            NewBest#{mode => concurrency, concurrency_options => Conc,
-                     history => lists:reverse(NewHistory)};
-        false ->
-            squeeze(Job, Mon, Opts, Conc, C + Step, NewBest, NewMisses, NewHistory)
-    end.
-
-better(Run, undefined, _) -> {Run, 0};
-better(#{result := #{average := New}} = Run, #{result := #{average := Old}}, _) when New > Old -> {Run, 0};
-better(_Run, Best, Misses) -> {Best, Misses + 1}.
-
-continuous(Job, Mon, #{sample_duration := Duration, concurrency := _} = Opts) ->
-    Period = erlang:convert_time_unit(Duration, millisecond, native),
-    Start = erlang:monotonic_time(),
-    First = sample(Job, Mon),
-    {Samples, Time, Sleep, CvMet} = collect(Job, Mon, Opts, Period, {Start, First}),
-    Concurrency = erlperf_job:concurrency(Job),
-    Summary = erlperf_stat:summary(Samples),
-    Average = maps:get(average, Summary),
-    IterationNs = iteration_time(Duration * 1000000 * Concurrency, Average),
-    cv_flag(Opts, CvMet, #{mode => continuous, sleep => Sleep,
-                           result => Summary#{time => Time, iteration_time => IterationNs}}).
-
-iteration_time(_Ns, Average) when Average == 0 -> infinity;
-iteration_time(Ns, Average) -> Ns / Average.
-
-cv_flag(#{cv := undefined}, _CvMet, Report) -> Report;
-cv_flag(_Opts, CvMet, Report) -> Report#{cv_met => CvMet}.
-
-%% Takes warmup and measured samples on schedule; returns the kept samples, the measured
-%% time (us), how the sampler waited and whether the cv target was met.
-collect(Job, Mon, #{warmup := Warmup} = Opts, Period, Origin) ->
-    State = #{job => Job, mon => Mon, period => Period, sleep => sleep,
-              last => Origin, origin => Origin, tick => 0},
-    WarmState = lists:foldl(
-        fun (I, S) -> {_, S1} = next_sample(S), notify(Opts, {warmup, I, Warmup}), S1 end,
-        State, lists:seq(1, Warmup)),
-    #{last := {MeasureStart, _}} = WarmState,
-    {Samples, #{last := {End, _}, sleep := Sleep}, CvMet} = sampled(fun next_sample/1, WarmState, Opts, []),
-    {Samples, erlang:convert_time_unit(End - MeasureStart, native, microsecond), Sleep, CvMet}.
-
-%% Takes samples with Take (State -> {Value, NewState}) until there are `samples' of
-%% them and, in cv mode, their coefficient of variation is within the target or the cap
-%% is reached. Returns the last `samples' values, oldest first, the final state and
-%% whether the cv target was met (true without a target).
-sampled(Take, State, #{samples := N} = Opts, Acc) ->
-    {Value, NewState} = Take(State),
-    NewAcc = [Value | Acc],
-    %% the running mean costs a pass over the samples: only for a progress callback
-    _ = is_map_key(progress, Opts)
-        andalso notify(Opts, {sample, length(NewAcc), N, erlperf_stat:mean(NewAcc)}),
-    case enough(NewAcc, Opts) of
-        {done, Window, Met} -> {Window, NewState, Met};
-        more -> sampled(Take, NewState, Opts, NewAcc)
-    end.
-
-enough(Acc, #{samples := N, cv := Cv}) ->
-    Taken = length(Acc),
-    Window = lists:sublist(Acc, N),
-    if
-        Taken < N -> more;
-        Cv =:= undefined -> {done, lists:reverse(Window), true};
-        true ->
-            Met = erlperf_stat:cv(Window) =< Cv,
-            case Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N) of
-                true -> {done, lists:reverse(Window), Met};
-                false -> more
-            end
-    end.
-
-%% Waits for the next deadline, reads the counter, normalises to the nominal period.
-next_sample(#{job := Job, mon := Mon, period := Period, origin := {Origin, _},
-              last := {LastTime, LastCount}, tick := Tick, sleep := Sleep} = State) ->
-    Deadline = Origin + (Tick + 1) * Period,
-    NewSleep = wait_until(Deadline, Period, Sleep, Mon),
-    Now = erlang:monotonic_time(),
-    Count = sample(Job, Mon),
-    Value = (Count - LastCount) * Period / max(1, Now - LastTime),
-    {Value, State#{last := {Now, Count}, tick := Tick + 1, sleep := NewSleep}}.
-
-wait_until(Deadline, Period, sleep, Mon) ->
-    sleep_until(Deadline, Mon),
-    Late = erlang:convert_time_unit(erlang:monotonic_time() - Deadline, native, microsecond),
-    case Late > max(?LATE_MS * 1000, ?LATE_FRACTION * erlang:convert_time_unit(Period, native, microsecond)) of
-        true -> busy_wait;
-        false -> sleep
-    end;
-wait_until(Deadline, _Period, busy_wait, Mon) ->
-    sleep_until(Deadline - erlang:convert_time_unit(?BUSY_MARGIN_MS, millisecond, native), Mon),
-    spin_until(Deadline),
-    busy_wait.
-
-sleep_until(Deadline, Mon) ->
-    Ms = erlang:convert_time_unit(Deadline - erlang:monotonic_time(), native, millisecond),
-    receive
-        {'DOWN', Mon, process, _, Reason} -> job_down(Reason)
-    after max(0, Ms) ->
-        ok
-    end.
-
-spin_until(Deadline) ->
-    case erlang:monotonic_time() >= Deadline of
-        true -> ok;
-        false -> spin_until(Deadline)
-    end.
-
-%% Reads the job's counter; a job that died in the meantime raises its crash.
-sample(Job, Mon) ->
-    try erlperf_job:sample(Job)
-    catch exit:_ ->
-        receive {'DOWN', Mon, process, _, Reason} -> job_down(Reason) end
-    end.
-
--spec job_down(term()) -> no_return().
-job_down({shutdown, {crashed, _, _} = Crash}) -> erlang:error(Crash);
-job_down(Reason) -> erlang:error({job_stopped, Reason}).
-
-timed(Job, _Mon, #{sample_duration := {timed, Count}, warmup := Warmup} = Opts) ->
-    _ = [begin _ = erlperf_job:measure(Job, Count), notify(Opts, {warmup, I, Warmup}) end
-         || I <- lists:seq(1, Warmup)],
-    Measure = fun (none) -> {erlperf_job:measure(Job, Count) / 1000, none} end,
-    {Samples, none, CvMet} = sampled(Measure, none, Opts, []),
-    Summary = erlperf_stat:summary(Samples),
-    cv_flag(Opts, CvMet,
-            #{mode => timed, sleep => sleep, concurrency => 1,
-              result => Summary#{time => round(lists:sum(Samples)),
-                                 iteration_time => maps:get(average, Summary) * 1000 / Count}}).
-
-notify(#{progress := Fun}, Event) ->
-    try Fun(Event) catch _:_ -> ok end,
-    ok;
-notify(_Opts, _Event) ->
-    ok.
+dispatch(CodeMaps, #{nodes := Nodes} = Opts, Conc) ->
+    erlperf_cluster:benchmark(Nodes, CodeMaps, maps:remove(nodes, Opts), Conc);
+dispatch(CodeMaps, #{isolation := Isolation} = Opts, Conc) ->
+    Reports = erlperf_isolation:benchmark(CodeMaps, maps:remove(isolation, Opts), Conc),
+    [R#{run_options => (maps:get(run_options, R))#{isolation => Isolation}} || R <- Reports];
+dispatch(CodeMaps, Opts, Conc) ->
+    erlperf_local:benchmark(CodeMaps, Opts, Conc).
 
 %%--------------------------------------------------------------------
 %% Result shapes
 
 %% Full reports of several jobs get `qps' (iterations per second, all workers) and
 %% `relative' (qps as a fraction of the fastest job's).
-relative([_, _ | _] = Results) ->
-    case lists:all(fun is_map/1, Results) of
-        true ->
-            WithQps = [R#{qps => qps(R)} || R <- Results],
-            Max = lists:max([Q || #{qps := Q} <- WithQps]),
-            [R#{relative => case Max == 0 of true -> 0.0; false -> Q / Max end}
-             || #{qps := Q} = R <- WithQps];
-        false ->
-            Results
-    end;
-relative(Results) ->
-    Results.
+relative([_, _ | _] = Reports) ->
+    WithQps = [R#{qps => qps(R)} || R <- Reports],
+    Max = lists:max([Q || #{qps := Q} <- WithQps]),
+    [R#{relative => case Max == 0 of true -> 0.0; false -> Q / Max end}
+     || #{qps := Q} = R <- WithQps];
+relative(Reports) ->
+    Reports.
 
 qps(#{mode := timed, result := #{average := Us}, run_options := #{sample_duration := {timed, N}}}) ->
     case Us == 0 of true -> 0.0; false -> N * 1.0e6 / Us end;
 qps(#{result := #{average := Avg}, run_options := #{sample_duration := Ms}}) ->
     Avg * 1000 / Ms.
 
-%% @private
-%% A full report in the shape `report' asks for.
--spec shape(report(), #{report := basic | extended | full, atom() => term()},
-            concurrency_options() | undefined) -> result().
-shape(Report, #{report := full}, _Conc) ->
+%% A full report in the shape `report' asks for: basic and extended results are
+%% integers, as erlperf 2.3 returns them.
+shape(Report, full) ->
     Report;
-shape(#{result := #{average := Avg}, concurrency := C}, #{report := basic}, #{}) ->
+shape(#{mode := concurrency, result := #{average := Avg}, concurrency := C}, basic) ->
     {round(Avg), C};
-shape(#{result := #{samples := Samples}, concurrency := C}, #{report := extended}, #{}) ->
-    {[round(S) || S <- Samples], C};
-shape(#{result := #{average := Avg}}, #{report := basic}, undefined) ->
+shape(#{mode := concurrency, result := #{average := Avg}, concurrency := C, history := History},
+      extended) ->
+    {{round(Avg), C}, [{round(A), Conc} || {Conc, #{average := A}} <- History]};
+shape(#{result := #{average := Avg}}, basic) ->
     round(Avg);
-shape(#{result := #{samples := Samples}}, #{report := extended}, undefined) ->
-    [round(S) || S <- Samples].
+shape(#{result := #{values := Values}}, extended) ->
+    [round(V) || V <- Values].
 
 %%--------------------------------------------------------------------
 %% Error text

@@ -11,11 +11,11 @@
 %%%       element-wise (sample I of the total is the sum of sample I of every node),
 %%%       averages and concurrencies are summed.</li>
 %%% </ul>
-%%% Codes run one after another; each one is started on all nodes together (one
+%%% Every node runs {@link erlperf_local:benchmark/3}; all start together (one
 %%% `erpc:multicall/5'), so that the nodes load the system under test at the same time.
-%%% With `report => full' the result is the total report with `nodes => #{Node =>
-%%% Report}' holding each node's own full report; `basic' and `extended' give the total
-%%% only, shaped as `erlperf:benchmark/3' shapes a result of one node. In timed mode the
+%%% Codes run at the same time on each node (`compare => parallel', the default), or one
+%%% after another. The result is a full total report per code, with `nodes => #{Node =>
+%%% Report}' holding each node's own; the facade shapes it as `report' asks. In timed mode the
 %%% total adds times up too (the time the nodes would take one after another); read
 %%% the per-node reports for latency.
 %%%
@@ -48,22 +48,26 @@
 %% API
 
 %% @doc Runs each code on every node of `Nodes' at once, and returns the totals in order.
--spec benchmark([node(), ...], [erlperf:code()], erlperf:run_options(),
-                erlperf:concurrency_options() | undefined) -> [erlperf:result()].
+-spec benchmark([node(), ...], [erlperf_job:code_map()], erlperf:run_options(),
+                erlperf:concurrency_options() | undefined) -> [erlperf:report()].
 benchmark(Nodes, Codes, RunOptions, ConcurrencyOptions) when is_list(Nodes), Nodes =/= [] ->
     Unique = lists:usort(Nodes),
     ok = connect(Unique),
     ok = ensure_loaded(Unique -- [node()], erlperf_isolation:object_code()),
-    Report = maps:get(report, RunOptions, basic),
-    Options = (maps:filter(fun (_K, V) -> not is_function(V) end, RunOptions))#{report => full},
-    [erlperf:shape(total(run(Unique, [[Code], Options, ConcurrencyOptions]), Report),
-                   #{report => Report}, ConcurrencyOptions) || Code <- Codes].
+    Options = maps:filter(fun (_K, V) -> not is_function(V) end, RunOptions),
+    case {maps:get(compare, Options, parallel), ConcurrencyOptions} of
+        {parallel, undefined} ->
+            totals(run(Unique, [Codes, Options, ConcurrencyOptions]));
+        _ ->
+            lists:append([totals(run(Unique, [[Code], Options, ConcurrencyOptions]))
+                          || Code <- Codes])
+    end.
 
 %% @private
-%% Runs erlperf:benchmark/3 on this (load) node for `Caller', and gives up as soon as
-%% `Caller' goes (killed, or its node disconnected): the jobs, owned by this process,
+%% Runs erlperf_local:benchmark/3 on this (load) node for `Caller', and gives up as soon
+%% as `Caller' goes (killed, or its node disconnected): the jobs, owned by this process,
 %% stop with it, so that an interrupted run leaves no load behind.
--spec remote(pid(), [term()]) -> erlperf:result() | [erlperf:result()].
+-spec remote(pid(), [term()]) -> [erlperf:report()].
 remote(Caller, Args) ->
     Runner = self(),
     Watcher = spawn(fun () ->
@@ -71,7 +75,7 @@ remote(Caller, Args) ->
         receive {'DOWN', Ref, process, Caller, _} -> exit(Runner, kill) end
     end),
     try
-        erlang:apply(erlperf, benchmark, Args)
+        erlang:apply(erlperf_local, benchmark, Args)
     after
         exit(Watcher, kill)
     end.
@@ -112,7 +116,7 @@ ensure_loaded_on(Node, {Module, Binary, FileName}) ->
             end
     end.
 
-%% Starts the benchmark on all nodes together; returns [{Node, FullReport}].
+%% Starts the benchmark on all nodes together; returns [{Node, [FullReport]}].
 run(Nodes, Args) ->
     Replies = erpc:multicall(Nodes, ?MODULE, remote, [self(), Args], ?RUN_TIMEOUT),
     lists:zipwith(fun (Node, Reply) -> {Node, reply(Node, Reply)} end, Nodes, Replies).
@@ -124,14 +128,18 @@ reply(_Node, {throw, Value}) -> erlang:throw(Value);
 reply(Node, {error, {erpc, noconnection}}) -> erlang:error({nodedown, Node});
 reply(_Node, {error, {erpc, Reason}}) -> erlang:error({erpc, Reason}).
 
+%% One total report per code, from [{Node, [Report per code]}].
+totals([{_, First} | _] = NodeReports) ->
+    [total([{Node, lists:nth(I, Reports)} || {Node, Reports} <- NodeReports])
+     || I <- lists:seq(1, length(First))].
+
 %% The total report: the first node's report with summed results, and every node's own.
-total([{_, First} | _] = Reports, Report) ->
+total([{_, First} | _] = Reports) ->
     Results = [R || {_, #{result := R}} <- Reports],
     Concurrency = lists:sum([C || {_, #{concurrency := C}} <- Reports]),
     Total = maps:remove(history, First#{
         concurrency => Concurrency,
         result => total_result(First, Concurrency, Results),
-        run_options => maps:put(report, Report, maps:get(run_options, First)),
         sleep => sleep_mode(Reports),
         warnings => lists:usort(lists:append([W || {_, #{warnings := W}} <- Reports])),
         nodes => maps:from_list(Reports)}),
@@ -148,22 +156,27 @@ sleep_mode(Reports) ->
         false -> sleep
     end.
 
-%% Samples add up element-wise (the shortest node decides how many, in cv mode); the
-%% average is the sum of the nodes' averages.
-total_result(First, Concurrency, Results) ->
-    Samples = sum_samples([S || #{samples := S} <- Results]),
+%% Samples and values add up element-wise (the shortest node decides how many, in cv
+%% mode); the average is the sum of the nodes' averages.
+total_result(#{mode := Mode} = First, Concurrency, Results) ->
+    Values = sum_lists([V || #{values := V} <- Results]),
     Average = lists:sum([A || #{average := A} <- Results]),
-    Summary = erlperf_stat:summary(Samples),
-    Summary#{average => Average,
-             time => lists:max([T || #{time := T} <- Results]),
-             iteration_time => iteration_time(First, Concurrency, Average, Results)}.
+    Stats = erlperf_local:statistics(stat_mode(Mode), Values),
+    Stats#{average => Average,
+           samples => sum_lists([S || #{samples := S} <- Results]),
+           time => lists:max([T || #{time := T} <- Results]),
+           overdue => lists:sum([O || #{overdue := O} <- Results]),
+           iteration_time => iteration_time(First, Concurrency, Average, Results)}.
 
-sum_samples([Samples]) ->
-    Samples;
-sum_samples([A, B | Rest]) ->
+stat_mode(timed) -> timed;
+stat_mode(_Continuous) -> continuous.
+
+sum_lists([List]) ->
+    List;
+sum_lists([A, B | Rest]) ->
     Len = min(length(A), length(B)),
     Summed = lists:zipwith(fun (X, Y) -> X + Y end, lists:sublist(A, Len), lists:sublist(B, Len)),
-    sum_samples([Summed | Rest]).
+    sum_lists([Summed | Rest]).
 
 %% Continuous modes: nanoseconds per iteration per worker, from the total throughput.
 %% Timed mode: the nodes' average (each node measures one worker).

@@ -12,9 +12,9 @@
 %%% Every role is compiled into one generated module, with the runner inlined into the
 %%% worker loops: the loop is what a person would write by hand
 %%% (`loop(0) -> done; loop(N) -> Work, loop(N - 1)'), so the harness adds nothing per
-%%% iteration. Workers count in the loop variable and publish to their own `atomics'
-%%% slot once per batch; the batch size adapts so that a batch lasts about
-%%% `?PUBLISH_INTERVAL_US' microseconds, and a slow runner publishes every iteration.
+%%% iteration. Workers count in the loop variable; at the end of each batch the loop
+%%% calls `erlperf_job:publish/0', which credits the next batch to the worker's counter
+%%% and sizes it from how long the last one took (see {@link erlperf_job}).
 %%%
 %%% The module is compiled to assembly first and the worker loop inspected: when the
 %%% compiler removed the benchmarked code as dead (a literal, or a call without side
@@ -53,22 +53,12 @@
                        warnings := [warning()],
                        label := binary()}.
 
-%% A batch of iterations should last about this long before the worker publishes it.
-%% Small enough that the unpublished remainder is negligible in a 100 ms sample, large
-%% enough that the two calls publishing costs are lost in the noise (~0.05%).
--define(PUBLISH_INTERVAL_US, 100).
-%% Upper bound for a batch, so that a worker publishes at least this often in iterations.
--define(MAX_BATCH, 1 bsl 24).
 %% Generated names, quoted so that they cannot clash with user functions.
 -define(CALL, 'erlperf call').
 -define(RUN, 'erlperf run').
 -define(TIMED, 'erlperf timed').
 -define(LOOP, 'erlperf loop').
--define(PUBLISH, 'erlperf publish').
-%% Process dictionary key of a continuous worker's publishing state.
--define(STATE_KEY, '$erlperf_publish').
 -define(TIMED_LOOP, 'erlperf timed_loop').
--define(BATCH, 'erlperf batch').
 -define(ROLES, [init, init_runner, runner, done]).
 -define(ANNO, erl_anno:new(0)).
 
@@ -363,7 +353,7 @@ module_forms(Module, Roles) ->
     Index = maps:from_list(lists:zip([N || #role{name = N} <- FunRoles],
                                      lists:seq(1, length(FunRoles)))),
     Runner = lists:keyfind(runner, #role.name, Roles),
-    Exports = [{?CALL, 3}, {?RUN, 3}, {?TIMED, 3}],
+    Exports = [{?CALL, 3}, {?RUN, 2}, {?TIMED, 3}],
     Header = [{attribute, ?ANNO, file, {"erlperf", 1}},
               {attribute, ?ANNO, module, Module},
               {attribute, ?ANNO, export, Exports}],
@@ -407,9 +397,10 @@ role_call(#role{name = Name, call = Call}, Args, Index, Context) ->
 
 %% Continuous entry, loop with publishing, and timed loop.
 %% Loop variables: N (iterations left in the batch), then only what the runner needs:
-%% F (its fun), I (init_runner's result), A (its state). The publishing state
-%% {Ref, Batch, Started} lives in the process dictionary, read once per batch: every
-%% extra loop argument costs the loop a register save per iteration.
+%% F (its fun), I (init_runner's result), A (its state). When a batch is done, the loop
+%% asks `erlperf_job:publish/0' for the next batch size: publishing happens there, in
+%% ordinary code, once per batch. Only the batch-end clause makes that call, so the
+%% iteration clause is the loop a person would write.
 -spec loop_forms(#role{}, pos_integer() | none) -> [erl_parse:abstract_form()].
 loop_forms(#role{arity = Arity} = Runner, FunPos) ->
     HasFun = FunPos =/= none,
@@ -419,14 +410,13 @@ loop_forms(#role{arity = Arity} = Runner, FunPos) ->
                                          [{integer, ?ANNO, FunPos}, var('Context')]}} || HasFun],
     Init = used(Arity >= 1, 'I'),
     Context = used(HasFun, 'Context'),
+    Publish = {call, ?ANNO, remote(erlperf_job, publish), []},
     [run_form(Setup, Extra, Init, Context),
      {function, ?ANNO, ?LOOP, 1 + length(Extra),
       [{clause, ?ANNO, [{integer, ?ANNO, 0} | Extra], [],
-        [{call, ?ANNO, {atom, ?ANNO, ?PUBLISH}, Extra}]},
+        [{call, ?ANNO, {atom, ?ANNO, ?LOOP}, [Publish | Extra]}]},
        {clause, ?ANNO, [var('N') | Extra], [],
         Body ++ [{call, ?ANNO, {atom, ?ANNO, ?LOOP}, [decrement() | next(Extra)]}]}]},
-     publish_form(Extra),
-     batch_form(),
      timed_form(Setup, Extra, Init, Context),
      {function, ?ANNO, ?TIMED_LOOP, 1 + length(Extra),
       [{clause, ?ANNO, [{integer, ?ANNO, 0} | [var('_') || _ <- Extra]], [], [{atom, ?ANNO, ok}]},
@@ -453,16 +443,12 @@ initial(Extra) ->
 decrement() ->
     {op, ?ANNO, '-', var('N'), {integer, ?ANNO, 1}}.
 
-%% 'erlperf run'(Ref, InitRunnerResult, Context): loops forever, publishing to Ref.
+%% 'erlperf run'(InitRunnerResult, Context): loops forever. It starts with an empty
+%% batch, so that the first thing it does is ask erlperf_job:publish/0 for one.
 run_form(Setup, Extra, Init, Context) ->
-    Start = put_state({tuple, ?ANNO, [var('Ref'), {integer, ?ANNO, 1}, now_call()]}),
-    {function, ?ANNO, ?RUN, 3,
-     [{clause, ?ANNO, [var('Ref'), Init, Context], [],
-       Setup ++ [Start, {call, ?ANNO, {atom, ?ANNO, ?LOOP},
-                         [{integer, ?ANNO, 1} | initial(Extra)]}]}]}.
-
-put_state(Value) ->
-    {call, ?ANNO, remote(erlang, put), [{atom, ?ANNO, ?STATE_KEY}, Value]}.
+    {function, ?ANNO, ?RUN, 2,
+     [{clause, ?ANNO, [Init, Context], [],
+       Setup ++ [{call, ?ANNO, {atom, ?ANNO, ?LOOP}, [{integer, ?ANNO, 0} | initial(Extra)]}]}]}.
 
 %% 'erlperf timed'(Count, InitRunnerResult, Context) -> nanoseconds for Count iterations.
 timed_form(Setup, Extra, Init, Context) ->
@@ -477,37 +463,6 @@ timed_form(Setup, Extra, Init, Context) ->
 
 remote(M, F) ->
     {remote, ?ANNO, {atom, ?ANNO, M}, {atom, ?ANNO, F}}.
-
-publish_form(Extra) ->
-    Add = {call, ?ANNO, {remote, ?ANNO, {atom, ?ANNO, atomics}, {atom, ?ANNO, add}},
-           [var('Ref'), {integer, ?ANNO, 1}, var('B')]},
-    Batch = {match, ?ANNO, var('B1'),
-             {call, ?ANNO, {atom, ?ANNO, ?BATCH}, [var('B'), {op, ?ANNO, '-', var('T1'), var('T0')}]}},
-    State = {tuple, ?ANNO, [var('Ref'), var('B'), var('T0')]},
-    Erased = {call, ?ANNO, remote(erlang, error), [{atom, ?ANNO, erlperf_state_erased}]},
-    Body = [Add, {match, ?ANNO, var('T1'), now_call()}, Batch,
-            put_state({tuple, ?ANNO, [var('Ref'), var('B1'), var('T1')]}),
-            {call, ?ANNO, {atom, ?ANNO, ?LOOP}, [var('B1') | Extra]}],
-    %% a runner may erase the process dictionary: say so rather than fail to match
-    {function, ?ANNO, ?PUBLISH, length(Extra),
-     [{clause, ?ANNO, Extra, [],
-       [{'case', ?ANNO, {call, ?ANNO, remote(erlang, get), [{atom, ?ANNO, ?STATE_KEY}]},
-         [{clause, ?ANNO, [State], [], Body},
-          {clause, ?ANNO, [var('_')], [], [Erased]}]}]}]}.
-
-%% Doubles the batch while it is shorter than half the interval, halves it when longer
-%% than twice the interval.
-batch_form() ->
-    Interval = erlang:convert_time_unit(?PUBLISH_INTERVAL_US, microsecond, native),
-    Int = fun (I) -> {integer, ?ANNO, I} end,
-    {function, ?ANNO, ?BATCH, 2,
-     [{clause, ?ANNO, [var('B'), var('T')],
-       [[{op, ?ANNO, '<', var('T'), Int(Interval div 2)}, {op, ?ANNO, '<', var('B'), Int(?MAX_BATCH)}]],
-       [{op, ?ANNO, '*', var('B'), Int(2)}]},
-      {clause, ?ANNO, [var('B'), var('T')],
-       [[{op, ?ANNO, '>', var('T'), Int(Interval * 2)}, {op, ?ANNO, '>', var('B'), Int(1)}]],
-       [{op, ?ANNO, 'div', var('B'), Int(2)}]},
-      {clause, ?ANNO, [var('B'), var('_')], [], [var('B')]}]}.
 
 used(true, Name) -> var(Name);
 used(false, _Name) -> var('_').
@@ -576,6 +531,8 @@ dead_loop({_Mod, _Exports, _Attrs, Functions, _Labels}) ->
 
 is_skeleton({gc_bif, '-', _, _, [_, {integer, 1}], _}) -> true;
 is_skeleton({call_only, _, _}) -> true;
+%% the batch-end clause asks for the next batch
+is_skeleton({call_ext, 0, {extfunc, erlperf_job, publish, 0}}) -> true;
 is_skeleton({call_last, _, _, _}) -> true;
 is_skeleton(I) when is_tuple(I) ->
     lists:member(element(1, I), ['%', label, line, func_info, test, select_val, jump, move,

@@ -9,7 +9,8 @@
 %%%   <li><b>control connection</b>: the peer's standard input and output, owned by a
 %%%       process linked to the caller of {@link benchmark/3}.</li>
 %%% </ul>
-%%% Codes run one after another, each in its own peer node; results come back in order.
+%%% Each code runs in its own peer node, all at the same time (`compare => parallel', the
+%%% default) or one after another (`sequential'); results come back in order.
 %%% Errors raised in a peer (for example `{crashed, init, {error, undef, Stack}}') are
 %%% raised again in the caller, with the same class and reason.
 %%%
@@ -60,15 +61,21 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Runs each code with `erlperf:benchmark([Code], RunOptions, ConcurrencyOptions)'
-%% in a fresh peer node, one after another, and returns the results in order.
--spec benchmark([erlperf:code()], erlperf:run_options(),
-                erlperf:concurrency_options() | undefined) -> [erlperf:result()].
+%% @doc Runs each code with {@link erlperf_local:benchmark/3} in a fresh peer node of its
+%% own, and returns the full reports in order. With `compare => parallel' (the default)
+%% the peers run at the same time, otherwise one after another.
+-spec benchmark([erlperf_job:code_map()], erlperf:run_options(),
+                erlperf:concurrency_options() | undefined) -> [erlperf:report()].
 benchmark(Codes, RunOptions, ConcurrencyOptions) when is_list(Codes), is_map(RunOptions) ->
     Options = maps:filter(fun (_Key, Value) -> not is_function(Value) end, RunOptions),
     Modules = object_code(),
     Start = start_options(),
-    [run(Start, Modules, [Code, Options, ConcurrencyOptions]) || Code <- Codes].
+    Runs = [fun () -> run(Start, Modules, [[Code], Options, ConcurrencyOptions]) end
+            || Code <- Codes],
+    case maps:get(compare, RunOptions, parallel) of
+        parallel -> lists:append(parallel(Runs));
+        sequential -> lists:append([Run() || Run <- Runs])
+    end.
 
 %% @doc Readable text for the errors raised by {@link benchmark/3} itself.
 -spec format_error(term()) -> string().
@@ -82,13 +89,31 @@ format_error(Reason) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
-run(Start, Modules, [Code, Options, Conc]) ->
+run(Start, Modules, [Codes, Options, Conc]) ->
     Peer = start_peer(Start),
     try
         ok = load(Peer, Modules),
-        peer:call(Peer, erlperf, benchmark, [[Code], Options, Conc], ?RUN_TIMEOUT)
+        peer:call(Peer, erlperf_local, benchmark, [Codes, Options, Conc], ?RUN_TIMEOUT)
     after
         stop_peer(Peer)
+    end.
+
+%% Runs the funs at the same time, each in a process linked to the caller (so that its
+%% peer goes when the caller does); returns their results in order, or raises the
+%% first failure as it was raised.
+parallel(Funs) ->
+    Caller = self(),
+    Tagged = [{make_ref(), Fun} || Fun <- Funs],
+    _ = [spawn_link(fun () -> Caller ! {Ref, outcome(Fun)} end) || {Ref, Fun} <- Tagged],
+    Outcomes = [receive {Ref, Outcome} -> Outcome end || {Ref, _} <- Tagged],
+    [case Outcome of
+         {ok, Result} -> Result;
+         {raised, Class, Reason, Stack} -> erlang:raise(Class, Reason, Stack)
+     end || Outcome <- Outcomes].
+
+outcome(Fun) ->
+    try {ok, Fun()}
+    catch Class:Reason:Stack -> {raised, Class, Reason, Stack}
     end.
 
 start_peer(Start) ->

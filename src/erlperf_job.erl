@@ -3,28 +3,46 @@
 %%% Glossary:
 %%% <ul>
 %%%   <li><b>controller</b>: this gen_server. It loads the generated module, runs `init'
-%%%       and `done', starts and stops workers, and answers samples.</li>
+%%%       and `done', starts and stops workers.</li>
 %%%   <li><b>worker</b>: a process running `init_runner' once, then the runner in a tight
-%%%       loop. Each worker owns an `atomics' array and publishes its iteration count
-%%%       there in batches (see {@link erlperf_codegen}); nothing is shared between
-%%%       workers, so they scale with the number of schedulers.</li>
+%%%       loop (see {@link erlperf_codegen}).</li>
+%%%   <li><b>position</b>: a worker's place, 1 to the concurrency. Each position owns an
+%%%       `atomics' array on cache lines of its own: slot 1 counts the iterations of
+%%%       every worker that ever held the position, slot 2 is when its worker last
+%%%       published, slot 3 how long its current batch should take (native units).
+%%%       Stopping workers keeps their counts; a new worker at that position adds to
+%%%       it, so the total never goes down and needs no bookkeeping.</li>
+%%%   <li><b>batch</b>: the iterations a worker runs between two publications. A worker
+%%%       credits a batch to its counter when it starts it (the count grows as calls
+%%%       start, so a runner that crashes on its first call still counts 1), and sizes
+%%%       the next one from how long the last one took, aiming at
+%%%       `?PUBLISH_INTERVAL_US': when a runner's cost per call jumps, the count lags by
+%%%       at most one batch of the old size, and a runner taking that long or longer
+%%%       per call is counted call by call.</li>
+%%%   <li><b>handle</b>: what {@link handle/1} returns; {@link sample/1} reads the
+%%%       counters through it directly, without a message to the controller, so it
+%%%       answers while the controller is busy or suspended.</li>
 %%%   <li><b>owner</b>: the process that started the job. The job stops when it exits.</li>
 %%% </ul>
 %%%
 %%% Example:
 %%% ```
 %%% {ok, Job} = erlperf_job:start_link(#{runner => "rand:uniform()."}),
+%%% Handle = erlperf_job:handle(Job),
 %%% ok = erlperf_job:set_concurrency(Job, 2),
-%%% Before = erlperf_job:sample(Job),
+%%% Before = erlperf_job:sample(Handle),
 %%% timer:sleep(1000),
-%%% PerSecond = erlperf_job:sample(Job) - Before,
+%%% PerSecond = erlperf_job:sample(Handle) - Before,
 %%% ok = erlperf_job:stop(Job).
 %%% '''
 %%%
-%%% Cost and safety: a job loads one module (`erlperf_job_N') and spawns one process per
-%%% worker, linked to the controller. When the controller stops, for any reason, it kills
-%%% its workers, waits for them, runs `done' and purges the module, so nothing is left
-%%% behind. A worker that crashes stops the job at once with reason
+%%% Cost and safety: a job loads one module (`erlperf_job_N'), owns one ETS table (the
+%%% handle) and spawns one process per worker, linked to the controller. New workers
+%%% run `init_runner', report ready and wait at a start line: {@link set_concurrency/2}
+%%% returns once all of them have started together. When the controller stops, for any
+%%% reason (including its supervisor's shutdown), it kills its workers, waits for
+%%% them, runs `done' and purges the module, so nothing is left behind. A worker that
+%%% crashes stops the job at once with reason
 %%% `{shutdown, {crashed, Role, {Class, Reason, Stack}}}'; no crash report is logged.
 %%% The controller runs at `high' priority while it has workers (see
 %%% {@link set_priority/2}) so that it keeps control over busy schedulers.
@@ -33,28 +51,63 @@
 
 %% API
 -export([start/1, start_link/1, stop/1, request_stop/1,
-         concurrency/1, set_concurrency/2, sample/1, sample_request/1, measure/2,
+         concurrency/1, set_concurrency/2, handle/1, sample/1, measure/2,
          source/1, info/1, set_priority/2]).
+
+%% Internal API: erlperf_sampler reads counters with the overdue flag and times
+%% measurements in nanoseconds; the monitor samples many jobs under one deadline.
+-export([sample_status/1, measure_ns/2, sample_request/1]).
 
 %% gen_server callbacks
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
 
-%% Internal export: the body of worker processes, spawned by the controller.
--export([worker/5]).
+%% Internal exports: worker bodies, spawned by the controller; publish/0, called by
+%% the generated worker loop at the end of each batch.
+-export([worker/6, timed_worker/6, publish/0]).
 
--export_type([callable/0, code_map/0, info/0]).
+-export_type([callable/0, code_map/0, info/0, handle/0]).
 
 -type callable() :: erlperf_codegen:callable().
 -type code_map() :: erlperf_codegen:code_map().
 -type info() :: #{module := module(), arity := 0..2, label := binary(),
                   warnings := [erlperf_codegen:warning()]}.
 -type server_ref() :: gen_server:server_ref().
+-opaque handle() :: {?MODULE, ets:tid()}.
 
 %% How long the controller waits for killed workers to exit before giving up on them.
 -define(WORKER_EXIT_TIMEOUT, 10000).
 %% pg scope and group that jobs join, so that the monitor can find them.
 -define(PG_SCOPE, erlperf).
 -define(PG_GROUP, jobs).
+%% A batch of iterations should last about this long. Short enough that a runner whose
+%% cost per call jumps 10,000 times is seen within half a second; long enough that
+%% publishing (a few atomics writes, ~0.1 us) is lost in the noise (~0.2%).
+-define(PUBLISH_INTERVAL_US, 50).
+%% A batch grows at most this many times from one to the next (it shrinks at once).
+-define(MAX_GROWTH, 4).
+%% Upper bound for a batch, so that a worker publishes at least this often in iterations.
+-define(MAX_BATCH, 1 bsl 24).
+%% A worker is overdue when its batch has run this many times longer than it should
+%% have, and at least ?OVERDUE_MIN_MS (a scheduler time slice or two is no news).
+-define(OVERDUE_FACTOR, 4).
+-define(OVERDUE_MIN_MS, 100).
+%% Process dictionary key of a continuous worker's publishing state.
+-define(STATE_KEY, '$erlperf_publish').
+%% Counter array slots: iterations, last publication, expected batch duration. Each
+%% position owns 16 slots (128 bytes): whatever the array's alignment, no two
+%% positions share a cache line.
+-define(COUNT, 1).
+-define(PUBLISHED, 2).
+-define(EXPECTED, 3).
+-define(SLOTS, 16).
+%% ETS key of the number of running workers, beside the {Position, Counter} rows.
+-define(CONCURRENCY_KEY, concurrency).
+
+-record(starting, {
+    ref :: reference(),
+    from :: gen_server:from(),
+    workers :: [{pid(), pos_integer()}]
+}).
 
 -record(state, {
     module :: module(),
@@ -64,10 +117,13 @@
     forms :: [erl_parse:abstract_form()],
     init_result :: term(),
     owner :: pid(),
-    %% running workers, newest first, each with its counter
-    workers = [] :: [{pid(), atomics:atomics_ref()}],
-    %% iterations published by workers that have stopped
-    retired = 0 :: non_neg_integer(),
+    table :: ets:tid(),
+    %% running workers, newest (highest position) first
+    workers = [] :: [{pid(), pos_integer()}],
+    %% workers started but not yet at the start line, and who asked for them
+    starting :: #starting{} | undefined,
+    %% calls that arrived while workers were starting, oldest first
+    deferred = [] :: [{term(), gen_server:from()}],
     %% workers running a timed measurement
     timed = #{} :: #{pid() => gen_server:from()},
     priority = high :: erlang:priority_level(),
@@ -112,33 +168,77 @@ request_stop(Job) ->
 concurrency(Job) ->
     gen_server:call(Job, concurrency, infinity).
 
-%% @doc Starts or stops workers until `Concurrency' of them run.
+%% @doc Starts or stops workers until `Concurrency' of them run. New workers run
+%% `init_runner' first and start their loops together once all are ready; the call
+%% returns then (it never returns if an `init_runner' hangs).
 -spec set_concurrency(server_ref(), non_neg_integer()) -> ok.
 set_concurrency(Job, Concurrency) when is_integer(Concurrency), Concurrency >= 0 ->
     gen_server:call(Job, {set_concurrency, Concurrency}, infinity).
 
-%% @doc Returns the iterations done by all workers since the job started.
--spec sample(server_ref()) -> non_neg_integer().
+%% @doc Returns the job's sampling handle, for {@link sample/1}.
+-spec handle(server_ref()) -> handle().
+handle(Job) ->
+    gen_server:call(Job, handle, infinity).
+
+%% @doc Returns the iterations started by all workers since the job started: through a
+%% handle, read directly from the counters (`undefined' once the job has stopped);
+%% through the job's pid or name, asked of the controller.
+-spec sample(handle() | server_ref()) -> non_neg_integer() | undefined.
+sample({?MODULE, Table}) ->
+    try
+        lists:foldl(fun (Ref, Acc) -> Acc + atomics:get(Ref, ?COUNT) end, 0,
+                    ets:select(Table, [{{'$1', '$2'}, [{is_integer, '$1'}], ['$2']}]))
+    catch error:badarg ->
+        undefined
+    end;
 sample(Job) ->
     gen_server:call(Job, sample, infinity).
 
-%% @doc Asks for {@link sample/1} without waiting: collect the answer with
+%% @private
+%% The total, and how many running workers are overdue: their batch has taken much
+%% longer than the last one did (the runner's cost per call jumped, or the worker is
+%% blocked), so the total may be ahead of the calls actually completed.
+-spec sample_status(handle()) -> {non_neg_integer(), non_neg_integer()} | undefined.
+sample_status({?MODULE, Table} = Handle) ->
+    try
+        [{_, N}] = ets:lookup(Table, ?CONCURRENCY_KEY),
+        Now = erlang:monotonic_time(),
+        Min = erlang:convert_time_unit(?OVERDUE_MIN_MS, millisecond, native),
+        Running = ets:select(Table, [{{'$1', '$2'}, [{is_integer, '$1'}, {'=<', '$1', N}], ['$2']}]),
+        Overdue = length([Ref || Ref <- Running, overdue(Ref, Now, Min)]),
+        case sample(Handle) of
+            undefined -> undefined;
+            Total -> {Total, Overdue}
+        end
+    catch error:badarg ->
+        undefined
+    end.
+
+%% @private
+%% Asks for {@link sample/1} without waiting: collect the answer with
 %% `gen_server:receive_response/2' (used to sample many jobs under one deadline).
 -spec sample_request(server_ref()) -> gen_server:request_id().
 sample_request(Job) ->
     gen_server:send_request(Job, sample).
 
-%% @doc Runs `Count' iterations in a fresh worker and returns the nanoseconds taken.
+%% @doc Runs `Count' iterations in a fresh worker and returns the microseconds taken,
+%% like `timer:tc/3'.
 -spec measure(server_ref(), pos_integer()) -> non_neg_integer().
-measure(Job, Count) when is_integer(Count), Count > 0 ->
+measure(Job, Count) ->
+    measure_ns(Job, Count) div 1000.
+
+%% @private
+%% {@link measure/2} in nanoseconds.
+-spec measure_ns(server_ref(), pos_integer()) -> non_neg_integer().
+measure_ns(Job, Count) when is_integer(Count), Count > 0 ->
     gen_server:call(Job, {measure, Count}, infinity).
 
-%% @doc Returns the source text of the generated module.
--spec source(server_ref() | code_map()) -> iodata().
+%% @doc Returns the source text of the generated module, one string per form.
+-spec source(server_ref() | code_map()) -> [string()].
 source(#{runner := _} = Code) ->
-    erlperf_codegen:source(Code);
+    forms_text(erlperf_codegen:source(Code));
 source(Job) ->
-    gen_server:call(Job, source, infinity).
+    forms_text(gen_server:call(Job, source, infinity)).
 
 %% @doc Returns the generated module, runner arity, label and compiler warnings.
 -spec info(server_ref()) -> info().
@@ -152,6 +252,46 @@ set_priority(Job, Priority) when Priority =:= low; Priority =:= normal; Priority
     gen_server:call(Job, {priority, Priority}, infinity).
 
 %%--------------------------------------------------------------------
+%% Worker loop support
+
+%% @private
+%% Called by the generated loop at the end of a batch: credits the next batch to the
+%% worker's counter, records when, and returns its size. The size aims at
+%% ?PUBLISH_INTERVAL_US from how long the last batch took: a slower runner shrinks it
+%% at once (down to 1: counted call by call), a faster one grows it gradually.
+-spec publish() -> pos_integer().
+publish() ->
+    case get(?STATE_KEY) of
+        {Ref, Batch, Started} ->
+            Now = erlang:monotonic_time(),
+            Took = Now - Started,
+            Next = next_batch(Batch, Took),
+            _ = atomics:add(Ref, ?COUNT, Next),
+            ok = atomics:put(Ref, ?PUBLISHED, Now),
+            ok = atomics:put(Ref, ?EXPECTED, expected(Batch, Next, Took)),
+            _ = put(?STATE_KEY, {Ref, Next, Now}),
+            Next;
+        _ ->
+            erlang:error(erlperf_state_erased)
+    end.
+
+next_batch(0, _Took) ->
+    1;
+next_batch(Batch, Took) when Took =< 0 ->
+    min(Batch * ?MAX_GROWTH, ?MAX_BATCH);
+next_batch(Batch, Took) ->
+    Interval = erlang:convert_time_unit(?PUBLISH_INTERVAL_US, microsecond, native),
+    max(1, min(Batch * Interval div Took, min(Batch * ?MAX_GROWTH, ?MAX_BATCH))).
+
+%% How long the new batch should take at the last batch's pace.
+expected(0, _Next, _Took) -> 0;
+expected(Batch, Next, Took) -> Took * Next div Batch.
+
+overdue(Ref, Now, Min) ->
+    Running = Now - atomics:get(Ref, ?PUBLISHED),
+    Running > max(Min, ?OVERDUE_FACTOR * atomics:get(Ref, ?EXPECTED)).
+
+%%--------------------------------------------------------------------
 %% gen_server callbacks
 
 %% @private
@@ -162,8 +302,10 @@ init({Owner, Module, #{binary := Bin} = Gen}) ->
     {module, Module} = code:load_binary(Module, "erlperf_generated", Bin),
     #{context := Context, roles := Roles, forms := Forms} = Gen,
     Info = maps:with([module, arity, label, warnings], Gen),
+    Table = ets:new(?MODULE, [protected, set, {read_concurrency, true}]),
+    true = ets:insert(Table, {?CONCURRENCY_KEY, 0}),
     State = #state{module = Module, context = Context, roles = Roles, info = Info,
-                   forms = Forms, owner = Owner,
+                   forms = Forms, owner = Owner, table = Table,
                    initial_priority = element(2, process_info(self(), priority))},
     case call_role(init, undefined, State) of
         {ok, InitResult} ->
@@ -177,15 +319,12 @@ init({Owner, Module, #{binary := Bin} = Gen}) ->
 %% @private
 -spec handle_call(term(), gen_server:from(), #state{}) ->
     {reply, term(), #state{}} | {noreply, #state{}} | {stop, normal, term(), #state{}}.
-handle_call(sample, _From, State) ->
-    {reply, total(State), State};
+handle_call(sample, _From, #state{table = Table} = State) ->
+    {reply, sample({?MODULE, Table}), State};
+handle_call(handle, _From, #state{table = Table} = State) ->
+    {reply, {?MODULE, Table}, State};
 handle_call(concurrency, _From, #state{workers = Workers} = State) ->
     {reply, length(Workers), State};
-handle_call({set_concurrency, N}, _From, State) ->
-    {reply, ok, set_priority_flag(resize(N, State))};
-handle_call({measure, Count}, From, #state{timed = Timed} = State) ->
-    Pid = spawn_worker({timed, From, Count}, State),
-    {noreply, State#state{timed = Timed#{Pid => From}}};
 handle_call(source, _From, #state{forms = Forms} = State) ->
     {reply, erlperf_codegen:source(#{forms => Forms}), State};
 handle_call(info, _From, #state{info = Info} = State) ->
@@ -194,7 +333,17 @@ handle_call({priority, Priority}, _From, #state{priority = Old} = State) ->
     {reply, Old, set_priority_flag(State#state{priority = Priority})};
 handle_call(stop, _From, State) ->
     {Reply, NewState} = finish(State),
-    {stop, normal, Reply, NewState}.
+    {stop, normal, Reply, NewState};
+handle_call(Request, From, #state{starting = #starting{}, deferred = Deferred} = State) ->
+    %% one change of workers at a time: the rest waits for the start line
+    {noreply, State#state{deferred = Deferred ++ [{Request, From}]}};
+handle_call({set_concurrency, N}, From, #state{workers = Workers} = State) when N > length(Workers) ->
+    {noreply, grow(N, From, State)};
+handle_call({set_concurrency, N}, _From, State) ->
+    {reply, ok, set_priority_flag(shrink(N, State))};
+handle_call({measure, Count}, From, #state{timed = Timed} = State) ->
+    Pid = spawn_timed(From, Count, State),
+    {noreply, State#state{timed = Timed#{Pid => From}}}.
 
 %% @private
 -spec handle_cast(stop, #state{}) -> {stop, normal, #state{}}.
@@ -203,19 +352,24 @@ handle_cast(stop, State) ->
 
 %% @private
 -spec handle_info(term(), #state{}) -> {noreply, #state{}} | {stop, term(), #state{}}.
+handle_info({ready, Ref}, #state{starting = #starting{ref = Ref} = Starting} = State) ->
+    {noreply, started(Starting, State)};
 handle_info({'EXIT', Pid, Reason}, #state{timed = Timed} = State) when is_map_key(Pid, Timed) ->
     NewState = State#state{timed = maps:remove(Pid, Timed)},
     case Reason of
         normal -> {noreply, NewState};
         _ -> {stop, {shutdown, crash_reason(Reason)}, NewState}
     end;
-handle_info({'EXIT', Pid, Reason}, #state{workers = Workers} = State) ->
-    case lists:keytake(Pid, 1, Workers) of
-        {value, _, Remaining} ->
+handle_info({'EXIT', Pid, Reason}, #state{workers = Workers, starting = Starting} = State) ->
+    case {lists:keytake(Pid, 1, Workers), is_starting(Pid, Starting)} of
+        {{value, _, Remaining}, _} ->
             %% the worker is gone already: stopping the others must not wait for it
             {stop, {shutdown, crash_reason(Reason)}, State#state{workers = Remaining}};
-        false ->
-            {noreply, State}
+        {false, true} ->
+            {stop, {shutdown, crash_reason(Reason)}, State};
+        {false, false} ->
+            %% the owner or supervisor linked to the job (start_link) is going: so is the job
+            {stop, Reason, State}
     end;
 handle_info({'DOWN', _Ref, process, Owner, _}, #state{owner = Owner} = State) ->
     {stop, {shutdown, owner_down}, State};
@@ -232,52 +386,102 @@ terminate(_Reason, State) ->
 %% Workers
 
 %% @private
-%% Worker body: runs init_runner, then the continuous loop or one timed measurement.
--spec worker(module(), tuple(), term(), boolean(),
-             {continuous, atomics:atomics_ref()} | {timed, gen_server:from(), pos_integer()}) ->
-    no_return() | ok.
-worker(Module, Context, InitResult, HasInitRunner, Mode) ->
-    InitRunner = case HasInitRunner of
-                     true -> guarded(init_runner, fun () -> Module:'erlperf call'(init_runner, InitResult, Context) end);
-                     false -> undefined
-                 end,
-    case Mode of
-        {continuous, Ref} ->
-            guarded(runner, fun () -> Module:'erlperf run'(Ref, InitRunner, Context) end);
-        {timed, From, Count} ->
-            Nanoseconds = guarded(runner, fun () -> Module:'erlperf timed'(Count, InitRunner, Context) end),
-            gen_server:reply(From, Nanoseconds)
-    end.
+%% Continuous worker: runs init_runner, reports ready, waits for the start signal,
+%% then loops forever, publishing to its position's counter.
+-spec worker(pid(), {reference(), atomics:atomics_ref()}, atomics:atomics_ref(), module(), tuple(),
+             {boolean(), term()}) ->
+    no_return().
+worker(Controller, {Ref, Countdown}, Counter, Module, Context, {HasInitRunner, InitResult}) ->
+    InitRunner = init_runner(HasInitRunner, Module, InitResult, Context),
+    %% the last worker ready tells the controller, for all
+    _ = atomics:sub_get(Countdown, 1, 1) =:= 0 andalso (Controller ! {ready, Ref}),
+    receive {go, Ref} -> ok end,
+    _ = put(?STATE_KEY, {Counter, 0, erlang:monotonic_time()}),
+    guarded(runner, fun () -> Module:'erlperf run'(InitRunner, Context) end).
+
+%% @private
+%% Timed worker: runs init_runner, then `Count' iterations, and replies the nanoseconds.
+-spec timed_worker(gen_server:from(), pos_integer(), module(), tuple(), boolean(), term()) -> ok.
+timed_worker(From, Count, Module, Context, HasInitRunner, InitResult) ->
+    InitRunner = init_runner(HasInitRunner, Module, InitResult, Context),
+    Nanoseconds = guarded(runner, fun () -> Module:'erlperf timed'(Count, InitRunner, Context) end),
+    gen_server:reply(From, Nanoseconds).
+
+init_runner(true, Module, InitResult, Context) ->
+    guarded(init_runner, fun () -> Module:'erlperf call'(init_runner, InitResult, Context) end);
+init_runner(false, _Module, _InitResult, _Context) ->
+    undefined.
 
 guarded(Role, Fun) ->
     try Fun()
     catch Class:Reason:Stack -> exit({crashed, Role, {Class, Reason, Stack}})
     end.
 
-spawn_worker(Mode, #state{module = Module, context = Context, init_result = Init, roles = Roles}) ->
-    HasInitRunner = lists:member(init_runner, Roles),
-    spawn_link(?MODULE, worker, [Module, Context, Init, HasInitRunner, Mode]).
+has_init_runner(#state{roles = Roles}) ->
+    lists:member(init_runner, Roles).
 
-%% Starts workers, or kills the newest ones, until N run.
-resize(N, #state{workers = Workers} = State) when length(Workers) < N ->
-    New = [begin
-               Ref = new_counter(),
-               {spawn_worker({continuous, Ref}, State), Ref}
-           end || _ <- lists:seq(1, N - length(Workers))],
-    State#state{workers = New ++ Workers};
-resize(N, #state{workers = Workers, retired = Retired} = State) ->
+spawn_timed(From, Count, #state{module = Module, context = Context, init_result = Init} = State) ->
+    spawn_link(?MODULE, timed_worker, [From, Count, Module, Context, has_init_runner(State), Init]).
+
+%% Spawns the workers for positions above the current ones. Each counts down once
+%% init_runner is done; the last one tells the controller (one message, however many
+%% workers: a mailbox of 100,000 messages would make every garbage collection of the
+%% controller copy them), which then starts them all together (see started/2). The controller takes its working
+%% priority first: spawning many busy workers at normal priority would leave it
+%% queueing behind them after every spawn.
+grow(N, From, #state{workers = Workers, table = Table, module = Module, context = Context,
+                     init_result = Init} = State) ->
+    _ = process_flag(priority, State#state.priority),
+    Ref = make_ref(),
+    Countdown = atomics:new(1, [{signed, true}]),
+    ok = atomics:put(Countdown, 1, N - length(Workers)),
+    Arg = {has_init_runner(State), Init},
+    New = [{spawn_link(?MODULE, worker, [self(), {Ref, Countdown}, counter(Table, P), Module, Context, Arg]), P}
+           || P <- lists:seq(length(Workers) + 1, N)],
+    State#state{starting = #starting{ref = Ref, from = From, workers = New}}.
+
+%% All new workers are ready: start them, answer the caller, then the calls that waited.
+started(#starting{ref = Ref, from = From, workers = New}, #state{workers = Workers, table = Table,
+                                                                 deferred = Deferred} = State) ->
+    _ = [Pid ! {go, Ref} || {Pid, _} <- New],
+    All = lists:reverse(New) ++ Workers,
+    true = ets:insert(Table, {?CONCURRENCY_KEY, length(All)}),
+    gen_server:reply(From, ok),
+    replay(Deferred, State#state{workers = All, starting = undefined, deferred = []}).
+
+replay([], State) ->
+    State;
+replay([{Request, From} | Rest], #state{starting = undefined} = State) ->
+    case handle_call(Request, From, State) of
+        {reply, Reply, NewState} ->
+            gen_server:reply(From, Reply),
+            replay(Rest, NewState);
+        {noreply, NewState} ->
+            replay(Rest, NewState)
+    end;
+replay(Waiting, State) ->
+    State#state{deferred = Waiting}.
+
+is_starting(Pid, #starting{workers = New}) -> lists:keymember(Pid, 1, New);
+is_starting(_Pid, undefined) -> false.
+
+%% The counter of a position, created the first time the position is used.
+counter(Table, Position) ->
+    case ets:lookup(Table, Position) of
+        [{_, Ref}] ->
+            Ref;
+        [] ->
+            Ref = atomics:new(?SLOTS, [{signed, true}]),
+            true = ets:insert(Table, {Position, Ref}),
+            Ref
+    end.
+
+%% Kills the newest workers until N run; their counts stay with their positions.
+shrink(N, #state{workers = Workers, table = Table} = State) ->
     {Stopping, Remaining} = lists:split(length(Workers) - N, Workers),
-    State#state{workers = Remaining, retired = Retired + stop_workers(Stopping)}.
-
-%% Each worker's counter is the first slot of an array spanning two cache lines, so that
-%% no two workers ever write to the same cache line.
-new_counter() ->
-    atomics:new(16, [{signed, false}]).
-
-%% Kills workers, waits for them to exit, and returns what they had published.
-stop_workers(Workers) ->
-    kill_and_wait([Pid || {Pid, _} <- Workers]),
-    lists:sum([atomics:get(Ref, 1) || {_, Ref} <- Workers]).
+    true = ets:insert(Table, {?CONCURRENCY_KEY, N}),
+    kill_and_wait([Pid || {Pid, _} <- Stopping]),
+    State#state{workers = Remaining}.
 
 kill_and_wait(Pids) ->
     _ = [exit(Pid, kill) || Pid <- Pids],
@@ -292,9 +496,6 @@ wait_exits(Pids) ->
     after ?WORKER_EXIT_TIMEOUT ->
         ok
     end.
-
-total(#state{workers = Workers, retired = Retired}) ->
-    lists:foldl(fun ({_, Ref}, Acc) -> Acc + atomics:get(Ref, 1) end, Retired, Workers).
 
 set_priority_flag(#state{workers = [], initial_priority = Initial} = State) ->
     _ = process_flag(priority, Initial),
@@ -333,19 +534,24 @@ call_role(Role, Arg, #state{module = Module, roles = Roles, context = Context}) 
             {ok, undefined}
     end.
 
-%% Stops everything once: workers (continuous and timed), then done, then the module.
+%% Stops everything once: workers (running, starting and timed), then done, then the
+%% module.
 finish(#state{done = true} = State) ->
     {ok, State};
-finish(#state{workers = Workers, timed = Timed, init_result = Init, module = Module} = State) ->
-    Retired = stop_workers(Workers),
-    kill_and_wait(maps:keys(Timed)),
+finish(#state{workers = Workers, starting = Starting, timed = Timed, init_result = Init,
+              module = Module, table = Table} = State) ->
+    Pending = case Starting of
+                  #starting{workers = New} -> New;
+                  undefined -> []
+              end,
+    true = ets:insert(Table, {?CONCURRENCY_KEY, 0}),
+    kill_and_wait([Pid || {Pid, _} <- Workers ++ Pending] ++ maps:keys(Timed)),
     Reply = case call_role(done, Init, State) of
                 {ok, _} -> ok;
                 {error, _} = Error -> Error
             end,
     unload(Module),
-    {Reply, State#state{workers = [], timed = #{}, retired = State#state.retired + Retired,
-                        done = true}}.
+    {Reply, State#state{workers = [], starting = undefined, timed = #{}, done = true}}.
 
 unload(Module) ->
     _ = code:delete(Module),
@@ -357,3 +563,7 @@ join_group() ->
         undefined -> ok;
         _ -> pg:join(?PG_SCOPE, ?PG_GROUP, self())
     end.
+
+%% The generated module's source, one string per form.
+forms_text(Source) ->
+    [unicode:characters_to_list(Form) || Form <- Source].

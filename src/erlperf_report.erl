@@ -67,12 +67,13 @@ format(Reports, Options) ->
     [system_lines(Format, hd(Reports)),
      timer_note(Reports),
      table(Format, Sorted, Options),
-     dead_code_notes(Sorted)].
+     dead_code_notes(Sorted),
+     overdue_notes(Sorted)].
 
 %% @doc Resolves `auto' to `basic' or `extended' from the number of samples collected.
 -spec resolve_format(format() | auto, [report()]) -> format().
 resolve_format(auto, Reports) ->
-    Counts = [length(maps:get(samples, Result, [])) || #{result := Result} <- Reports],
+    Counts = [length(maps:get(values, Result, [])) || #{result := Result} <- Reports],
     case lists:max([0 | Counts]) >= ?EXTENDED_FROM_SAMPLES of
         true -> extended;
         false -> basic
@@ -114,7 +115,7 @@ scale(N, Divisor, Step, [Unit | Units]) ->
 -spec system_lines(format(), report()) -> iodata().
 system_lines(full, #{system := System}) ->
     [io_lib:format("~-5s~ts~n", [Name ++ ":", maps:get(Key, System, "unknown")])
-     || {Name, Key} <- [{"OS", os}, {"CPU", cpu}, {"VM", vm}]] ++ ["\n"];
+     || {Name, Key} <- [{"OS", os_name}, {"CPU", cpu}, {"VM", vm}]] ++ ["\n"];
 system_lines(_Format, _Report) ->
     [].
 
@@ -130,6 +131,15 @@ dead_code_notes(Reports) ->
     [io_lib:format("Note: the compiler removed the benchmarked code of ~ts (~s); "
                    "the figures measure an empty loop~n", [label(R), Role])
      || R <- Reports, {dead_code, Role} <- maps:get(warnings, R, [])].
+
+%% Samples that ended while a worker of the job had run far longer than its batches
+%% usually take: the runner's cost per call jumped, or it blocked.
+-spec overdue_notes([report()]) -> iodata().
+overdue_notes(Reports) ->
+    [io_lib:format("Note: ~b of ~b samples of ~ts ended while a worker was taking much "
+                   "longer than before: its calls are counted when they start~n",
+                   [N, length(Values), label(R)])
+     || #{result := #{overdue := N, values := Values}} = R <- Reports, N > 0].
 
 -spec table(format(), [report()], options()) -> iodata().
 table(Format, Reports, Options) ->
@@ -165,7 +175,7 @@ cells(basic, R, Best, Rel) ->
         ++ rel_cell(Rel, R, Best);
 cells(_Extended, #{result := Result} = R, Best, Rel) ->
     Value = value_formatter(R),
-    [concurrency(R), integer_to_list(length(maps:get(samples, Result))),
+    [concurrency(R), integer_to_list(length(maps:get(values, Result))),
      Value(maps:get(average, Result)), stddev(Result),
      Value(maps:get(median, Result)), Value(maps:get(p99, Result)),
      time_cell(R)] ++ rel_cell(Rel, R, Best).

@@ -1,5 +1,11 @@
 %%% @doc Describes the machine and runtime a benchmark ran on (for full reports).
 %%%
+%%% The keys erlperf 2.3 documents: `os' (`erlang:system_info(os_type)', such as
+%%% `{unix, linux}'), `system_version' (the VM banner), `emu_type', `emu_flavor' and
+%%% `dynamic_trace' (as `erlang:system_info/1' gives them) and `cpu' (the model name).
+%%% This project adds `os_name' (family, name and kernel version, as text), `vm' (the
+%%% banner, trimmed), `otp_release' and `schedulers' (online).
+%%%
 %%% Reads `/proc/cpuinfo' on Linux and `sysctl' on macOS/BSD for the CPU model; falls back
 %%% to the architecture string. Cost: one file read or one short OS command per call.
 -module(erlperf_system).
@@ -8,15 +14,23 @@
 
 -export_type([info/0]).
 
--type info() :: #{os := string(), cpu := string(), vm := string(),
+-type info() :: #{os := {unix | win32, atom()}, system_version := string(),
+                  emu_type := atom(), emu_flavor := atom(), dynamic_trace := atom(),
+                  cpu := string(), os_name := string(), vm := string(),
                   otp_release := string(), schedulers := pos_integer()}.
 
-%% @doc OS, CPU model, VM banner, OTP release and online schedulers.
+%% @doc OS, CPU model, VM banner and flavour, OTP release and online schedulers.
 -spec info() -> info().
 info() ->
-    #{os => os_name(),
+    Version = erlang:system_info(system_version),
+    #{os => erlang:system_info(os_type),
+      system_version => Version,
+      emu_type => erlang:system_info(emu_type),
+      emu_flavor => erlang:system_info(emu_flavor),
+      dynamic_trace => erlang:system_info(dynamic_trace),
       cpu => cpu_model(),
-      vm => trim(erlang:system_info(system_version)),
+      os_name => os_name(),
+      vm => trim(Version),
       otp_release => erlang:system_info(otp_release),
       schedulers => erlang:system_info(schedulers_online)}.
 

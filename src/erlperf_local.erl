@@ -1,0 +1,177 @@
+%%% @doc Runs benchmarks on this node: starts the jobs, has {@link erlperf_sampler} measure
+%%% them, stops them, and builds full reports.
+%%%
+%%% The local strategy below {@link erlperf:benchmark/3}; the isolated
+%%% ({@link erlperf_isolation}) and multi-node ({@link erlperf_cluster}) strategies run
+%%% it on other nodes. It never calls back into the `erlperf' facade.
+%%%
+%%% How jobs share the node (the `compare' run option):
+%%% <ul>
+%%%   <li>`parallel' (default, as erlperf 2.3 documents): all jobs run at the same time
+%%%       and are read at the same instants, so a comparison takes as long as one run
+%%%       and every job sees the same conditions;</li>
+%%%   <li>`sequential': one job at a time, each started just before its run and stopped
+%%%       just after, so that jobs never compete for schedulers.</li>
+%%% </ul>
+%%% Concurrency estimation always runs one job at a time.
+%%%
+%%% Example:
+%%% ```
+%%% [#{mode := continuous, result := #{average := _}}] =
+%%%     erlperf_local:benchmark([#{runner => "rand:uniform()."}],
+%%%                             maps:merge(erlperf:defaults(), #{report => full}), undefined).
+%%% '''
+%%% Cost and safety: every job is stopped, and its module unloaded, before the call
+%%% returns or raises; the calling process samples at `priority' for the duration of
+%%% the call.
+-module(erlperf_local).
+
+%% API: called by erlperf:benchmark/3, and over erpc by erlperf_isolation and
+%% erlperf_cluster on their nodes.
+-export([benchmark/3]).
+
+%% Internal export: erlperf_cluster computes the totals of several nodes the same way.
+-export([statistics/2]).
+
+-type report() :: erlperf:report().
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc Runs the benchmarks with complete, validated options (defaults filled in);
+%% returns a full report per code, in order.
+-spec benchmark([erlperf_job:code_map(), ...], erlperf:run_options(),
+                erlperf:concurrency_options() | undefined) -> [report()].
+benchmark(CodeMaps, #{priority := Priority} = Opts, Conc) ->
+    Old = process_flag(priority, Priority),
+    try
+        %% only a full report shows the system (reading it may start a shell on some OSes)
+        System = case Opts of
+                     #{report := full} -> erlperf_system:info();
+                     _ -> #{}
+                 end,
+        [R#{system => System} || R <- run(CodeMaps, Opts, Conc)]
+    after
+        process_flag(priority, Old)
+    end.
+
+%%--------------------------------------------------------------------
+%% Strategies
+
+run(CodeMaps, #{compare := parallel} = Opts, undefined) ->
+    with_jobs(CodeMaps, fun (Jobs) -> measure(Jobs, Opts) end);
+run(CodeMaps, Opts, undefined) ->
+    lists:append([with_jobs([C], fun (Jobs) -> measure(Jobs, Opts) end) || C <- CodeMaps]);
+run(CodeMaps, Opts, Conc) ->
+    lists:append([with_jobs([C], fun ([Job]) -> [estimate(Job, Opts, Conc)] end) || C <- CodeMaps]).
+
+measure(Jobs, #{sample_duration := {timed, _}} = Opts) ->
+    Runs = erlperf_sampler:timed(Jobs, Opts),
+    [report(Job, timed, 1, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)];
+measure(Jobs, #{concurrency := C} = Opts) ->
+    _ = [ok = erlperf_job:set_concurrency(Pid, C) || #{pid := Pid} <- Jobs],
+    Runs = erlperf_sampler:continuous(Jobs, Opts),
+    [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)].
+
+estimate(Job, Opts, Conc) ->
+    {Best, History} = erlperf_sampler:estimate(Job, Opts, Conc),
+    {Best, Run} = lists:keyfind(Best, 1, History),
+    Report = report(Job, continuous, Best, Run, Opts#{concurrency => Best}),
+    Report#{mode => concurrency, concurrency_options => Conc,
+            history => [{C, result(continuous, C, R, Opts)} || {C, R} <- History]}.
+
+%%--------------------------------------------------------------------
+%% Jobs
+
+%% Starts the jobs, runs Fun, and stops the jobs whatever happens.
+with_jobs(CodeMaps, Fun) ->
+    Jobs = start_jobs(CodeMaps, []),
+    try
+        Fun(Jobs)
+    catch
+        exit:{{shutdown, {crashed, _, _} = Crash}, _} -> erlang:error(Crash)
+    after
+        stop_jobs(Jobs)
+    end.
+
+start_jobs([], Started) ->
+    lists:reverse(Started);
+start_jobs([Code | Rest], Started) ->
+    case erlperf_job:start(Code) of
+        {ok, Pid} ->
+            Job = #{pid => Pid, handle => erlperf_job:handle(Pid),
+                    monitor => erlang:monitor(process, Pid), code => Code,
+                    info => erlperf_job:info(Pid)},
+            start_jobs(Rest, [Job | Started]);
+        {error, Reason} ->
+            stop_jobs(Started),
+            erlang:error(Reason)
+    end.
+
+%% Stops every job; the first failure (a crashed done, or a job that stopped by
+%% itself before this: a runner crash not seen yet by the sampler) is raised once all
+%% are stopped.
+stop_jobs(Jobs) ->
+    case [Error || Job <- Jobs, Error <- [stop_job(Job)], Error =/= ok] of
+        [] -> ok;
+        [First | _] -> erlang:error(First)
+    end.
+
+stop_job(#{pid := Pid, monitor := Mon}) ->
+    case (try erlperf_job:stop(Pid) catch exit:_ -> gone end) of
+        ok ->
+            erlang:demonitor(Mon, [flush]),
+            ok;
+        {error, Crash} ->
+            erlang:demonitor(Mon, [flush]),
+            Crash;
+        gone ->
+            %% the DOWN is here already, unless the sampler took it (and raised it)
+            receive {'DOWN', Mon, process, _, Reason} -> down_reason(Reason)
+            after 0 -> ok
+            end
+    end.
+
+down_reason({shutdown, {crashed, _, _} = Crash}) -> Crash;
+down_reason(Reason) -> {job_stopped, Reason}.
+
+%%--------------------------------------------------------------------
+%% Reports
+
+report(#{code := Code, info := Info}, Mode, Concurrency, Run, Opts) ->
+    Report = #{version => 1, mode => Mode, code => Code, label => maps:get(label, Info),
+               warnings => maps:get(warnings, Info), concurrency => Concurrency,
+               sleep => maps:get(sleep, Run),
+               run_options => maps:remove(progress, Opts#{concurrency => Concurrency}),
+               result => result(Mode, Concurrency, Run, Opts)},
+    case Run of
+        #{cv_met := Met} -> Report#{cv_met => Met};
+        #{} -> Report
+    end.
+
+%% Statistics over the per-sample values, the raw samples, and the time of one
+%% iteration (nanoseconds, of one worker).
+result(Mode, Concurrency, #{values := Values} = Run, Opts) ->
+    #{average := Average} = Stats = statistics(Mode, Values),
+    Stats#{samples => maps:get(samples, Run), time => maps:get(time, Run),
+           overdue => maps:get(overdue, Run),
+           iteration_time => iteration_time(Mode, Concurrency, Average, Opts)}.
+
+%% @private
+%% Statistics of per-sample values: `best' is the highest throughput (continuous) or
+%% the shortest time (timed), `worst' the other end.
+-spec statistics(continuous | timed, [number(), ...]) -> map().
+statistics(Mode, Values) ->
+    #{min := Min, max := Max, stddev := StdDev} = Summary = erlperf_stat:summary(Values),
+    {Best, Worst} = case Mode of
+                        timed -> {Min, Max};
+                        continuous -> {Max, Min}
+                    end,
+    Summary#{values => Values, variance => StdDev * StdDev, best => Best, worst => Worst}.
+
+iteration_time(timed, _Concurrency, AverageUs, #{sample_duration := {timed, Count}}) ->
+    AverageUs * 1000 / Count;
+iteration_time(continuous, _Concurrency, Average, _Opts) when Average == 0 ->
+    infinity;
+iteration_time(continuous, Concurrency, Average, #{sample_duration := Ms}) ->
+    Ms * 1000000 * Concurrency / Average.

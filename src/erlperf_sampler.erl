@@ -1,0 +1,282 @@
+%%% @doc The sampling layer: owns time for every benchmark, whichever node it runs on.
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>reading</b>: one read of a job's counter through its handle
+%%%       ({@link erlperf_job:sample_status/1}): the iterations started so far and how
+%%%       many workers are overdue.</li>
+%%%   <li><b>sample</b>: what one period adds. Continuous mode reads every job at the
+%%%       same instant once per `sample_duration'; a sample's value is the iterations
+%%%       between two readings, normalised to the nominal period with the measured time.
+%%%       Timed mode: the microseconds one worker takes for `N' iterations.</li>
+%%%   <li><b>window</b>: the last `samples' samples. With `cv', sampling goes on until
+%%%       every job's window varies less than `cv', or the cap is reached.</li>
+%%%   <li><b>overdue</b>: a sample ending while one of the job's workers had been in its
+%%%       batch far longer than its last batch took (the runner's cost per call jumped,
+%%%       or it blocks): the count may be ahead of the calls completed by up to one
+%%%       batch. Such samples are counted in the run.</li>
+%%%   <li><b>precise waiting</b>: when the timer wakes the sampler late (lock contention,
+%%%       overloaded schedulers), it busy-waits the last `?BUSY_MARGIN_MS' before each
+%%%       deadline for the rest of the run, and says so (`sleep => busy_wait').</li>
+%%% </ul>
+%%%
+%%% Example (jobs started by the caller, see {@link erlperf_local}):
+%%% ```
+%%% {ok, Pid} = erlperf_job:start(#{runner => "rand:uniform()."}),
+%%% ok = erlperf_job:set_concurrency(Pid, 1),
+%%% Job = #{pid => Pid, handle => erlperf_job:handle(Pid), monitor => monitor(process, Pid)},
+%%% [#{values := [_, _, _]}] = erlperf_sampler:continuous([Job], #{samples => 3,
+%%%     sample_duration => 1000, warmup => 0, cv => undefined}).
+%%% '''
+%%% Cost and safety: runs in the calling process, which should run at `high' priority;
+%%% a reading costs one `atomics:get/2' per worker and no message. A job that stops
+%%% during the run raises its crash reason in the caller; the caller stops the jobs.
+-module(erlperf_sampler).
+
+%% API, called by erlperf_local
+-export([continuous/2, timed/2, estimate/3]).
+
+-export_type([job/0, options/0, run/0, progress/0]).
+
+-type job() :: #{pid := pid(), handle := erlperf_job:handle(), monitor := reference()}.
+-type options() :: #{samples := pos_integer(),
+                     sample_duration := pos_integer() | {timed, pos_integer()},
+                     warmup := non_neg_integer(),
+                     cv := number() | undefined,
+                     progress => fun((progress()) -> any()),
+                     atom() => term()}.
+-type progress() :: {warmup, pos_integer(), non_neg_integer()}
+                  | {sample, pos_integer(), pos_integer(), float()}
+                  | {concurrency, pos_integer()}.
+%% What one run of one job gives: `samples' raw readings (continuous: the counter,
+%% `samples + 1' of them; timed: integer microseconds), `values' the per-sample values
+%% (iterations per `sample_duration', or microseconds), `time' the measured span (us).
+-type run() :: #{samples := [non_neg_integer()], values := [number()],
+                 time := non_neg_integer(), sleep := sleep | busy_wait,
+                 overdue := non_neg_integer(), cv_met => boolean()}.
+
+%% Samples taken at most in cv mode: max(?CV_MIN_CAP, ?CV_CAP_FACTOR * samples).
+-define(CV_MIN_CAP, 20).
+-define(CV_CAP_FACTOR, 10).
+%% The sampler counts as late when it wakes more than this many ms, or this fraction of
+%% the sample duration, after the deadline; it then busy-waits for the rest of the run.
+-define(LATE_MS, 2).
+-define(LATE_FRACTION, 0.02).
+%% In busy-wait mode the sampler sleeps until this many ms before the deadline.
+-define(BUSY_MARGIN_MS, 2).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc Continuous mode: reads all jobs at the same instants, once per
+%% `sample_duration', after `warmup' discarded samples. Returns one run per job.
+-spec continuous([job(), ...], options()) -> [run()].
+continuous(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts) ->
+    Period = erlang:convert_time_unit(Ms, millisecond, native),
+    Now = erlang:monotonic_time(),
+    Clock = #{origin => Now, tick => 0, period => Period, sleep => sleep},
+    First = {Now, read_all(Jobs)},
+    {Clock1, Start} = lists:foldl(
+        fun (I, {C, _Last}) ->
+            {C1, Reading} = next_reading(Jobs, C),
+            notify(Opts, {warmup, I, Warmup}),
+            {C1, Reading}
+        end, {Clock, First}, lists:seq(1, Warmup)),
+    sample_loop(Jobs, Opts, Clock1, [Start]).
+
+%% @doc Timed mode: each job measures `samples' times how long `N' iterations take, all
+%% jobs at once, one worker each. Returns one run per job.
+-spec timed([job(), ...], options()) -> [run()].
+timed([Job], Opts) ->
+    [timed_run(Job, Opts)];
+timed(Jobs, Opts) ->
+    Quiet = maps:remove(progress, Opts),
+    Proxies = [spawn_monitor(fun () -> exit({run, timed_run(Job, Quiet)}) end) || Job <- Jobs],
+    [receive
+         {'DOWN', Ref, process, Pid, {run, Run}} -> Run;
+         {'DOWN', Ref, process, Pid, Reason} -> job_down(Reason)
+     end || {Pid, Ref} <- Proxies].
+
+%% @doc Concurrency estimation: continuous runs of one job with `min', `min + step', ...
+%% workers, until `threshold' steps in a row bring no gain over the best, or `max' is
+%% reached. Returns the best concurrency and every step's run, in the order tried.
+-spec estimate(job(), options(), #{min := pos_integer(), step := pos_integer(),
+                                   max := pos_integer(), threshold := pos_integer(),
+                                   atom() => term()}) ->
+    {pos_integer(), [{pos_integer(), run()}]}.
+estimate(Job, Opts, #{min := Min} = Conc) ->
+    estimate(Job, Opts, Conc, Min, undefined, 0, []).
+
+%%--------------------------------------------------------------------
+%% Continuous mode
+
+%% Readings are kept newest first; the run is the last `samples + 1' of them.
+sample_loop(Jobs, #{samples := N} = Opts, Clock, Readings) ->
+    {NewClock, Reading} = next_reading(Jobs, Clock),
+    All = [Reading | Readings],
+    Taken = length(All) - 1,
+    _ = is_map_key(progress, Opts)
+        andalso notify(Opts, {sample, min(Taken, N), N, last_value(All, Clock)}),
+    case done(Taken, Jobs, All, Clock, Opts) of
+        {true, Met} -> runs(Jobs, lists:sublist(All, N + 1), NewClock, Opts, Met);
+        false -> sample_loop(Jobs, Opts, NewClock, All)
+    end.
+
+done(Taken, _Jobs, _All, _Clock, #{samples := N}) when Taken < N ->
+    false;
+done(_Taken, _Jobs, _All, _Clock, #{cv := undefined}) ->
+    {true, true};
+done(Taken, Jobs, All, Clock, #{samples := N, cv := Cv}) ->
+    Window = lists:reverse(lists:sublist(All, N + 1)),
+    Met = lists:all(fun (I) -> erlperf_stat:cv(values(Window, I, Clock)) =< Cv end,
+                    lists:seq(1, length(Jobs))),
+    case Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N) of
+        true -> {true, Met};
+        false -> false
+    end.
+
+runs(Jobs, NewestFirst, #{sleep := Sleep} = Clock, Opts, Met) ->
+    Window = lists:reverse(NewestFirst),
+    {Start, _} = hd(Window),
+    {End, _} = lists:last(Window),
+    Time = erlang:convert_time_unit(End - Start, native, microsecond),
+    [cv_flag(Opts, Met,
+             #{samples => [Count || {_, Counts} <- Window, {Count, _} <- [lists:nth(I, Counts)]],
+               values => values(Window, I, Clock), time => Time, sleep => Sleep,
+               overdue => length([O || {_, Counts} <- tl(Window), {_, O} <- [lists:nth(I, Counts)], O > 0])})
+     || I <- lists:seq(1, length(Jobs))].
+
+%% Per-sample values of the I-th job: iterations per nominal period.
+values([{_, _} = First | Rest], I, #{period := Period}) ->
+    {Values, _} = lists:mapfoldl(
+        fun ({T, Counts} = R, {T0, Counts0}) ->
+            {C, _} = lists:nth(I, Counts),
+            {C0, _} = lists:nth(I, Counts0),
+            {{C - C0, T - T0}, R}
+        end, First, Rest),
+    [Delta * Period / max(1, Dt) || {Delta, Dt} <- Values].
+
+%% The first job's last value, for progress.
+last_value([{T, [{C, _} | _]}, {T0, [{C0, _} | _]} | _], #{period := Period}) ->
+    (C - C0) * Period / max(1, T - T0).
+
+cv_flag(#{cv := undefined}, _Met, Run) -> Run;
+cv_flag(_Opts, Met, Run) -> Run#{cv_met => Met}.
+
+%% Waits for the next deadline, then reads all jobs.
+next_reading(Jobs, #{origin := Origin, tick := Tick, period := Period, sleep := Sleep} = Clock) ->
+    Deadline = Origin + (Tick + 1) * Period,
+    NewSleep = wait_until(Deadline, Period, Sleep, Jobs),
+    Now = erlang:monotonic_time(),
+    {Clock#{tick := Tick + 1, sleep := NewSleep}, {Now, read_all(Jobs)}}.
+
+read_all(Jobs) ->
+    [read(Job) || Job <- Jobs].
+
+%% A job that died in the meantime raises its crash.
+read(#{handle := Handle, monitor := Mon}) ->
+    case erlperf_job:sample_status(Handle) of
+        undefined -> receive {'DOWN', Mon, process, _, Reason} -> job_down(Reason) end;
+        Status -> Status
+    end.
+
+wait_until(Deadline, Period, sleep, Jobs) ->
+    sleep_until(Deadline, Jobs),
+    Late = erlang:convert_time_unit(erlang:monotonic_time() - Deadline, native, microsecond),
+    Allowed = max(?LATE_MS * 1000,
+                  ?LATE_FRACTION * erlang:convert_time_unit(Period, native, microsecond)),
+    case Late > Allowed of
+        true -> busy_wait;
+        false -> sleep
+    end;
+wait_until(Deadline, _Period, busy_wait, Jobs) ->
+    sleep_until(Deadline - erlang:convert_time_unit(?BUSY_MARGIN_MS, millisecond, native), Jobs),
+    spin_until(Deadline),
+    busy_wait.
+
+sleep_until(Deadline, Jobs) ->
+    Ms = erlang:convert_time_unit(Deadline - erlang:monotonic_time(), native, millisecond),
+    Monitors = maps:from_list([{Mon, Pid} || #{monitor := Mon, pid := Pid} <- Jobs]),
+    receive
+        {'DOWN', Mon, process, _, Reason} when is_map_key(Mon, Monitors) -> job_down(Reason)
+    after max(0, Ms) ->
+        ok
+    end.
+
+spin_until(Deadline) ->
+    case erlang:monotonic_time() >= Deadline of
+        true -> ok;
+        false -> spin_until(Deadline)
+    end.
+
+-spec job_down(term()) -> no_return().
+job_down({shutdown, {crashed, _, _} = Crash}) -> erlang:error(Crash);
+job_down({{shutdown, {crashed, _, _} = Crash}, _}) -> erlang:error(Crash);
+job_down({{crashed, _, _} = Crash, _Stack}) -> erlang:error(Crash);
+job_down(Reason) -> erlang:error({job_stopped, Reason}).
+
+%%--------------------------------------------------------------------
+%% Timed mode
+
+timed_run(#{pid := Pid}, #{sample_duration := {timed, Count}, warmup := Warmup} = Opts) ->
+    _ = [begin _ = measure(Pid, Count), notify(Opts, {warmup, I, Warmup}) end
+         || I <- lists:seq(1, Warmup)],
+    {Us, Met} = timed_samples(Pid, Count, Opts, []),
+    cv_flag(Opts, Met, #{samples => [round(U) || U <- Us], values => Us,
+                         time => round(lists:sum(Us)), sleep => sleep, overdue => 0}).
+
+timed_samples(Pid, Count, #{samples := N, cv := Cv} = Opts, Acc) ->
+    All = [measure(Pid, Count) / 1000 | Acc],
+    Taken = length(All),
+    _ = is_map_key(progress, Opts)
+        andalso notify(Opts, {sample, min(Taken, N), N, erlperf_stat:mean(lists:sublist(All, N))}),
+    Window = lists:reverse(lists:sublist(All, N)),
+    if
+        Taken < N -> timed_samples(Pid, Count, Opts, All);
+        Cv =:= undefined -> {Window, true};
+        true ->
+            Met = erlperf_stat:cv(Window) =< Cv,
+            case Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N) of
+                true -> {Window, Met};
+                false -> timed_samples(Pid, Count, Opts, All)
+            end
+    end.
+
+measure(Pid, Count) ->
+    try erlperf_job:measure_ns(Pid, Count)
+    catch exit:{Reason, {gen_server, call, _}} -> job_down(Reason)
+    end.
+
+%%--------------------------------------------------------------------
+%% Concurrency estimation
+
+estimate(#{pid := Pid} = Job, Opts, #{step := Step, max := Max, threshold := Threshold} = Conc,
+         C, Best, Misses, History) ->
+    notify(Opts, {concurrency, C}),
+    ok = erlperf_job:set_concurrency(Pid, C),
+    [Run] = continuous([Job], Opts),
+    NewHistory = [{C, Run} | History],
+    {NewBest, NewMisses} = better({C, Run}, Best, Misses),
+    case NewMisses >= Threshold orelse C + Step > Max of
+        true ->
+            {element(1, NewBest), lists:reverse(NewHistory)};
+        false ->
+            estimate(Job, Opts, Conc, C + Step, NewBest, NewMisses, NewHistory)
+    end.
+
+better(Step, undefined, _Misses) ->
+    {Step, 0};
+better({_, #{values := New}} = Step, {_, #{values := Old}} = Best, Misses) ->
+    case erlperf_stat:mean(New) > erlperf_stat:mean(Old) of
+        true -> {Step, 0};
+        false -> {Best, Misses + 1}
+    end.
+
+%%--------------------------------------------------------------------
+%% Internal
+
+notify(#{progress := Fun}, Event) ->
+    try Fun(Event) catch _:_ -> ok end,
+    ok;
+notify(_Opts, _Event) ->
+    ok.
