@@ -73,7 +73,7 @@ header(Jobs) ->
      [[$\s, string:pad(pid_to_list(Pid), ?JOB_WIDTH, leading)] || Pid <- Jobs]].
 
 %% @doc The table line for a sample (no trailing newline).
--spec line(erlperf_monitor:sample()) -> iolist().
+-spec line(erlperf_monitor:monitor_sample()) -> iolist().
 line(#{time := Time, sched_util := Sched, dcpu := Dcpu, dio := Dio,
        processes := Procs, ports := Ports, ets := Ets, memory_total := Total,
        memory_processes := MemProcs, memory_binary := Bin, memory_ets := MemEts,
@@ -106,7 +106,7 @@ handle_cast(_Msg, State) ->
     {noreply, State}.
 
 -spec handle_info(term(), #state{}) -> {noreply, #state{}}.
-handle_info({erlperf_monitor, #{jobs := Jobs} = Sample}, State) ->
+handle_info(#{jobs := Jobs, time := _} = Sample, State) ->
     Pids = [Pid || {Pid, _} <- Jobs],
     State1 = maybe_header(Pids, State),
     ok = io:put_chars(State1#state.device, [line(Sample), $\n]),
