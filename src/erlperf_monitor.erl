@@ -322,21 +322,22 @@ jobs(#state{registered = Registered, excluded = Excluded, totals = Old, order = 
 
 %% Totals of every job that answers within ?SAMPLE_TIMEOUT_MS. Each job is sampled by a
 %% helper process of its own, all at once under one deadline, so that a job that is busy
-%% (its pid as handle means a call to it) or gone is left out alone. Helpers report
-%% through their exit reason and are killed at the deadline.
+%% (its pid as handle means a call to it) or gone is left out alone. Helpers still running
+%% at the deadline are killed; an answer arriving later is dropped by handle_info/2.
 job_totals(Handles) ->
     Deadline = erlang:monotonic_time(millisecond) + ?SAMPLE_TIMEOUT_MS,
-    Helpers = maps:from_list([{Ref, {Job, Helper}}
+    Self = self(),
+    Helpers = maps:from_list([{Helper, {Job, Ref}}
                               || {Job, Handle} <- Handles,
-                                 {Helper, Ref} <- [spawn_monitor(sampler(Handle))]]),
+                                 {Helper, Ref} <- [spawn_monitor(sampler(Self, Handle))]]),
     collect(Helpers, Deadline, #{}).
 
-sampler(Handle) ->
+sampler(Monitor, Handle) ->
     fun () ->
             Total = try erlperf_job:sample(Handle)
                     catch _:_ -> undefined
                     end,
-            exit({total, Total})
+            Monitor ! {?MODULE, self(), Total}
     end.
 
 collect(Helpers, _Deadline, Acc) when map_size(Helpers) =:= 0 ->
@@ -344,18 +345,19 @@ collect(Helpers, _Deadline, Acc) when map_size(Helpers) =:= 0 ->
 collect(Helpers, Deadline, Acc) ->
     Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
     receive
-        {'DOWN', Ref, process, _Helper, Reason} when is_map_key(Ref, Helpers) ->
-            {{Job, _}, Rest} = maps:take(Ref, Helpers),
-            case Reason of
-                {total, Total} when is_integer(Total), Total >= 0 ->
-                    collect(Rest, Deadline, Acc#{Job => Total});
-                _Undefined ->
-                    collect(Rest, Deadline, Acc)
-            end
+        {?MODULE, Helper, Total} when is_map_key(Helper, Helpers) ->
+            {{Job, Ref}, Rest} = maps:take(Helper, Helpers),
+            erlang:demonitor(Ref, [flush]),
+            case is_integer(Total) andalso Total >= 0 of
+                true -> collect(Rest, Deadline, Acc#{Job => Total});
+                false -> collect(Rest, Deadline, Acc)  % undefined: the job is gone
+            end;
+        {'DOWN', _Ref, process, Helper, _Reason} when is_map_key(Helper, Helpers) ->
+            collect(maps:remove(Helper, Helpers), Deadline, Acc)
     after Left ->
         _ = [begin
                  exit(Helper, kill),
                  erlang:demonitor(Ref, [flush])
-             end || {Ref, {_Job, Helper}} <- maps:to_list(Helpers)],
+             end || {Helper, {_Job, Ref}} <- maps:to_list(Helpers)],
         Acc
     end.
