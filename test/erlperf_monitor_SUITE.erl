@@ -17,12 +17,12 @@
          file_log_file/0, header_on_job_change/0, permanent_job_concurrency/0,
          hot_code_reload/0, wall_time_restored/0, start_unlinked/0, start_linked/0,
          register_unregister/0, registered_job_exits/0, cluster_monitor_group/0,
-         node_group/0, one_copy_per_subscriber/0]).
+         node_group/0, one_copy_per_subscriber/0, silent_handle/0]).
 -export([sample_fields/1, job_iterations/1, invalid_options/1, file_log_table/1,
          file_log_file/1, header_on_job_change/1, permanent_job_concurrency/1,
          hot_code_reload/1, wall_time_restored/1, start_unlinked/1, start_linked/1,
          register_unregister/1, registered_job_exits/1, cluster_monitor_group/1,
-         node_group/1, one_copy_per_subscriber/1]).
+         node_group/1, one_copy_per_subscriber/1, silent_handle/1]).
 
 %% Milliseconds to wait for a monitor sample or a log line (samples come every second).
 -define(SAMPLE_TIMEOUT_MS, 3000).
@@ -46,7 +46,8 @@ groups() ->
                     file_log_file, header_on_job_change, permanent_job_concurrency,
                     hot_code_reload]},
      {api_23, [], [start_unlinked, start_linked, register_unregister, registered_job_exits,
-                   cluster_monitor_group, node_group, one_copy_per_subscriber]}].
+                   silent_handle, cluster_monitor_group, node_group,
+                   one_copy_per_subscriber]}].
 
 init_per_suite(Config) ->
     {ok, Started} = application:ensure_all_started(erlperf),
@@ -318,6 +319,28 @@ registered_job_exits(Config) when is_list(Config) ->
         ?assertEqual(ok, erlperf_monitor:register(self(), self(), 0)),
         ?assertEqual(ok, erlperf_monitor:unregister(self()))
     end).
+
+silent_handle() ->
+    [{doc, "A job whose handle never answers is left out of every sample; the other jobs "
+           "are kept and samples keep coming once a second"}].
+silent_handle(Config) when is_list(Config) ->
+    {Real, Total} = frozen_job(),
+    Silent = stand_in(),   % a pid handle: erlperf_job:sample/1 calls it, it never replies
+    [Job1, Job2] = [stand_in(), stand_in()],
+    ok = erlperf_monitor:subscribe(),
+    try
+        ok = erlperf_monitor:register(Job1, Silent, 0),
+        ok = erlperf_monitor:register(Job2, Real, Total),
+        #{time := T1} = S1 = sample_after(handled()),
+        #{time := T2} = S2 = next_sample(),
+        [?assertEqual({false, {Job2, 0}}, {job_entry(Job1, S), job_entry(Job2, S)})
+         || S <- [S1, S2]],
+        ?assert(T2 - T1 < 1300, T2 - T1)
+    after
+        [P ! stop || P <- [Silent, Job1, Job2]],
+        _ = erlperf_job:stop(Real),
+        erlperf_monitor:unsubscribe()
+    end.
 
 cluster_monitor_group() ->
     [{doc, "A process joined to `cluster_monitor' in scope `erlperf' receives each sample "
