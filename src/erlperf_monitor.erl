@@ -22,14 +22,24 @@
 %%% {@link monitor_sample()} map, whichever group it joined (a process in both groups gets
 %%% one copy). The `node' key tells where a sample comes from.
 %%%
-%%% Example, in a shell (the `erlperf' application runs the monitor):
+%%% Example, in a shell (the `erlperf' application runs the monitor), with the first
+%%% sample of a real run:
 %%% ```
 %%% 1> {ok, _} = application:ensure_all_started(erlperf).
 %%% 2> ok = pg:join(erlperf, cluster_monitor, self()).
 %%% 3> erlperf:run("rand:uniform().").
+%%% 4814212
 %%% 4> flush().
-%%% Shell got #{node => nonode@nohost, jobs => [{<0.123.0>, 14110522}], ...}
+%%% Shell got #{dcpu => 0.0,dio => 0.16084526482267922,ets => 22,
+%%%             jobs => [{<0.93.0>,4533759}],
+%%%             memory_binary => 41008,memory_ets => 407352,
+%%%             memory_processes => 5055264,memory_total => 18208104,
+%%%             node => nonode@nohost,ports => 3,processes => 47,
+%%%             sched_util => 48.42168420790628,time => 1795335437574,
+%%%             version => 1}
 %%% '''
+%%% A job can register itself with `erlperf_monitor:register(self(), Handle, 0)'; see
+%%% {@link register/3}.
 %%%
 %%% Cost and safety: the monitor turns scheduler wall time accounting on while it runs
 %%% (`erlang:system_flag(scheduler_wall_time, true)'; the flag is reference counted per
