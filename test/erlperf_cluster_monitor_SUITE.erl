@@ -43,7 +43,10 @@ init_per_suite(Config) ->
     ok = supervisor:terminate_child(erlperf_sup, erlperf_monitor),
     [{started, Started} | Config].
 
+%% The application may have been running before the suite (then it is not stopped): its
+%% monitor must run again for the suites that follow.
 end_per_suite(Config) ->
+    {ok, _} = supervisor:restart_child(erlperf_sup, erlperf_monitor),
     _ = [application:stop(App) || App <- lists:reverse(?config(started, Config))],
     ok.
 
