@@ -1,40 +1,44 @@
-%%% @doc Prints selected fields of the monitor samples of every node of the cluster.
+%%% @doc Prints, or hands to a callback, selected fields of the monitor samples of every
+%%% node of the cluster.
 %%%
 %%% Every `IntervalMs' milliseconds, takes the samples that arrived in the history
-%%% (`erlperf_history', which must run) since the previous print, and hands them,
-%%% ordered by node then time, to the handler:
+%%% (`erlperf_history', which must run on this node) since the previous interval, and
+%%% hands them, ordered by node then time, to the handler:
 %%% <ul>
-%%%   <li>an io device (a pid such as `group_leader()', or a registered name): prints a
-%%%       header naming the fields (first, then every ?HEADER_EVERY lines), then one
-%%%       line per sample;</li>
-%%%   <li>a file name: the same table, written to that file (created or truncated);</li>
-%%%   <li>a `fun((Samples) -> any())' or `{Module, Function, Args}': called with the list
-%%%       of samples, each a map reduced to the selected fields (applied as
-%%%       `apply(Module, Function, [Samples | Args])'); not called when there is none.</li>
+%%%   <li>an io device (a pid such as `group_leader()', or a registered name such as
+%%%       `user'), or `{fd, IoDevice}': prints a header naming the fields (first, then
+%%%       every ?HEADER_EVERY lines), then one line per sample;</li>
+%%%   <li>a file name: the same table, written to that file (created or truncated, and
+%%%       closed when the monitor stops);</li>
+%%%   <li>`{Module, Function, UserState}': calls `Module:Function(Samples, UserState)'
+%%%       with the samples as `[{Time, Sample}]' (`Time' is the sample's `time'; `Sample'
+%%%       holds only the fields asked for), and keeps what it returns as the `UserState'
+%%%       of the next call; not called for an interval without samples;</li>
+%%%   <li>a `fun((Samples) -> any())': called with the list of samples, each reduced to the
+%%%       fields asked for; not called for an interval without samples.</li>
 %%% </ul>
-%%% Fields are keys of `erlperf_monitor:sample()': `time', `node', `sched_util', `dcpu',
-%%% `dio', `processes', `ports', `ets', `memory_total', `memory_processes',
-%%% `memory_binary', `memory_ets', `jobs' (printed as `Pid Iterations' pairs).
+%%% Fields are keys of `erlperf_monitor:monitor_sample()': `time', `node', `sched_util',
+%%% `dcpu', `dio', `processes', `ports', `ets', `memory_total', `memory_processes',
+%%% `memory_binary', `memory_ets', `jobs' (printed as `Pid Iterations' pairs); `undefined'
+%%% selects all of them, in this order.
 %%%
-%%% Example, printing to the console and to a file:
+%%% Example: all fields to the console, some to a file, and to a callback counting samples
+%%% (`my_stats:add(Samples, Count) -> Count + length(Samples).'):
 %%% ```
+%%% {ok, _} = application:ensure_all_started(erlperf),
 %%% {ok, _} = erlperf_history:start_link(),
-%%% {ok, _} = erlperf_cluster_monitor:start_link(group_leader(), 1000, [node, sched_util, jobs]),
-%%% {ok, _} = erlperf_cluster_monitor:start_link("cluster.log", 1000, [time, node, sched_util, jobs]).
-%%% '''
-%%% prints, for two nodes each running a job:
-%%% ```
-%%% node                          sched_util jobs
-%%% node1@host                         12.50 <0.214.0> 16720 Ki
-%%% node2@host                         50.03 <9843.190.0> 55139 Ki
+%%% {ok, _} = erlperf_cluster_monitor:start_link(),
+%%% {ok, _} = erlperf_cluster_monitor:start_link("cluster.log", 1000, [time, node, sched_util, jobs]),
+%%% {ok, _} = erlperf_cluster_monitor:start_link({my_stats, add, 0}, 1000, [node, jobs]).
 %%% '''
 %%% Cost and safety: one call to the history and a few lines per interval; linked to the
-%%% caller; a file it opened is closed when it stops.
+%%% caller; a file it opened is closed when it stops. A callback runs in the monitor
+%%% process: if it raises, the monitor stops (and its caller gets the exit signal).
 -module(erlperf_cluster_monitor).
 -behaviour(gen_server).
 
 %% API: called by users.
--export([start_link/3, format/3, header/2]).
+-export([start_link/0, start_link/3, fields/0, format/3, header/2]).
 
 %% Behaviour callbacks: called by gen_server.
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
@@ -45,14 +49,21 @@
 -define(HEADER_EVERY, 30).
 %% Narrowest node column; it widens to the longest node name seen (with a new header).
 -define(NODE_WIDTH, 28).
+%% Milliseconds between two outputs of start_link/0.
+-define(DEFAULT_INTERVAL_MS, 1000).
+%% Every field, in the order `Fields = undefined' prints them.
+-define(ALL_FIELDS, [time, node, sched_util, dcpu, dio, processes, ports, ets, memory_total,
+                     memory_processes, memory_binary, memory_ets, jobs]).
 
--type handler() :: io:device() | file:filename_all()
-                 | fun(([map()]) -> any()) | {module(), atom(), [term()]}.
+%% Where the samples go; see the module documentation.
+-type handler() :: io:device() | {fd, io:device()} | file:filename_all()
+                 | {module(), atom(), UserState :: term()} | fun(([map()]) -> any()).
 -type field() :: time | node | sched_util | dcpu | dio | processes | ports | ets
                | memory_total | memory_processes | memory_binary | memory_ets | jobs.
 
 -record(state, {
-    handler :: {device, io:device(), boolean()} | {callback, fun(([map()]) -> any())},
+    handler :: {device, io:device(), boolean()} | {callback, fun(([map()]) -> any())}
+             | {mfa, module(), atom(), term()},
     interval :: pos_integer(),
     fields :: [field()],
     cursor = 0 :: erlperf_history:cursor(),
@@ -63,16 +74,31 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Starts a monitor handing the `Fields' of every node's samples to `Handler' every
-%% `IntervalMs' milliseconds. Needs `erlperf_history' running on this node.
--spec start_link(handler(), pos_integer(), [field(), ...]) -> gen_server:start_ret().
+%% @doc Starts a monitor printing every field of every node's samples to the caller's
+%% group leader (the console) once a second: `start_link(group_leader(), 1000, undefined)'.
+-spec start_link() -> gen_server:start_ret().
+start_link() ->
+    start_link(group_leader(), ?DEFAULT_INTERVAL_MS, undefined).
+
+%% @doc Starts a monitor, linked to the caller, handing the `Fields' of every node's
+%% samples to `Handler' every `IntervalMs' milliseconds (`Fields = undefined': all of
+%% {@link fields/0}). Needs `erlperf_history' running on this node: returns
+%% `{error, {no_history, Text}}' otherwise.
+-spec start_link(handler(), pos_integer(), [field(), ...] | undefined) -> gen_server:start_ret().
+start_link(Handler, IntervalMs, undefined) ->
+    start_link(Handler, IntervalMs, fields());
 start_link(Handler, IntervalMs, Fields) ->
     validate(Handler, IntervalMs, Fields),
     gen_server:start_link(?MODULE, {Handler, IntervalMs, Fields}, []).
 
+%% @doc Every field a monitor can show, in the order `Fields = undefined' shows them.
+-spec fields() -> [field(), ...].
+fields() ->
+    ?ALL_FIELDS.
+
 %% @doc The table line of a sample, with these fields and a node column `NodeWidth'
 %% characters wide (no trailing newline or space).
--spec format([field()], pos_integer(), erlperf_monitor:sample()) -> string().
+-spec format([field()], pos_integer(), erlperf_monitor:monitor_sample()) -> string().
 format(Fields, NodeWidth, Sample) ->
     Cells = [cell(F, NodeWidth, maps:get(F, Sample)) || F <- Fields],
     string:trim(lists:flatten(lists:join($\s, Cells)), trailing).
@@ -136,18 +162,20 @@ validate(Handler, IntervalMs, Fields) ->
     ok.
 
 valid_handler(H) when is_pid(H); is_atom(H); is_binary(H); is_function(H, 1) -> true;
-valid_handler({M, F, A}) -> is_atom(M) andalso is_atom(F) andalso is_list(A);
+valid_handler({fd, Device}) -> is_pid(Device) orelse is_atom(Device);
+valid_handler({M, F, _UserState}) -> is_atom(M) andalso is_atom(F);
 valid_handler(H) when is_list(H) -> io_lib:char_list(H);
 valid_handler(_) -> false.
 
 is_field(F) ->
-    lists:member(F, [time, node, sched_util, dcpu, dio, processes, ports, ets, memory_total,
-                     memory_processes, memory_binary, memory_ets, jobs]).
+    lists:member(F, ?ALL_FIELDS).
 
 open(Fun) when is_function(Fun, 1) ->
     {ok, {callback, Fun}};
-open({M, F, A}) ->
-    {ok, {callback, fun (Samples) -> erlang:apply(M, F, [Samples | A]) end}};
+open({fd, Device}) ->
+    {ok, {device, Device, false}};
+open({M, F, UserState}) ->
+    {ok, {mfa, M, F, UserState}};
 open(Target) ->
     case erlperf_file_log:open(Target) of
         {ok, Device, Close} -> {ok, {device, Device, Close}};
@@ -162,6 +190,9 @@ output([], State) ->
 output(Samples, #state{handler = {callback, Fun}, fields = Fields} = State) ->
     _ = Fun([maps:with(Fields, S) || S <- Samples]),
     State;
+output(Samples, #state{handler = {mfa, M, F, UserState}, fields = Fields} = State) ->
+    Next = M:F([{T, maps:with(Fields, S)} || #{time := T} = S <- Samples], UserState),
+    State#state{handler = {mfa, M, F, Next}};
 output(Samples, #state{handler = {device, Device, _}, fields = Fields, lines = Lines,
                        node_width = OldWidth} = State) ->
     Width = lists:max([OldWidth | [length(atom_to_list(N)) || #{node := N} <- Samples]]),

@@ -1,8 +1,11 @@
 %%% @doc Prints the samples of the VM monitor of this node as a table, one line per second.
 %%%
+%%% A real run, a job running `rand:uniform()' with one worker (the header is printed
+%%% again when the job appears):
 %%% ```
-%%% YYYY-MM-DDTHH:MM:SS-oo:oo  Sched   DCPU    DIO    Procs    Ports     ETS Mem Total  Mem Proc   Mem Bin   Mem ETS     <0.84.0>
-%%% 2023-01-22T11:02:51-08:00   6.12   0.00   0.20       46        2      21  24737 Kb   4703 Kb    191 Kb    471 Kb     14798 Ki
+%%% YYYY-MM-DDTHH:MM:SS-oo:oo  Sched   DCPU    DIO    Procs    Ports     ETS Mem Total  Mem Proc   Mem Bin   Mem ETS     <0.88.0>
+%%% 2026-11-22T08:17:26+00:00  47.93   0.00   0.05       47        3      21  17241 Kb   4560 Kb     31 Kb    396 Kb      4848 Ki
+%%% 2026-11-22T08:17:27+00:00  51.07   0.00   0.03       47        3      21  19093 Kb   4649 Kb    657 Kb    398 Kb      4091 Ki
 %%% '''
 %%% Columns: local time of the sample, utilisation in percent of normal, dirty CPU and
 %%% dirty IO schedulers, process, port and ETS table counts, memory (total, processes,
@@ -73,7 +76,7 @@ header(Jobs) ->
      [[$\s, string:pad(pid_to_list(Pid), ?JOB_WIDTH, leading)] || Pid <- Jobs]].
 
 %% @doc The table line for a sample (no trailing newline).
--spec line(erlperf_monitor:sample()) -> iolist().
+-spec line(erlperf_monitor:monitor_sample()) -> iolist().
 line(#{time := Time, sched_util := Sched, dcpu := Dcpu, dio := Dio,
        processes := Procs, ports := Ports, ets := Ets, memory_total := Total,
        memory_processes := MemProcs, memory_binary := Bin, memory_ets := MemEts,
@@ -106,7 +109,7 @@ handle_cast(_Msg, State) ->
     {noreply, State}.
 
 -spec handle_info(term(), #state{}) -> {noreply, #state{}}.
-handle_info({erlperf_monitor, #{jobs := Jobs} = Sample}, State) ->
+handle_info(#{jobs := Jobs, time := _} = Sample, State) ->
     Pids = [Pid || {Pid, _} <- Jobs],
     State1 = maybe_header(Pids, State),
     ok = io:put_chars(State1#state.device, [line(Sample), $\n]),

@@ -179,7 +179,7 @@ cluster_monitor(Config) when is_list(Config) ->
         ?assertEqual(length(tl(Lines)), length(Named)),
         %% the history kept them too, by node
         ?assert(lists:all(fun (N) -> lists:keymember(N, 2, [{x, maps:get(node, S)}
-                                                           || S <- erlperf_history:get()]) end,
+                                                           || {_, S} <- erlperf_history:get()]) end,
                           All)),
         %% the file monitor ticks on its own: wait until it has written the job's row
         JobText = pid_to_list(Job),

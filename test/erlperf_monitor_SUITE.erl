@@ -1,7 +1,12 @@
 %%% @doc The VM monitor, the file log and permanent jobs (`erlperf:start/2').
 %%%
 %%% Synchronisation is by messages only: cases subscribe to the monitor, and the file log
-%%% prints to a capturing io server that forwards each line to the test process.
+%%% prints to a capturing io server that forwards each line to the test process. A case
+%%% that must know the monitor has handled a cast asks it for its state (a message handled
+%%% after the cast) and then looks only at samples taken later.
+%%%
+%%% The `api_23' group checks the API as erlperf 2.3 documents it; its cases replace the
+%%% application's monitor for a while and run one after another.
 -module(erlperf_monitor_SUITE).
 
 -include_lib("common_test/include/ct.hrl").
@@ -10,15 +15,22 @@
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
 -export([sample_fields/0, job_iterations/0, invalid_options/0, file_log_table/0,
          file_log_file/0, header_on_job_change/0, permanent_job_concurrency/0,
-         hot_code_reload/0, wall_time_restored/0]).
+         hot_code_reload/0, wall_time_restored/0, start_unlinked/0, start_linked/0,
+         register_unregister/0, registered_job_exits/0, cluster_monitor_group/0,
+         node_group/0, one_copy_per_subscriber/0, silent_handle/0]).
 -export([sample_fields/1, job_iterations/1, invalid_options/1, file_log_table/1,
          file_log_file/1, header_on_job_change/1, permanent_job_concurrency/1,
-         hot_code_reload/1, wall_time_restored/1]).
+         hot_code_reload/1, wall_time_restored/1, start_unlinked/1, start_linked/1,
+         register_unregister/1, registered_job_exits/1, cluster_monitor_group/1,
+         node_group/1, one_copy_per_subscriber/1, silent_handle/1]).
 
 %% Milliseconds to wait for a monitor sample or a log line (samples come every second).
 -define(SAMPLE_TIMEOUT_MS, 3000).
 %% Samples looked at, at most, when waiting for a condition to show in them.
 -define(MAX_SAMPLES, 5).
+%% Keys of a sample as erlperf 2.3 documents `monitor_sample()'.
+-define(KEYS_23, [time, node, sched_util, dcpu, dio, processes, ports, ets, memory_total,
+                  memory_processes, memory_binary, memory_ets, jobs]).
 %% The seed's header, without job columns.
 -define(HEADER, "YYYY-MM-DDTHH:MM:SS-oo:oo  Sched   DCPU    DIO    Procs    Ports     ETS "
                 "Mem Total  Mem Proc   Mem Bin   Mem ETS").
@@ -27,12 +39,15 @@ suite() ->
     [{timetrap, {seconds, 30}}].
 
 all() ->
-    [{group, monitor}, wall_time_restored].
+    [{group, monitor}, {group, api_23}, wall_time_restored].
 
 groups() ->
     [{monitor, [], [sample_fields, job_iterations, invalid_options, file_log_table,
                     file_log_file, header_on_job_change, permanent_job_concurrency,
-                    hot_code_reload]}].
+                    hot_code_reload]},
+     {api_23, [], [start_unlinked, start_linked, register_unregister, registered_job_exits,
+                   silent_handle, cluster_monitor_group, node_group,
+                   one_copy_per_subscriber]}].
 
 init_per_suite(Config) ->
     {ok, Started} = application:ensure_all_started(erlperf),
@@ -53,9 +68,7 @@ sample_fields(Config) when is_list(Config) ->
         S1 = next_sample(),
         S2 = next_sample(),
         ?assertMatch(#{version := 1, node := N, jobs := []} when N =:= node(), S2),
-        Keys = [time, node, sched_util, dcpu, dio, processes, ports, ets, memory_total,
-                memory_processes, memory_binary, memory_ets, jobs, version],
-        ?assertEqual(lists:sort(Keys), lists:sort(maps:keys(S2))),
+        ?assertEqual(lists:sort([version | ?KEYS_23]), lists:sort(maps:keys(S2))),
         [?assert(is_float(V) andalso V >= 0.0 andalso V =< 100.0, {K, V})
          || K <- [sched_util, dcpu, dio], V <- [maps:get(K, S2)]],
         ?assert(maps:get(processes, S2) > 10),
@@ -91,6 +104,8 @@ invalid_options(Config) when is_list(Config) ->
     ?assertError({invalid_option, color, red}, erlperf_monitor:start_link(#{color => red})),
     ?assertError({invalid_option, target, 42}, erlperf_file_log:start_link(42)),
     ?assertError({invalid_option, duration, -1}, erlperf_history:start_link(#{duration => -1})),
+    ?assertError({invalid_option, interval, 0}, erlperf_monitor:start(#{interval => 0})),
+    ?assertError(function_clause, erlperf_monitor:register(self(), self(), -1)),
     process_flag(trap_exit, true),
     ?assertMatch({error, {open, _, enoent}},
                  erlperf_file_log:start_link("/nonexistent-dir/erlperf/log")).
@@ -202,15 +217,228 @@ wall_time_restored(Config) when is_list(Config) ->
         {ok, _} = application:ensure_all_started(erlperf)
     end.
 
+
+%%--------------------------------------------------------------------
+%% erlperf 2.3 API
+
+start_unlinked() ->
+    [{doc, "start/0 and start/1 start a registered monitor not linked to the caller; "
+           "the interval option sets the time between samples"}].
+start_unlinked(Config) when is_list(Config) ->
+    without_app_monitor(fun () ->
+        {ok, Pid} = erlperf_monitor:start(),
+        ?assertEqual(Pid, whereis(erlperf_monitor)),
+        ?assertNot(lists:member(self(), element(2, process_info(Pid, links)))),
+        ?assertEqual({error, {already_started, Pid}}, erlperf_monitor:start()),
+        ok = gen_server:stop(Pid),
+        {ok, Fast} = erlperf_monitor:start(#{interval => 200}),
+        ?assertNot(lists:member(self(), element(2, process_info(Fast, links)))),
+        ok = pg:join(erlperf, {erlperf_monitor, node()}, self()),
+        try
+            #{time := T1} = next_sample(),
+            #{time := T2} = next_sample(),
+            ?assert(T2 - T1 > 100 andalso T2 - T1 < 600, T2 - T1)
+        after
+            ok = pg:leave(erlperf, {erlperf_monitor, node()}, self()),
+            ok = gen_server:stop(Fast)
+        end
+    end).
+
+start_linked() ->
+    [{doc, "start_link/0 and start_link/1 start a registered monitor linked to the caller"}].
+start_linked(Config) when is_list(Config) ->
+    without_app_monitor(fun () ->
+        {ok, Pid} = erlperf_monitor:start_link(),
+        ?assertEqual(Pid, whereis(erlperf_monitor)),
+        ?assert(lists:member(self(), element(2, process_info(Pid, links)))),
+        ok = gen_server:stop(Pid),
+        {ok, Fast} = erlperf_monitor:start_link(#{interval => 200}),
+        ?assert(lists:member(self(), element(2, process_info(Fast, links)))),
+        ok = erlperf_monitor:subscribe(),
+        try
+            #{time := T1} = next_sample(),
+            #{time := T2} = next_sample(),
+            ?assert(T2 - T1 > 100 andalso T2 - T1 < 600, T2 - T1)
+        after
+            erlperf_monitor:unsubscribe(),
+            ok = gen_server:stop(Fast)
+        end
+    end).
+
+register_unregister() ->
+    [{doc, "register(Job, Handle, Initial): `jobs' holds {Job, growth of the handle's total "
+           "from Initial}; unregister/1 removes it, and also removes a job found in the "
+           "pg group `jobs'"}].
+register_unregister(Config) when is_list(Config) ->
+    %% the handle is a real job whose total no longer changes; the registered Job is a
+    %% plain process, in no pg group: only the registration can bring it into samples
+    {Real, Total} = frozen_job(),
+    Job = stand_in(),
+    ok = erlperf_monitor:subscribe(),
+    try
+        ?assertEqual(ok, erlperf_monitor:register(Job, Real, Total - 5)),
+        First = sample_after(handled()),
+        ?assertEqual({Job, 5}, job_entry(Job, First)),
+        ?assertEqual({Job, 0}, job_entry(Job, next_sample())),
+        ?assertEqual(ok, erlperf_monitor:unregister(Job)),
+        ?assertEqual(false, job_entry(Job, sample_after(handled()))),
+        %% the real job is in the pg group `jobs': found, then left out once unregistered
+        ?assertMatch({Real, _}, job_entry(Real, next_sample())),
+        ok = erlperf_monitor:unregister(Real),
+        After = handled(),
+        ?assertEqual(false, job_entry(Real, sample_after(After))),
+        ?assertEqual(false, job_entry(Real, next_sample())),
+        %% registering it again brings it back
+        ok = erlperf_monitor:register(Real, Real, Total),
+        ?assertEqual({Real, 0}, job_entry(Real, sample_after(handled())))
+    after
+        Job ! stop,
+        _ = erlperf_job:stop(Real),
+        erlperf_monitor:unsubscribe()
+    end.
+
+registered_job_exits() ->
+    [{doc, "A registered job that exits leaves the samples without unregister/1; "
+           "register/3 and unregister/1 return ok when no monitor runs"}].
+registered_job_exits(Config) when is_list(Config) ->
+    {Real, Total} = frozen_job(),
+    Job = stand_in(),
+    ok = erlperf_monitor:subscribe(),
+    try
+        ok = erlperf_monitor:register(Job, Real, Total),
+        ?assertEqual({Job, 0}, job_entry(Job, sample_after(handled()))),
+        Ref = monitor(process, Job),
+        Job ! stop,
+        receive {'DOWN', Ref, process, Job, _} -> ok end,
+        ?assertEqual(false, job_entry(Job, sample_after(handled())))
+    after
+        _ = erlperf_job:stop(Real),
+        erlperf_monitor:unsubscribe()
+    end,
+    without_app_monitor(fun () ->
+        ?assertEqual(ok, erlperf_monitor:register(self(), self(), 0)),
+        ?assertEqual(ok, erlperf_monitor:unregister(self()))
+    end).
+
+silent_handle() ->
+    [{doc, "A job whose handle never answers is left out of every sample; the other jobs "
+           "are kept and samples keep coming once a second"}].
+silent_handle(Config) when is_list(Config) ->
+    {Real, Total} = frozen_job(),
+    Silent = stand_in(),   % a pid handle: erlperf_job:sample/1 calls it, it never replies
+    [Job1, Job2] = [stand_in(), stand_in()],
+    ok = erlperf_monitor:subscribe(),
+    try
+        ok = erlperf_monitor:register(Job1, Silent, 0),
+        ok = erlperf_monitor:register(Job2, Real, Total),
+        #{time := T1} = S1 = sample_after(handled()),
+        #{time := T2} = S2 = next_sample(),
+        [?assertEqual({false, {Job2, 0}}, {job_entry(Job1, S), job_entry(Job2, S)})
+         || S <- [S1, S2]],
+        ?assert(T2 - T1 < 1300, T2 - T1)
+    after
+        [P ! stop || P <- [Silent, Job1, Job2]],
+        _ = erlperf_job:stop(Real),
+        erlperf_monitor:unsubscribe()
+    end.
+
+cluster_monitor_group() ->
+    [{doc, "A process joined to `cluster_monitor' in scope `erlperf' receives each sample "
+           "as a bare monitor_sample() map, with the documented keys"}].
+cluster_monitor_group(Config) when is_list(Config) ->
+    ok = pg:join(erlperf, cluster_monitor, self()),
+    try
+        Sample = receive_any(),
+        ?assert(is_map(Sample), Sample),
+        ?assertEqual(lists:sort([version | ?KEYS_23]), lists:sort(maps:keys(Sample))),
+        ?assertMatch(#{node := N, jobs := Jobs} when N =:= node() andalso is_list(Jobs), Sample)
+    after
+        pg:leave(erlperf, cluster_monitor, self())
+    end.
+
+node_group() ->
+    [{doc, "A process joined to `{erlperf_monitor, node()}' in scope `erlperf' receives "
+           "each sample as a bare monitor_sample() map, jobs as {Pid, Iterations}"}].
+node_group(Config) when is_list(Config) ->
+    ok = pg:join(erlperf, {erlperf_monitor, node()}, self()),
+    Job = erlperf:start("timer:sleep(1).", 1),
+    try
+        Sample = receive_any(),
+        ?assert(is_map(Sample), Sample),
+        ?assertEqual(lists:sort([version | ?KEYS_23]), lists:sort(maps:keys(Sample))),
+        #{jobs := Jobs} = wait_sample(fun (S) -> job_entry(Job, S) =/= false end),
+        ?assert(lists:all(fun ({P, C}) -> is_pid(P) andalso is_integer(C) andalso C >= 0 end,
+                          Jobs), Jobs)
+    after
+        _ = erlperf_job:stop(Job),
+        pg:leave(erlperf, {erlperf_monitor, node()}, self())
+    end.
+
+one_copy_per_subscriber() ->
+    [{doc, "A process in both groups receives each sample once"}].
+one_copy_per_subscriber(Config) when is_list(Config) ->
+    ok = pg:join(erlperf, cluster_monitor, self()),
+    ok = erlperf_monitor:subscribe(),
+    try
+        #{time := T1} = next_sample(),
+        #{time := T2} = next_sample(),
+        ?assert(T2 > T1, {T1, T2})
+    after
+        erlperf_monitor:unsubscribe(),
+        pg:leave(erlperf, cluster_monitor, self())
+    end.
+
 %%--------------------------------------------------------------------
 %% Helpers
 
+%% The next message, whatever it is (cases that check the shape of what arrives).
+receive_any() ->
+    receive
+        Msg -> Msg
+    after ?SAMPLE_TIMEOUT_MS ->
+        ct:fail(no_message)
+    end.
+
 next_sample() ->
     receive
-        {erlperf_monitor, Sample} -> Sample
+        #{node := _, time := _} = Sample -> Sample
     after ?SAMPLE_TIMEOUT_MS ->
         ct:fail(no_sample)
     end.
+
+%% The first sample taken after `Time' (system time, ms).
+sample_after(Time) ->
+    wait_sample(fun (#{time := T}) -> T > Time end).
+
+%% Returns once the monitor has handled every message sent to it before, and the system
+%% time then: samples taken later reflect those messages.
+handled() ->
+    _ = sys:get_state(erlperf_monitor),
+    erlang:system_time(millisecond).
+
+%% Stops the application's monitor, runs Fun, and restarts the application's monitor.
+without_app_monitor(Fun) ->
+    ok = supervisor:terminate_child(erlperf_sup, erlperf_monitor),
+    try
+        Fun()
+    after
+        {ok, _} = supervisor:restart_child(erlperf_sup, erlperf_monitor)
+    end.
+
+%% A job that did its iterations and stopped its workers: its total no longer changes.
+frozen_job() ->
+    {ok, Job} = erlperf_job:start_link(#{runner => "timer:sleep(1)."}),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    true = erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Job) > 20 end, 5000),
+    ok = erlperf_job:set_concurrency(Job, 0),
+    {Job, erlperf_job:sample(Job)}.
+
+%% A process standing for a job (the `Job' argument of register/3).
+stand_in() ->
+    spawn_link(fun () -> receive stop -> ok end end).
+
+job_entry(Pid, #{jobs := Jobs}) ->
+    lists:keyfind(Pid, 1, Jobs).
 
 wait_sample(Pred) ->
     wait_sample(Pred, ?MAX_SAMPLES).
