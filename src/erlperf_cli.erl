@@ -440,10 +440,7 @@ finish(#{codes := []}) ->
     usage("no code to benchmark", []);
 finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
     Settings = maps:merge(defaults(), Given),
-    CodeMaps = lists:foldl(fun (Key, Maps) -> assign(Key, lists:reverse(maps:get(Key, Hooks, [])), Maps) end,
-                           [#{runner => Runner} || Runner <- lists:reverse(Codes)],
-                           [Key || {Key, _, _, runner, _} <- options()]),
-    #{codes => [maps:merge(All, Code) || Code <- CodeMaps],
+    #{codes => [maps:merge(All, Code) || Code <- code_maps(lists:reverse(Codes), Hooks)],
       run_options => run_options(Given),
       concurrency_options => concurrency_options(Given),
       report => maps:get(report, Settings),
@@ -452,15 +449,21 @@ finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
       help => false}.
 
 %% The k-th hook of a kind goes to the k-th runner (erlperf 2.3's CLI.md: "read in the
-%% same order as runner codes"); runners after the last hook of a kind get none.
+%% same order as runner codes"); runners after the last hook of a kind get none. Hooks
+%% are collected newest first.
+-spec code_maps([code()], #{atom() => [term()]}) -> [erlperf_job:code_map()].
+code_maps(Runners, Hooks) ->
+    lists:foldl(fun (Key, Maps) -> assign(Key, lists:reverse(maps:get(Key, Hooks, [])), Maps) end,
+                [#{runner => Runner} || Runner <- Runners],
+                [Key || {Key, _, _, runner, _} <- options()]).
+
 -spec assign(atom(), [term()], [erlperf_job:code_map()]) -> [erlperf_job:code_map()].
 assign(Key, Values, Maps) when length(Values) > length(Maps) ->
     usage("~b --~s for ~b runner~s: the k-th --~s belongs to the k-th runner~ts",
           [length(Values), Key, length(Maps), plural(length(Maps)), Key, all_hint(Key)]);
-assign(Key, [Value | Values], [Map | Maps]) ->
-    [Map#{Key => Value} | assign(Key, Values, Maps)];
-assign(_Key, [], Maps) ->
-    Maps.
+assign(Key, Values, Maps) ->
+    {Hooked, Rest} = lists:split(length(Values), Maps),
+    [Map#{Key => Value} || {Map, Value} <- lists:zip(Hooked, Values)] ++ Rest.
 
 -spec all_hint(atom()) -> string().
 all_hint(label) -> "";
