@@ -1,6 +1,7 @@
 # erlperf build entry points. `make run` and `make test` are the quick start.
 REBAR ?= rebar3
-APT_PACKAGES = rebar3 erlang-common-test erlang-dialyzer erlang-tools erlang-edoc erlang-eunit
+APT_PACKAGES = rebar3 erlang-common-test erlang-dialyzer erlang-tools erlang-edoc erlang-eunit \
+               erlang-proper
 
 .PHONY: all compile escript run test eunit ct dialyzer xref check bench doc prereq clean
 
@@ -12,7 +13,7 @@ prereq:
 	command -v $(REBAR) >/dev/null 2>&1 || missing="$$missing rebar3"; \
 	command -v ct_run >/dev/null 2>&1 || missing="$$missing erlang-common-test"; \
 	command -v dialyzer >/dev/null 2>&1 || missing="$$missing erlang-dialyzer"; \
-	for app in xref:erlang-tools edoc:erlang-edoc eunit:erlang-eunit; do \
+	for app in xref:erlang-tools edoc:erlang-edoc eunit:erlang-eunit proper:erlang-proper; do \
 	  erl -noshell -eval "halt(case code:which($${app%%:*}) of non_existing -> 1; _ -> 0 end)." \
 	    || missing="$$missing $${app#*:}"; \
 	done; \

@@ -1,10 +1,21 @@
-%%% @doc The `erlperf' command line: parses arguments, runs the benchmark, prints the table.
+%%% @doc The `erlperf' command line: parses arguments, runs the benchmark, prints the table;
+%%% and `format/2', which renders `erlperf:benchmark/3' full reports as that table for
+%%% escript-based benchmarks.
 %%%
 %%% Glossary:
 %%% <ul>
 %%%   <li><b>runner argument</b>: a positional argument; source text (usually ending in
-%%%       `.') or a literal `{M, F, A}' tuple. Per-runner options (`--init', `--done',
-%%%       `--init_runner', `--label') apply to the runner argument given just before them.</li>
+%%%       `.') or a literal `{M, F, A}' tuple.</li>
+%%%   <li><b>hook</b>: a per-runner option, `--init', `--done', `--init_runner' or
+%%%       `--label'. Hooks of one kind are read in the same order as runner arguments,
+%%%       as in erlperf 2.3: the k-th `--init_runner' belongs to the k-th runner, wherever
+%%%       either stands on the command line. A runner without a hook of its kind gets the
+%%%       `--init_all', `--done_all' or `--init_runner_all' default, if given. More hooks
+%%%       of a kind than runners is a usage error.</li>
+%%%   <li><b>argument encoding</b>: arguments are UTF-8 under a UTF-8 locale; an argument
+%%%       that is not valid UTF-8 is read as Latin-1 (one character per byte), so its
+%%%       bytes reach the compiled code unchanged. Output is UTF-8 under a UTF-8
+%%%       locale.</li>
 %%%   <li><b>usage error</b>: a mistake in the command line (unknown option, bad value,
 %%%       code that does not parse); exit status 2.</li>
 %%%   <li><b>benchmark failure</b>: the code crashed or the run failed; exit status 1.</li>
@@ -17,18 +28,27 @@
 %%% Example (the escript runs `main/1'):
 %%% ```
 %%% $ ./erlperf 'rand:uniform().' 'crypto:strong_rand_bytes(2).' -s 10
+%%% $ ./erlperf --init_runner '1.' 'run(1) -> ok.' 'run(2) -> ok.' --init_runner '2.'
+%%% '''
+%%% Example of `format/2' in an escript (erlperf's `ebin' in the code path):
+%%% ```
+%%% main(_) ->
+%%%     Reports = erlperf:benchmark([#{runner => fun () -> rand:uniform(10) end},
+%%%                                  #{runner => {rand, mwc59, [1]}}],
+%%%                                 #{report => full}, undefined),
+%%%     io:put_chars(erlperf_cli:format(Reports, #{format => extended, viewport_width => 120})).
 %%% '''
 %%% Cost: the application is started only with `-v'; the progress printer (a linked
 %%% process) runs only when stderr is a terminal and the run is expected to be long.
 -module(erlperf_cli).
 
-%% API: the escript entry point
--export([main/1]).
+%% API: the escript entry point, and the table for escript-based benchmarks
+-export([main/1, format/2]).
 
 %% Internal exports: pure parsing, help text and error text, for tools wrapping the CLI
 -export([parse/1, usage/0, defaults/0, format_error/1]).
 
--export_type([parsed/0]).
+-export_type([parsed/0, format_options/0, argument/0]).
 
 %% Modules the compiler's passes load for a runner (OTP 25-28; missing ones are skipped).
 -define(COMPILER_MODULES,
@@ -53,7 +73,8 @@
 -define(EXIT_USAGE, 2).
 %% Show progress when the run is expected to take longer than this (milliseconds).
 -define(PROGRESS_AFTER_MS, 3000).
-%% Terminal width assumed when stdout is a terminal of unknown width.
+%% Terminal width assumed when stdout is a terminal of unknown width; also the default
+%% `viewport_width' of format/2 when io:columns/0 does not know (as in erlperf 2.3).
 -define(DEFAULT_TERMINAL_WIDTH, 80).
 %% How long to wait for the progress printer to clear its line (milliseconds).
 -define(PRINTER_STOP_TIMEOUT, 1000).
@@ -68,6 +89,16 @@
 -type option() :: {Key :: atom(), Names :: [string()], arg(), target(), Help :: string()}.
 
 -type code() :: erlperf_job:callable().
+%% Options of format/2 (erlperf 2.3's `format_options()'):
+%% `format': `basic', `extended' or `full' [basic below 10 samples, else extended];
+%% `viewport_width': the width a line may take, the Code column is cut to fit
+%% [io:columns/0, or 80 when that fails]; `infinity' cuts nothing.
+-type format_options() :: #{format => erlperf_report:format(),
+                            viewport_width => pos_integer() | infinity}.
+%% A command-line argument as the VM hands it over: OTP decodes arguments with the
+%% native file name encoding and, for one that is not valid UTF-8, passes on the error
+%% tuple of unicode:characters_to_list/2 (the text before the bad byte, the rest).
+-type argument() :: string() | {error | incomplete, string(), binary()}.
 -type parsed() :: #{codes := [erlperf_job:code_map()],
                     run_options := map(),
                     concurrency_options := map() | undefined,
@@ -80,9 +111,33 @@
 %% API
 
 %% @doc Escript entry point: runs the command line and halts with its exit status.
--spec main([string()]) -> no_return().
+%% Arguments that are not valid UTF-8 are read as Latin-1 (see the glossary).
+-spec main([argument()]) -> no_return().
 main(Args) ->
-    erlang:halt(run(Args)).
+    ok = unicode_output(file:native_name_encoding()),
+    erlang:halt(run([decode_argument(A) || A <- Args])).
+
+%% @doc Formats full reports of `erlperf:benchmark/3' (run option `#{report => full}')
+%% as the command line prints them (without colour). `Reports' is the list that
+%% benchmark/3 returns; a single report is taken as a list of one. The result is
+%% character data: print it with `io:put_chars/1' (or `io:format/1', as erlperf 2.3's
+%% example does, when no label contains `~'); labels outside Latin-1 are Unicode
+%% code points, so use `unicode:characters_to_binary/1' before writing it to a file.
+%% Raises `{invalid_option, Key, Value}' for an unknown option or a bad value, and
+%% `{invalid_option, report, Report}' for what is not a full report.
+-spec format(Reports, Options) -> unicode:chardata() when
+      Reports :: [erlperf:report()] | erlperf:report(),
+      Options :: format_options().
+format(Report, Options) when is_map(Report) ->
+    format([Report], Options);
+format(Reports, Options) when is_list(Reports), is_map(Options) ->
+    ok = lists:foreach(fun full_report/1, Reports),
+    ReportOptions = maps:fold(fun format_option/3, #{colour => false}, Options),
+    [erlperf_report:format(Reports, maps:merge(#{width => viewport_width()}, ReportOptions))];
+format(Reports, Options) when is_list(Reports) ->
+    erlang:error({invalid_option, options, Options});
+format(Reports, _Options) ->
+    erlang:error({invalid_option, report, Reports}).
 
 %% @doc Default value of every option that has one; the help text shows these. The run
 %% and concurrency defaults are the engine's own (`erlperf:defaults/0'), so the two never
@@ -97,7 +152,7 @@ defaults() ->
 -spec parse([string()]) -> {ok, parsed()} | {error, {usage, string()}}.
 parse(Args) ->
     try
-        {ok, finish(parse_args(Args, #{codes => [], given => #{}, all => #{}}))}
+        {ok, finish(parse_args(Args, #{codes => [], hooks => #{}, given => #{}, all => #{}}))}
     catch
         throw:{usage, Fmt, FmtArgs} ->
             {error, {usage, lists:flatten(io_lib:format(Fmt, FmtArgs))}}
@@ -108,7 +163,8 @@ parse(Args) ->
 usage() ->
     ["Usage: erlperf [OPTION]... CODE [PER-RUNNER OPTION]... [CODE [PER-RUNNER OPTION]...]...\n"
      "Benchmarks Erlang code. CODE is source text ending in '.' or an {M, F, A} tuple.\n"
-     "Per-runner options apply to the CODE given just before them.\n\n"
+     "Per-runner options are read in the order of the CODEs: the first --init_runner\n"
+     "belongs to the first CODE, the second to the second, wherever they stand.\n\n"
      "Options:\n" | [option_help(O) || O <- options()]]
         ++ ["\nEnvironment: ERL_LIBS (extra libraries), COLUMNS (width of the table),\n"
             "NO_COLOR (no colour on a terminal).\n"
@@ -122,6 +178,54 @@ format_error({distribution, Reason}) ->
     lists:flatten(io_lib:format("cannot start Erlang distribution for --nodes: ~0tp", [Reason]));
 format_error(Reason) ->
     erlperf:format_error(Reason).
+
+%%--------------------------------------------------------------------
+%% format/2: options and reports
+
+%% erlperf 2.3's option names mapped to erlperf_report's.
+-spec format_option(term(), term(), erlperf_report:options()) -> erlperf_report:options().
+format_option(format, Format, Acc) when Format =:= basic; Format =:= extended; Format =:= full ->
+    Acc#{format => Format};
+format_option(viewport_width, Width, Acc) when is_integer(Width), Width > 0; Width =:= infinity ->
+    Acc#{width => Width};
+format_option(Key, Value, _Acc) ->
+    erlang:error({invalid_option, Key, Value}).
+
+-spec full_report(term()) -> ok.
+full_report(#{result := #{}}) -> ok;
+full_report(Other) -> erlang:error({invalid_option, report, Other}).
+
+%% format/2's default width: the terminal's, else 80 (erlperf 2.3's documented default).
+-spec viewport_width() -> pos_integer().
+viewport_width() ->
+    case io:columns() of
+        {ok, N} -> N;
+        {error, _} -> ?DEFAULT_TERMINAL_WIDTH
+    end.
+
+%%--------------------------------------------------------------------
+%% Argument and output encoding
+
+%% An argument that is not valid UTF-8 arrives as the error tuple of
+%% unicode:characters_to_list/2; its bytes are put back together and read as Latin-1,
+%% one character per byte (what the VM does for every argument under a Latin-1 locale).
+-spec decode_argument(argument()) -> string().
+decode_argument({Tag, Valid, Rest}) when Tag =:= error; Tag =:= incomplete ->
+    binary_to_list(<<(unicode:characters_to_binary(Valid))/binary, Rest/binary>>);
+decode_argument(Arg) when is_list(Arg) ->
+    Arg.
+
+%% Under a UTF-8 locale the table and messages are written as UTF-8 (an OTP 25 escript
+%% starts with Latin-1 stdout and stderr, which prints "é" as one byte); otherwise the
+%% devices are left as they are, so Latin-1 bytes come out as they went in.
+-spec unicode_output(utf8 | latin1) -> ok.
+unicode_output(utf8) ->
+    %% a device that refuses (a closed pipe) keeps its encoding: nothing to do about it
+    _ = io:setopts(standard_io, [{encoding, unicode}]),
+    _ = io:setopts(standard_error, [{encoding, unicode}]),
+    ok;
+unicode_output(latin1) ->
+    ok.
 
 %%--------------------------------------------------------------------
 %% Options
@@ -195,7 +299,7 @@ parse_args(["-" ++ _ = Arg | Rest], State) ->
     {Value, Rest1} = take_value(Option, Name, Inline, Rest),
     parse_args(Rest1, apply_option(Option, Name, Value, State));
 parse_args([Code | Rest], #{codes := Codes} = State) ->
-    parse_args(Rest, State#{codes := [#{runner => callable(Code)} | Codes]}).
+    parse_args(Rest, State#{codes := [callable(Code) | Codes]}).
 
 %% "--samples=10" is "--samples 10".
 -spec split_inline(string()) -> {string(), string() | none}.
@@ -314,11 +418,8 @@ mfa_list(List, Text) ->
     end.
 
 -spec apply_option(option(), string(), term(), map()) -> map().
-apply_option({Key, _, _, runner, _}, Name, Value, #{codes := [Code | Codes]} = State) ->
-    maps:is_key(Key, Code) andalso usage("~ts given twice for the same runner", [Name]),
-    State#{codes := [Code#{Key => Value} | Codes]};
-apply_option({_Key, _, _, runner, _}, Name, _Value, #{codes := []}) ->
-    usage("~ts must follow the runner it applies to", [Name]);
+apply_option({Key, _, _, runner, _}, _Name, Value, #{hooks := Hooks} = State) ->
+    State#{hooks := Hooks#{Key => [Value | maps:get(Key, Hooks, [])]}};
 apply_option({Key, _, _, all_runners, _}, _Name, Value, #{all := All} = State) ->
     State#{all := All#{all_role(Key) => Value}};
 apply_option({paths, _, _, cli, _}, _Name, Dir, #{given := Given} = State) ->
@@ -337,15 +438,40 @@ finish(#{given := #{help := true}}) ->
       verbose => false, paths => [], help => true};
 finish(#{codes := []}) ->
     usage("no code to benchmark", []);
-finish(#{codes := Codes, given := Given, all := All}) ->
+finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
     Settings = maps:merge(defaults(), Given),
-    #{codes => [maps:merge(All, Code) || Code <- lists:reverse(Codes)],
+    #{codes => [maps:merge(All, Code) || Code <- code_maps(lists:reverse(Codes), Hooks)],
       run_options => run_options(Given),
       concurrency_options => concurrency_options(Given),
       report => maps:get(report, Settings),
       verbose => maps:get(verbose, Settings),
       paths => maps:get(paths, Settings, []),
       help => false}.
+
+%% The k-th hook of a kind goes to the k-th runner (erlperf 2.3's CLI.md: "read in the
+%% same order as runner codes"); runners after the last hook of a kind get none. Hooks
+%% are collected newest first.
+-spec code_maps([code()], #{atom() => [term()]}) -> [erlperf_job:code_map()].
+code_maps(Runners, Hooks) ->
+    lists:foldl(fun (Key, Maps) -> assign(Key, lists:reverse(maps:get(Key, Hooks, [])), Maps) end,
+                [#{runner => Runner} || Runner <- Runners],
+                [Key || {Key, _, _, runner, _} <- options()]).
+
+-spec assign(atom(), [term()], [erlperf_job:code_map()]) -> [erlperf_job:code_map()].
+assign(Key, Values, Maps) when length(Values) > length(Maps) ->
+    usage("~b --~s for ~b runner~s: the k-th --~s belongs to the k-th runner~ts",
+          [length(Values), Key, length(Maps), plural(length(Maps)), Key, all_hint(Key)]);
+assign(Key, Values, Maps) ->
+    {Hooked, Rest} = lists:split(length(Values), Maps),
+    [Map#{Key => Value} || {Map, Value} <- lists:zip(Hooked, Values)] ++ Rest.
+
+-spec all_hint(atom()) -> string().
+all_hint(label) -> "";
+all_hint(Key) -> "; --" ++ atom_to_list(Key) ++ "_all applies to every runner".
+
+-spec plural(non_neg_integer()) -> string().
+plural(1) -> "";
+plural(_) -> "s".
 
 %% Only what was given: the engine fills in its defaults.
 -spec run_options(map()) -> map().

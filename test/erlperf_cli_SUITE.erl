@@ -7,19 +7,23 @@
 %%% escape sequence; the `terminal' group uses `script(1)' to get a pseudo-terminal.
 %%%
 %%% Groups: `usage' (errors, fast, parallel), `options' (one option at a time, with
-%%% timing assertions, sequential), `seed' (every README and efficiency guide example,
-%%% verbatim, parallel: only shapes are asserted there), `seed_timed' (examples whose
-%%% figures are compared, sequential) and `terminal'.
+%%% timing assertions, sequential), `hooks' (per-runner options read in the order of the
+%%% runners, as erlperf 2.3's CLI.md specifies), `encoding' (code in UTF-8 and code that
+%%% is not: Latin-1 bytes), `format' (`erlperf_cli:format/2' on real full reports, in this
+%%% node), `seed' (every README and efficiency guide example, verbatim, parallel: only
+%%% shapes are asserted there), `seed_timed' (examples whose figures are compared,
+%%% sequential) and `terminal'.
 -module(erlperf_cli_SUITE).
 
 -include_lib("common_test/include/ct.hrl").
 -include_lib("stdlib/include/assert.hrl").
 
--export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
+-export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1, init_per_group/2,
+         end_per_group/2]).
 %% usage
 -export([no_arguments/1, help/1, unknown_option/1, bad_concurrency/1, bad_loop/1,
          missing_value/1, syntax_error/1, syntax_error_second_line/1,
-         option_before_runner/1, duplicate_option/1, squeeze_option_alone/1,
+         too_many_hooks/1, squeeze_option_alone/1,
          loop_and_duration/1, bad_report/1, bad_pa/1, bad_arity/1, runner_crash/1,
          undefined_function/1, init_crash/1, unreachable_node/1]).
 %% options
@@ -28,6 +32,15 @@
          isolated/1, squeeze_options/1, init_and_done/1, init_runner/1, label/1,
          all_runner_defaults/1, mfa_runner/1, inline_value/1, terminal_width/1,
          nodes/1]).
+%% hooks
+-export([cli_md_init_runner_order/1, cli_md_init_runner_swapped/1, init_and_done_order/1,
+         label_order/1, single_hook_first_runner/1, hooks_before_runners/1]).
+%% encoding
+-export([utf8_code/1, latin1_code/1, latin1_label/1, latin1_failure/1, latin1_syntax_error/1,
+         latin1_locale/1]).
+%% format
+-export([format_basic/1, format_extended/1, format_full/1, format_narrow/1,
+         format_default_width/1, format_2_3_example/1, format_bad_input/1]).
 %% seed
 -export([readme_rand_uniform/1, readme_concurrency/1, readme_compare_warmup/1,
          readme_state/1, readme_squeeze_is_loaded/1, readme_squeeze_persistent_term/1,
@@ -41,31 +54,52 @@
 -export([terminal_colour_and_progress/1, no_colour/1]).
 
 %% case docs
--export([no_arguments/0, help/0, unknown_option/0, bad_concurrency/0, bad_loop/0, missing_value/0, syntax_error/0, syntax_error_second_line/0, option_before_runner/0, duplicate_option/0, squeeze_option_alone/0, loop_and_duration/0, bad_report/0, bad_pa/0, bad_arity/0, runner_crash/0, undefined_function/0, init_crash/0, unreachable_node/0, aliases/0, sleep_plausible/0, one_sample/0, concurrency/0, duration/0, samples/0, warmup/0, loop/0, report_formats/0, cv/0, verbose/0, code_path/0, erl_libs/0, isolated/0, squeeze_options/0, init_and_done/0, init_runner/0, label/0, all_runner_defaults/0, mfa_runner/0, inline_value/0, terminal_width/0, nodes/0, readme_rand_uniform/0, readme_concurrency/0, readme_compare_warmup/0, readme_state/0, readme_squeeze_is_loaded/0, readme_squeeze_persistent_term/0, readme_pg_scope/0, readme_sleep_init_runner/0, readme_pg2/0, readme_pg2_isolated/0, readme_verbose_squeeze/0, readme_squeeze_max/0, readme_pa_argparse/0, readme_erl_libs_argparse/0, readme_ets_timer/0, guide_bytes_2/0, guide_bytes_100/0, guide_bytes_1000/0, readme_mfa_loop/0, readme_duration_doubles/0, readme_timed_compare/0, terminal_colour_and_progress/0, no_colour/0]).
+-export([no_arguments/0, help/0, unknown_option/0, bad_concurrency/0, bad_loop/0, missing_value/0, syntax_error/0, syntax_error_second_line/0, too_many_hooks/0, squeeze_option_alone/0, loop_and_duration/0, bad_report/0, bad_pa/0, bad_arity/0, runner_crash/0, undefined_function/0, init_crash/0, unreachable_node/0, aliases/0, sleep_plausible/0, one_sample/0, concurrency/0, duration/0, samples/0, warmup/0, loop/0, report_formats/0, cv/0, verbose/0, code_path/0, erl_libs/0, isolated/0, squeeze_options/0, init_and_done/0, init_runner/0, label/0, all_runner_defaults/0, mfa_runner/0, inline_value/0, terminal_width/0, nodes/0, readme_rand_uniform/0, readme_concurrency/0, readme_compare_warmup/0, readme_state/0, readme_squeeze_is_loaded/0, readme_squeeze_persistent_term/0, readme_pg_scope/0, readme_sleep_init_runner/0, readme_pg2/0, readme_pg2_isolated/0, readme_verbose_squeeze/0, readme_squeeze_max/0, readme_pa_argparse/0, readme_erl_libs_argparse/0, readme_ets_timer/0, guide_bytes_2/0, guide_bytes_100/0, guide_bytes_1000/0, readme_mfa_loop/0, readme_duration_doubles/0, readme_timed_compare/0, terminal_colour_and_progress/0, no_colour/0,
+         cli_md_init_runner_order/0, cli_md_init_runner_swapped/0, init_and_done_order/0,
+         label_order/0, single_hook_first_runner/0, hooks_before_runners/0,
+         utf8_code/0, latin1_code/0, latin1_label/0, latin1_failure/0, latin1_syntax_error/0,
+         latin1_locale/0, format_basic/0, format_extended/0, format_full/0, format_narrow/0,
+         format_default_width/0, format_2_3_example/0, format_bad_input/0]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
 -define(RUN_TIMEOUT_MS, 150000).
 %% Basic and extended table headers, as in the README.
 -define(BASIC, ["Code", "||", "QPS", "Time"]).
 -define(EXTENDED, ["Code", "||", "Samples", "Avg", "StdDev", "Median", "P99", "Iteration"]).
+%% A short run, for cases that check shapes and pairings, not figures.
+-define(QUICK, ["-d", "50", "-s", "1"]).
+%% The escript under a UTF-8 locale (C.UTF-8 is built into Debian's C library).
+-define(UTF8, [{"LC_ALL", "C.UTF-8"}]).
+%% Code long enough for a narrow viewport to cut.
+-define(LONG_CODE,
+        "erlang:put(cli_key, [1, 2, 3]), erlang:put(cli_key, [4, 5]), erlang:get(cli_key).").
 
 suite() ->
     [{timetrap, {seconds, 180}}].
 
 all() ->
-    [{group, usage}, {group, options}, {group, options_timed}, {group, seed},
-     {group, seed_timed}, {group, terminal}].
+    [{group, usage}, {group, options}, {group, options_timed}, {group, hooks},
+     {group, encoding}, {group, format}, {group, seed}, {group, seed_timed},
+     {group, terminal}].
 
 groups() ->
     [{usage, [parallel],
       [no_arguments, help, unknown_option, bad_concurrency, bad_loop, missing_value,
-       syntax_error, syntax_error_second_line, option_before_runner, duplicate_option,
-       squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
+       syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
        runner_crash, undefined_function, init_crash, unreachable_node]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
        terminal_width]},
+     {hooks, [parallel],
+      [cli_md_init_runner_order, cli_md_init_runner_swapped, init_and_done_order,
+       label_order, single_hook_first_runner, hooks_before_runners]},
+     {encoding, [parallel],
+      [utf8_code, latin1_code, latin1_label, latin1_failure, latin1_syntax_error,
+       latin1_locale]},
+     {format, [],
+      [format_basic, format_extended, format_full, format_narrow, format_default_width,
+       format_2_3_example, format_bad_input]},
      {options_timed, [],
       [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes]},
      {seed, [parallel],
@@ -86,6 +120,19 @@ init_per_suite(Config) ->
     end.
 
 end_per_suite(_Config) ->
+    ok.
+
+%% format: two real full reports (several codes: benchmark/3 returns a list), shared by
+%% the group's cases.
+init_per_group(format, Config) ->
+    Reports = erlperf:benchmark([#{runner => "timer:sleep(1)."}, #{runner => ?LONG_CODE}],
+                                #{report => full, sample_duration => 50, samples => 3},
+                                undefined),
+    [{reports, Reports} | Config];
+init_per_group(_Group, Config) ->
+    Config.
+
+end_per_group(_Group, _Config) ->
     ok.
 
 %%--------------------------------------------------------------------
@@ -146,15 +193,14 @@ syntax_error_second_line(Config) ->
     Out = usage_error(Config, ["ok.", "r() ->\n  foo(."], "syntax error"),
     ?assertMatch({match, _}, re:run(Out, "line 2, column [0-9]+")).
 
-option_before_runner() ->
-    [{doc, "A per-runner option before any runner is a usage error"}].
-option_before_runner(Config) ->
-    usage_error(Config, ["--init", "ok.", "rand:uniform()."], "--init must follow").
-
-duplicate_option() ->
-    [{doc, "A per-runner option given twice for one runner is a usage error"}].
-duplicate_option(Config) ->
-    usage_error(Config, ["ok.", "--init", "ok.", "--init", "ok."], "given twice").
+too_many_hooks() ->
+    [{doc, "More hooks of a kind than runners is a usage error naming the kind, exit 2"}].
+too_many_hooks(Config) ->
+    usage_error(Config, ["ok.", "--init", "ok.", "--init", "ok."], "2 --init for 1 runner:"),
+    usage_error(Config, ["--init_runner", "1.", "ok.", "ok.", "--init_runner", "2.",
+                         "--init_runner", "3."], "3 --init_runner for 2 runners:"),
+    usage_error(Config, ["--done=ok.", "--done", "ok.", "ok."], "2 --done for 1 runner:"),
+    usage_error(Config, ["ok.", "--label", "a", "--label", "b"], "2 --label for 1 runner:").
 
 squeeze_option_alone() ->
     [{doc, "--min/--step/--max/-t without -q is a usage error"}].
@@ -391,8 +437,10 @@ all_runner_defaults() ->
     [{doc, "--init_all, --done_all, --init_runner_all apply to every runner, per-runner options win"}].
 all_runner_defaults(Config) ->
     Done = filename:join(?config(priv_dir, Config), "done_all.txt"),
-    Args = ["r(X) -> 5 = X.", "r(X) -> 6 = X.", "--init_runner", "6.",
-            "ets:insert(t, {k, v}).", "--init_runner", "ok.",
+    %% the first --init_runner is the first runner's, the second the second's; the
+    %% third runner has none, so it gets --init_runner_all
+    Args = ["r(X) -> 6 = X.", "ets:insert(t, {k, v}).", "--init_runner", "6.",
+            "r(X) -> 5 = X.", "--init_runner", "ok.",
             "--init_runner_all", "5.",
             "--init_all", "ets:new(t, [named_table, public]).",
             "--done_all", io_lib:format("file:write_file(~0p, <<\"all\">>, [append]).", [Done]),
@@ -439,6 +487,209 @@ nodes(Config) ->
     after
         [peer:stop(P) || {P, _} <- Peers]
     end.
+
+%%--------------------------------------------------------------------
+%% hooks: --init, --done, --init_runner and --label are read in the order of the
+%% runners (erlperf 2.3's CLI.md), wherever they stand
+
+cli_md_init_runner_order() ->
+    [{doc, "CLI.md: --init_runner '1.' R1 R2 --init_runner '2.': each runner receives its own value"}].
+cli_md_init_runner_order(Config) ->
+    %% each runner has one clause: the other's value would crash it (function_clause)
+    {0, Out} = run(Config, ["--init_runner", "1.", "run(1) -> ok.", "run(2) -> ok.",
+                            "--init_runner", "2." | ?QUICK]),
+    ?assertEqual(["run(1) -> ok.", "run(2) -> ok."],
+                 lists:sort([C || #{"Code" := C} <- table(?BASIC ++ ["Rel"], Out)])).
+
+cli_md_init_runner_swapped() ->
+    [{doc, "CLI.md: the hooks swapped, the first runner receives 2: function_clause, exit 1"}].
+cli_md_init_runner_swapped(Config) ->
+    failure(Config, ["--init_runner", "2.", "run(1) -> ok.", "run(2) -> ok.",
+                     "--init_runner", "1." | ?QUICK], "function_clause").
+
+init_and_done_order() ->
+    [{doc, "The k-th --init and the k-th --done belong to the k-th runner, wherever they stand"}].
+init_and_done_order(Config) ->
+    Dir = ?config(priv_dir, Config),
+    [First, Second] = [filename:join(Dir, F) || F <- ["order_first.txt", "order_second.txt"]],
+    %% done/1 receives init's result: each file tells which init its runner had
+    Done = fun (File) -> io_lib:format("d(X) -> file:write_file(~0p, integer_to_list(X)).", [File]) end,
+    {0, Out} = run(Config, ["--init", "1.", "--done", Done(First), "ok.", "--init", "2.",
+                            "rand:uniform().", "--done", Done(Second) | ?QUICK]),
+    [_, _] = table(?BASIC ++ ["Rel"], Out),
+    ?assertEqual({ok, <<"1">>}, file:read_file(First)),
+    ?assertEqual({ok, <<"2">>}, file:read_file(Second)).
+
+label_order() ->
+    [{doc, "--label before the first runner is the first runner's, after the second the second's"}].
+label_order(Config) ->
+    {0, Out} = run(Config, ["--label", "slow", "timer:sleep(2).", "ok.", "--label", "fast"
+                            | ?QUICK]),
+    ?assertMatch([#{"Code" := "fast", "Rel" := 100}, #{"Code" := "slow"}],
+                 table(?BASIC ++ ["Rel"], Out)).
+
+single_hook_first_runner() ->
+    [{doc, "One --init_runner with two runners is the first runner's only; --init_runner_all is for all"}].
+single_hook_first_runner(Config) ->
+    %% the second runner takes an argument and gets no init_runner: rejected, exit 2
+    usage_error(Config, ["run(1) -> ok.", "run(X) -> X.", "--init_runner", "1." | ?QUICK],
+                "runner: arity 1: needs init_runner"),
+    {0, Out} = run(Config, ["run(1) -> ok.", "run(7) -> ok.", "--init_runner", "1.",
+                            "--init_runner_all", "7." | ?QUICK]),
+    [_, _] = table(?BASIC ++ ["Rel"], Out).
+
+hooks_before_runners() ->
+    [{doc, "Hooks all before the runners, all after, each after its runner, --name=value: same pairing"}].
+hooks_before_runners(Config) ->
+    Forms = [["--init_runner", "1.", "--init_runner", "2.", "run(1) -> ok.", "run(2) -> ok."],
+             ["run(1) -> ok.", "run(2) -> ok.", "--init_runner", "1.", "--init_runner", "2."],
+             ["run(1) -> ok.", "--init_runner", "1.", "run(2) -> ok.", "--init_runner", "2."],
+             ["run(1) -> ok.", "--init_runner=1.", "run(2) -> ok.", "--init_runner=2."]],
+    [begin
+         {0, Out} = run(Config, Args ++ ?QUICK),
+         [_, _] = table(?BASIC ++ ["Rel"], Out)
+     end || Args <- Forms].
+
+%%--------------------------------------------------------------------
+%% encoding: UTF-8 code, and code that is not UTF-8 (read as Latin-1)
+
+utf8_code() ->
+    [{doc, "UTF-8 code under a UTF-8 locale: é and 日本 are single characters, printed in UTF-8, exit 0"}].
+utf8_code(Config) ->
+    Code = "\"日本\" = [26085, 26412], \"é\" = [233], <<\"é\"/utf8>> = <<195, 169>>, ok.",
+    {0, Out} = run(Config, [Code | ?QUICK], ?UTF8),
+    ?assertMatch([#{"Code" := Code}], table(?BASIC, Out)),
+    {0, Labelled} = run(Config, ["ok.", "--label", "日本 é" | ?QUICK], ?UTF8),
+    ?assertMatch([#{"Code" := "日本 é"}], table(?BASIC, Labelled)).
+
+latin1_code() ->
+    [{doc, "Bytes that are not UTF-8 are read as Latin-1: <<\"\\xff\">> is <<255>>, the code runs, exit 0"}].
+latin1_code(Config) ->
+    Code = <<"<<255>> = <<\"", 255, "\">>, 'caf", 233, "' = list_to_atom([99, 97, 102, 233]), ok.">>,
+    {0, Out} = run(Config, [Code | ?QUICK], ?UTF8),
+    Latin1 = binary_to_list(Code),     % one character per byte, printed in UTF-8
+    ?assertMatch([#{"Code" := Latin1}], table(?BASIC, Out)).
+
+latin1_label() ->
+    [{doc, "A --label that is not UTF-8 is read as Latin-1 and shown, exit 0"}].
+latin1_label(Config) ->
+    {0, Out} = run(Config, ["ok.", "--label", <<"lab", 233, "l">> | ?QUICK], ?UTF8),
+    ?assertMatch([#{"Code" := "lab" ++ [233] ++ "l"}], table(?BASIC, Out)).
+
+latin1_failure() ->
+    [{doc, "A crashing runner that is not UTF-8: one line, no stack trace, exit 1"}].
+latin1_failure(Config) ->
+    failure(Config, [<<"\"", 233, "\" = \"e\".">> | ?QUICK], ?UTF8, "badmatch").
+
+latin1_syntax_error() ->
+    [{doc, "Code that is not UTF-8 and does not parse (a cut UTF-8 sequence, a stray byte): usage error, exit 2"}].
+latin1_syntax_error(Config) ->
+    usage_error(Config, [<<"ok.", 195>>], ?UTF8, "source must end with a period"),
+    usage_error(Config, [<<"foo(", 255, ".">>], ?UTF8, "runner: syntax error").
+
+latin1_locale() ->
+    [{doc, "Under a Latin-1 locale every argument is Latin-1 and the bytes come out as they went in"}].
+latin1_locale(Config) ->
+    Code = <<"<<255>> = <<\"", 255, "\">>, ok.">>,
+    %% +fnl: the VM reads arguments as Latin-1, whatever the OTP release's default
+    {0, Out} = run_raw(Config, [Code | ?QUICK], [{"LC_ALL", "C"}, {"ERL_FLAGS", "+fnl"}]),
+    ?assertNotEqual(nomatch, binary:match(Out, [<<"\n", Code/binary, "  ">>]), Out),
+    no_stack_trace(Out).
+
+%%--------------------------------------------------------------------
+%% format: erlperf_cli:format/2 on real full reports (the group's init runs the benchmark)
+
+format_basic() ->
+    [{doc, "format => basic: the basic table, fastest first; without format, 3 samples give basic"}].
+format_basic(Config) ->
+    Reports = ?config(reports, Config),
+    Out = text(erlperf_cli:format(Reports, #{format => basic, viewport_width => 200})),
+    [Fast, Slow] = table(?BASIC ++ ["Rel"], Out),
+    ?assertMatch(#{"Code" := ?LONG_CODE, "||" := 1, "Rel" := 100}, Fast),
+    ?assertMatch(#{"Code" := "timer:sleep(1).", "||" := 1}, Slow),
+    ?assert(in(maps:get("QPS", Slow), 10, 55), Slow),      % 1 ms sleeps in 50 ms
+    ?assert(maps:get("Rel", Slow) < 100, Slow),
+    ?assertEqual(Out, text(erlperf_cli:format(Reports, #{viewport_width => 200}))).
+
+format_extended() ->
+    [{doc, "format => extended: the extended table; without format, 10 samples give extended"}].
+format_extended(Config) ->
+    Out = text(erlperf_cli:format(?config(reports, Config), #{format => extended,
+                                                                viewport_width => 200})),
+    [#{"Code" := ?LONG_CODE, "Samples" := 3, "Rel" := 100},
+     #{"Code" := "timer:sleep(1).", "Samples" := 3}] = table(?EXTENDED ++ ["Rel"], Out),
+    Ten = erlperf:benchmark([#{runner => "ok."}, #{runner => "rand:uniform()."}],
+                            #{report => full, sample_duration => 10, samples => 10}, undefined),
+    [#{"Samples" := 10}, #{"Samples" := 10}] =
+        table(?EXTENDED ++ ["Rel"], text(erlperf_cli:format(Ten, #{viewport_width => 200}))).
+
+format_full() ->
+    [{doc, "format => full: OS, CPU and VM lines, an empty line, then the extended table"}].
+format_full(Config) ->
+    Out = text(erlperf_cli:format(?config(reports, Config), #{format => full,
+                                                                viewport_width => 200})),
+    %% (a loaded machine may add the timer accuracy note before the table)
+    ?assertMatch(["OS:  " ++ _, "CPU: " ++ _, "VM:  " ++ _, "" | _], lines(Out)),
+    [#{"Code" := ?LONG_CODE}, #{"Code" := "timer:sleep(1)."}] = table(?EXTENDED ++ ["Rel"], Out).
+
+format_narrow() ->
+    [{doc, "A narrow viewport_width cuts the Code column as the command line does with COLUMNS"}].
+format_narrow(Config) ->
+    Reports = ?config(reports, Config),
+    Out = text(erlperf_cli:format(Reports, #{format => basic, viewport_width => 60})),
+    ?assert(lists:all(fun (Line) -> length(Line) =< 60 end, lines(Out)), Out),
+    [#{"Code" := Cut}, #{"Code" := "timer:sleep(1)."}] = table(?BASIC ++ ["Rel"], Out),
+    ?assert(lists:prefix(Cut, ?LONG_CODE) andalso length(Cut) < length(?LONG_CODE), Cut),
+    %% the same text as the command line's renderer with that width, and no colour
+    ?assertEqual(text(erlperf_report:format(Reports, #{format => basic, width => 60})), Out),
+    %% extended columns leave no room: the Code column keeps its minimum of 12
+    Ext = text(erlperf_cli:format(Reports, #{format => extended, viewport_width => 40})),
+    [#{"Code" := "erlang:put(c"}, #{"Code" := "timer:sleep("}] = table(?EXTENDED ++ ["Rel"], Ext),
+    Wide = text(erlperf_cli:format(Reports, #{format => basic, viewport_width => infinity})),
+    [#{"Code" := ?LONG_CODE}, _] = table(?BASIC ++ ["Rel"], Wide).
+
+format_default_width() ->
+    [{doc, "Without viewport_width the width is io:columns/0, or 80 when unknown (erlperf 2.3's default)"}].
+format_default_width(Config) ->
+    Reports = ?config(reports, Config),
+    Width = case io:columns() of
+                {ok, N} -> N;
+                {error, _} -> 80
+            end,
+    ?assertEqual(text(erlperf_cli:format(Reports, #{format => basic, viewport_width => Width})),
+                 text(erlperf_cli:format(Reports, #{format => basic}))).
+
+format_2_3_example() ->
+    [{doc, "erlperf 2.3's erlperf_cli example, unchanged: a fun and an MFA, extended, 120 wide"}].
+format_2_3_example(_Config) ->
+    Report = erlperf:benchmark([
+        #{runner => fun() -> rand:uniform(10) end},
+        #{runner => {rand, mwc59, [1]}}
+    ], #{report => full}, undefined),
+    Out = erlperf_cli:format(Report, #{format => extended, viewport_width => 120}),
+    %% the example prints it with io:format/1
+    Printed = lists:flatten(io_lib:format(Out, [])),
+    ?assertEqual(text(Out), Printed),
+    ?assert(lists:all(fun (Line) -> length(Line) =< 120 end, lines(Printed)), Printed),
+    Rows = table(?EXTENDED ++ ["Rel"], Printed),
+    ?assertMatch(["#Fun<" ++ _, "{rand,mwc59,[1]}"], lists:sort([C || #{"Code" := C} <- Rows])),
+    [?assertMatch(#{"Samples" := 3}, R) || R <- Rows].
+
+format_bad_input() ->
+    [{doc, "Unknown options, bad values and reports that are not full raise invalid_option; one report is a list of one"}].
+format_bad_input(Config) ->
+    Reports = ?config(reports, Config),
+    ?assertError({invalid_option, colour, true}, erlperf_cli:format(Reports, #{colour => true})),
+    ?assertError({invalid_option, format, auto}, erlperf_cli:format(Reports, #{format => auto})),
+    ?assertError({invalid_option, viewport_width, 0},
+                 erlperf_cli:format(Reports, #{viewport_width => 0})),
+    ?assertError({invalid_option, options, [basic]}, erlperf_cli:format(Reports, [basic])),
+    ?assertError({invalid_option, report, 42}, erlperf_cli:format([42], #{})),
+    ?assertError({invalid_option, report, #{}}, erlperf_cli:format(#{}, #{})),
+    ?assertError({invalid_option, report, {1, 2}}, erlperf_cli:format({1, 2}, #{})),
+    ?assertEqual("", text(erlperf_cli:format([], #{}))),
+    [#{"Code" := "timer:sleep(1)."}] =
+        table(?BASIC, text(erlperf_cli:format(hd(Reports), #{format => basic}))).
 
 %%--------------------------------------------------------------------
 %% seed: the README's and the efficiency guide's examples, verbatim
@@ -648,22 +899,44 @@ escript() ->
 run(Config, Args) ->
     run(Config, Args, []).
 
-%% Runs the escript from the repository root; returns {ExitStatus, Output}.
+%% Runs the escript from the repository root; returns {ExitStatus, Output}. Output must
+%% be UTF-8, and never holds a stack trace.
 run(Config, Args, Env) ->
+    {Status, Bytes} = run_raw(Config, Args, Env),
+    Out = unicode:characters_to_list(Bytes),
+    ?assert(is_list(Out), {not_utf8, Bytes}),
+    no_stack_trace(Bytes),
+    {Status, Out}.
+
+%% Returns the output as bytes. An argument given as a binary is passed as these bytes;
+%% text is passed in UTF-8.
+run_raw(Config, Args, Env) ->
     Port = open_port({spawn_executable, ?config(escript, Config)},
                      [exit_status, stderr_to_stdout, binary, {cd, root()},
-                      {args, [lists:flatten(A) || A <- Args]},
+                      {args, [argument(A) || A <- Args]},
                       {env, [{"COLUMNS", false}, {"NO_COLOR", false} | Env]}]),
     {Status, Out} = collect(Port, []),
-    ct:log("erlperf ~p~n~ts~nexit ~b", [Args, Out, Status]),
-    ?assertEqual(nomatch, string:find(Out, "\e["), "escape sequence when not a terminal"),
+    ct:log("erlperf ~p ~p~n~ts~nexit ~b", [Env, Args, printable(Out), Status]),
+    ?assertEqual(nomatch, binary:match(Out, <<"\e[">>), "escape sequence when not a terminal"),
     {Status, Out}.
+
+argument(Bytes) when is_binary(Bytes) -> Bytes;
+argument(Text) -> unicode:characters_to_binary(Text).
+
+printable(Bytes) ->
+    case unicode:characters_to_list(Bytes) of
+        Text when is_list(Text) -> Text;
+        _ -> binary_to_list(Bytes)
+    end.
+
+no_stack_trace(Bytes) ->
+    [?assertEqual(nomatch, binary:match(Bytes, Trace), Bytes)
+     || Trace <- [<<"exception">>, <<"in function">>, <<"in call from">>]].
 
 collect(Port, Acc) ->
     receive
         {Port, {data, Data}} -> collect(Port, [Data | Acc]);
-        {Port, {exit_status, Status}} ->
-            {Status, unicode:characters_to_list(lists:reverse(Acc))}
+        {Port, {exit_status, Status}} -> {Status, iolist_to_binary(lists:reverse(Acc))}
     after ?RUN_TIMEOUT_MS ->
         {os_pid, Pid} = erlang:port_info(Port, os_pid),
         _ = os:cmd("kill -9 " ++ integer_to_list(Pid)),
@@ -681,7 +954,8 @@ in_terminal(Config, EnvPrefix, Args, Check) ->
             Port = open_port({spawn_executable, Script},
                              [exit_status, stderr_to_stdout, binary,
                               {args, ["-qec", lists:flatten(Command), "/dev/null"]}]),
-            {0, Out} = collect(Port, []),
+            {0, Bytes} = collect(Port, []),
+            Out = unicode:characters_to_list(Bytes),
             ct:log("~ts", [Out]),
             Check(Out)
     end.
@@ -690,7 +964,10 @@ quote(Arg) ->
     "'" ++ lists:flatten(string:replace(Arg, "'", "'\\''", all)) ++ "'".
 
 usage_error(Config, Args, Expected) ->
-    {2, Out} = run(Config, Args),
+    usage_error(Config, Args, [], Expected).
+
+usage_error(Config, Args, Env, Expected) ->
+    {2, Out} = run(Config, Args, Env),
     ?assertNotEqual(nomatch, string:find(Out, Expected), Out),
     ?assertNotEqual(nomatch, string:find(Out, "erlperf --help"), Out),
     ?assertEqual(2, length(lines(Out)), Out),   % one line of message, one of hint
@@ -718,6 +995,9 @@ seed(Config, Args, Env, Header, Order) ->
     end,
     [?assert(Qps > 0, R) || #{"QPS" := Qps} = R <- Rows],
     Rows.
+
+text(Chars) ->
+    unicode:characters_to_list(Chars).
 
 lines(Out) ->
     string:split(string:trim(Out, trailing, "\n"), "\n", all).
