@@ -310,6 +310,7 @@ init({Owner, Module, #{binary := Bin} = Gen}) ->
     case call_role(init, undefined, State) of
         {ok, InitResult} ->
             ok = join_group(),
+            ok = erlperf_monitor:register(self(), {?MODULE, Table}, 0),
             {ok, State#state{init_result = InitResult}};
         {error, Reason} ->
             unload(Module),
