@@ -353,7 +353,7 @@ module_forms(Module, Roles) ->
     Index = maps:from_list(lists:zip([N || #role{name = N} <- FunRoles],
                                      lists:seq(1, length(FunRoles)))),
     Runner = lists:keyfind(runner, #role.name, Roles),
-    Exports = [{?CALL, 3}, {?RUN, 2}, {?TIMED, 3}],
+    Exports = [{?CALL, 3}, {?RUN, 3}, {?TIMED, 3}],
     Header = [{attribute, ?ANNO, file, {"erlperf", 1}},
               {attribute, ?ANNO, module, Module},
               {attribute, ?ANNO, export, Exports}],
@@ -443,12 +443,12 @@ initial(Extra) ->
 decrement() ->
     {op, ?ANNO, '-', var('N'), {integer, ?ANNO, 1}}.
 
-%% 'erlperf run'(InitRunnerResult, Context): loops forever. It starts with an empty
-%% batch, so that the first thing it does is ask erlperf_job:publish/0 for one.
+%% 'erlperf run'(Batch, InitRunnerResult, Context): loops forever, starting with a
+%% first batch of Batch iterations (already credited by the worker).
 run_form(Setup, Extra, Init, Context) ->
-    {function, ?ANNO, ?RUN, 2,
-     [{clause, ?ANNO, [Init, Context], [],
-       Setup ++ [{call, ?ANNO, {atom, ?ANNO, ?LOOP}, [{integer, ?ANNO, 0} | initial(Extra)]}]}]}.
+    {function, ?ANNO, ?RUN, 3,
+     [{clause, ?ANNO, [var('Batch'), Init, Context], [],
+       Setup ++ [{call, ?ANNO, {atom, ?ANNO, ?LOOP}, [var('Batch') | initial(Extra)]}]}]}.
 
 %% 'erlperf timed'(Count, InitRunnerResult, Context) -> nanoseconds for Count iterations.
 timed_form(Setup, Extra, Init, Context) ->

@@ -275,8 +275,6 @@ publish() ->
             erlang:error(erlperf_state_erased)
     end.
 
-next_batch(0, _Took) ->
-    1;
 next_batch(Batch, Took) when Took =< 0 ->
     min(Batch * ?MAX_GROWTH, ?MAX_BATCH);
 next_batch(Batch, Took) ->
@@ -284,7 +282,6 @@ next_batch(Batch, Took) ->
     max(1, min(Batch * Interval div Took, min(Batch * ?MAX_GROWTH, ?MAX_BATCH))).
 
 %% How long the new batch should take at the last batch's pace.
-expected(0, _Next, _Took) -> 0;
 expected(Batch, Next, Took) -> Took * Next div Batch.
 
 overdue(Ref, Now, Min) ->
@@ -301,6 +298,7 @@ init({Owner, Module, #{binary := Bin} = Gen}) ->
     _ = erlang:monitor(process, Owner),
     {module, Module} = code:load_binary(Module, "erlperf_generated", Bin),
     #{context := Context, roles := Roles, forms := Forms} = Gen,
+    ok = load_called_modules(Forms),
     Info = maps:with([module, arity, label, warnings], Gen),
     Table = ets:new(?MODULE, [protected, set, {read_concurrency, true}]),
     true = ets:insert(Table, {?CONCURRENCY_KEY, 0}),
@@ -367,10 +365,13 @@ handle_info({'EXIT', Pid, Reason}, #state{workers = Workers, starting = Starting
             %% the worker is gone already: stopping the others must not wait for it
             {stop, {shutdown, crash_reason(Reason)}, State#state{workers = Remaining}};
         {false, true} ->
-            {stop, {shutdown, crash_reason(Reason)}, State};
+            #starting{workers = New} = Starting,
+            Rest = Starting#starting{workers = lists:keydelete(Pid, 1, New)},
+            {stop, {shutdown, crash_reason(Reason)}, State#state{starting = Rest}};
         {false, false} ->
-            %% the owner or supervisor linked to the job (start_link) is going: so is the job
-            {stop, Reason, State}
+            %% the owner or supervisor linked to the job (start_link) is going: so is
+            %% the job, quietly (its own crash is logged by whoever it was)
+            {stop, linked_exit(Reason), State}
     end;
 handle_info({'DOWN', _Ref, process, Owner, _}, #state{owner = Owner} = State) ->
     {stop, {shutdown, owner_down}, State};
@@ -394,11 +395,17 @@ terminate(_Reason, State) ->
     no_return().
 worker(Controller, {Ref, Countdown}, Counter, Module, Context, {HasInitRunner, InitResult}) ->
     InitRunner = init_runner(HasInitRunner, Module, InitResult, Context),
+    %% the first call is counted before the start line, so that the first reading
+    %% after set_concurrency/2 returns includes it, whenever it starts
+    _ = atomics:add(Counter, ?COUNT, 1),
     %% the last worker ready tells the controller, for all
     _ = atomics:sub_get(Countdown, 1, 1) =:= 0 andalso (Controller ! {ready, Ref}),
     receive {go, Ref} -> ok end,
-    _ = put(?STATE_KEY, {Counter, 0, erlang:monotonic_time()}),
-    guarded(runner, fun () -> Module:'erlperf run'(InitRunner, Context) end).
+    Now = erlang:monotonic_time(),
+    ok = atomics:put(Counter, ?PUBLISHED, Now),
+    ok = atomics:put(Counter, ?EXPECTED, 0),
+    _ = put(?STATE_KEY, {Counter, 1, Now}),
+    guarded(runner, fun () -> Module:'erlperf run'(1, InitRunner, Context) end).
 
 %% @private
 %% Timed worker: runs init_runner, then `Count' iterations, and replies the nanoseconds.
@@ -505,6 +512,10 @@ set_priority_flag(#state{priority = Priority} = State) ->
     _ = process_flag(priority, Priority),
     State.
 
+linked_exit(Reason) when Reason =:= normal; Reason =:= shutdown -> Reason;
+linked_exit({shutdown, _} = Reason) -> Reason;
+linked_exit(Reason) -> {shutdown, {linked_exit, Reason}}.
+
 %% A worker exit reason as the job's stop reason.
 crash_reason({crashed, _Role, {_Class, _Reason, _Stack}} = Crash) -> Crash;
 crash_reason(Other) -> {crashed, runner, {exit, Other, []}}.
@@ -564,6 +575,23 @@ join_group() ->
         undefined -> ok;
         _ -> pg:join(?PG_SCOPE, ?PG_GROUP, self())
     end.
+
+%% Loads the modules the generated code calls by name, so that the first samples do
+%% not time code loading (a NIF library such as crypto's takes tens of milliseconds,
+%% much more on a busy machine). A module that cannot be loaded is left to fail in
+%% the role that calls it.
+load_called_modules(Forms) ->
+    _ = [code:ensure_loaded(M) || M <- lists:usort(called_modules(Forms, []))],
+    ok.
+
+called_modules({remote, _, {atom, _, M}, {atom, _, _}}, Acc) ->
+    [M | Acc];
+called_modules(Tuple, Acc) when is_tuple(Tuple) ->
+    called_modules(tuple_to_list(Tuple), Acc);
+called_modules(List, Acc) when is_list(List) ->
+    lists:foldl(fun called_modules/2, Acc, List);
+called_modules(_Other, Acc) ->
+    Acc.
 
 %% The generated module's source, one string per form.
 forms_text(Source) ->

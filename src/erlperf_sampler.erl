@@ -116,7 +116,7 @@ sample_loop(Jobs, #{samples := N} = Opts, Clock, Readings) ->
     All = [Reading | Readings],
     Taken = length(All) - 1,
     _ = is_map_key(progress, Opts)
-        andalso notify(Opts, {sample, min(Taken, N), N, last_value(All, Clock)}),
+        andalso notify(Opts, {sample, min(Taken, N), N, running_mean(All, N, Clock)}),
     case done(Taken, Jobs, All, Clock, Opts) of
         {true, Met} -> runs(Jobs, lists:sublist(All, N + 1), NewClock, Opts, Met);
         false -> sample_loop(Jobs, Opts, NewClock, All)
@@ -156,9 +156,9 @@ values([{_, _} = First | Rest], I, #{period := Period}) ->
         end, First, Rest),
     [Delta * Period / max(1, Dt) || {Delta, Dt} <- Values].
 
-%% The first job's last value, for progress.
-last_value([{T, [{C, _} | _]}, {T0, [{C0, _} | _]} | _], #{period := Period}) ->
-    (C - C0) * Period / max(1, T - T0).
+%% The mean of the first job's window so far, for progress.
+running_mean(NewestFirst, N, Clock) ->
+    erlperf_stat:mean(values(lists:reverse(lists:sublist(NewestFirst, N + 1)), 1, Clock)).
 
 cv_flag(#{cv := undefined}, _Met, Run) -> Run;
 cv_flag(_Opts, Met, Run) -> Run#{cv_met => Met}.

@@ -384,12 +384,25 @@ continuous_full(Config) when is_list(Config) ->
                    run_options := #{concurrency := 1, samples := 3, sample_duration := 50,
                                     warmup := 0, cv := undefined, report := full,
                                     priority := high},
-                   system := #{os := _, cpu := _, vm := _, otp_release := _, schedulers := _}}
+                   code := #{runner := "rand:uniform()."},
+                   system := #{os := {unix, _}, system_version := [_ | _], emu_type := opt,
+                               emu_flavor := _, dynamic_trace := _, cpu := [_ | _],
+                               os_name := _, vm := _, otp_release := _, schedulers := _}}
                      when S =:= sleep; S =:= busy_wait, Report),
     ?assertNot(is_map_key(cv_met, Report)),
     ?assertNot(is_map_key(history, Report)),
     #{result := #{average := Avg, min := Min, max := Max, stddev := StdDev, median := Median,
-                  p99 := P99, samples := Samples, time := Time, iteration_time := IterNs}} = Report,
+                  p99 := P99, samples := Raw, values := Samples, time := Time,
+                  iteration_time := IterNs, best := Best, worst := Worst,
+                  variance := Variance, overdue := 0}} = Report,
+    %% erlperf 2.3: the raw counter, read at the start and after each sample
+    ?assertMatch([_, _, _, _], Raw),
+    ?assert(lists:all(fun erlang:is_integer/1, Raw) andalso lists:sort(Raw) =:= Raw, Raw),
+    %% the values are the differences, normalised to 50 ms with the measured time
+    ?assert(abs(lists:last(Raw) - hd(Raw) - lists:sum(Samples) * Time / 150000) < 0.02 * lists:sum(Samples),
+            {Raw, Samples, Time}),
+    ?assertEqual({Max, Min}, {Best, Worst}),
+    ?assert(abs(Variance - StdDev * StdDev) < 1.0e-9 * Variance + 1.0e-9),
     ?assertEqual(3, length(Samples)),
     ?assertEqual(lists:min(Samples), Min),
     ?assertEqual(lists:max(Samples), Max),
@@ -407,14 +420,17 @@ timed_basic(Config) when is_list(Config) ->
     %% timer:sleep(1) takes 1-3 ms, more on a loaded machine
     ?assert(is_integer(Us) andalso Us >= 9000 andalso Us < 60000, Us).
 
-timed_full(doc) -> "Timed mode, full report: mode timed, float samples in microseconds.";
+timed_full(doc) -> "Timed mode, full report: integer samples and float values in microseconds.";
 timed_full(Config) when is_list(Config) ->
     Report = erlperf:run({timer, sleep, [1]}, #{sample_duration => {timed, 5}, samples => 4,
                                                report => full}),
     ?assertMatch(#{version := 1, mode := timed, concurrency := 1,
                    run_options := #{sample_duration := {timed, 5}, samples := 4}}, Report),
-    #{result := #{samples := Samples, average := Avg, iteration_time := IterNs, time := Time}} = Report,
+    #{result := #{samples := Raw, values := Samples, average := Avg, iteration_time := IterNs,
+                  time := Time, best := Best, worst := Worst}} = Report,
     ?assertEqual(4, length(Samples)),
+    ?assertEqual([round(S) || S <- Samples], Raw),
+    ?assertEqual({lists:min(Samples), lists:max(Samples)}, {Best, Worst}),
     ?assert(lists:all(fun (S) -> is_float(S) andalso S >= 4500 andalso S < 20000 end, Samples), Samples),
     %% ns per iteration = us per sample * 1000 / 5
     ?assert(abs(IterNs - Avg * 200) < 1.0e-6 * IterNs, {IterNs, Avg}),
@@ -492,16 +508,19 @@ squeeze_full(Config) when is_list(Config) ->
     Report = erlperf:run({timer, sleep, [1]}, #{sample_duration => 30, samples => 2, report => full},
                          #{max => 3}),
     ?assertMatch(#{version := 1, mode := concurrency, concurrency := 3,
-                   result := #{average := _, samples := [_, _]},
-                   history := [{1, #{average := _}}, {2, _}, {3, _}],
-                   run_options := #{samples := 2}, system := #{}}, Report).
+                   result := #{average := _, values := [_, _], samples := [_, _, _]},
+                   history := [{1, #{average := _, samples := [_, _, _]}}, {2, _}, {3, _}],
+                   concurrency_options := #{min := 1, max := 3, threshold := 3, step := 1},
+                   run_options := #{samples := 2, concurrency := 3}, system := #{}}, Report).
 
-squeeze_extended(doc) -> "Concurrency mode extended report: {Samples, Concurrency}.";
+squeeze_extended(doc) -> "Concurrency mode extended report (erlperf 2.3): {{QPS, Best}, [{QPS, C}]} for every step, in order.";
 squeeze_extended(Config) when is_list(Config) ->
-    {Samples, C} = erlperf:run({timer, sleep, [1]}, #{sample_duration => 30, samples => 2, report => extended},
-                               #{max => 2}),
+    {{QPS, C}, Steps} = erlperf:run({timer, sleep, [1]},
+                                    #{sample_duration => 30, samples => 2, report => extended},
+                                    #{max => 2}),
     ?assertEqual(2, C),
-    ?assertMatch([S1, S2] when is_integer(S1) andalso is_integer(S2), Samples).
+    ?assertMatch([{Q1, 1}, {Q2, 2}] when is_integer(Q1) andalso is_integer(Q2), Steps),
+    ?assertEqual({QPS, 2}, lists:keyfind(2, 2, Steps)).
 
 compare(doc) -> "compare/2 runs each code in order with the same options.";
 compare(Config) when is_list(Config) ->
@@ -527,7 +546,9 @@ benchmark_several(Config) when is_list(Config) ->
     ?assert(A > B andalso B > C andalso C > 0, {A, B, C}),
     ?assertMatch([X, Y] when is_integer(X) andalso is_integer(Y),
                  erlperf:benchmark(["ok.", "rand:uniform()."], ?FAST, undefined)),
-    ?assertMatch(Z when is_integer(Z), erlperf:benchmark(["ok."], ?FAST, undefined)).
+    %% erlperf 2.3: a list, also for one code
+    ?assertMatch([Z] when is_integer(Z), erlperf:benchmark(["ok."], ?FAST, undefined)),
+    ?assertMatch([#{mode := continuous}], erlperf:benchmark(["ok."], ?FAST#{report => full}, undefined)).
 
 benchmark_several_squeeze(doc) -> "benchmark/3 with several jobs and concurrency options: one {QPS, C} per job.";
 benchmark_several_squeeze(Config) when is_list(Config) ->
@@ -556,8 +577,10 @@ warmup(Config) when is_list(Config) ->
                                               progress => fun (E) -> Self ! {progress, E} end}),
     Events = progress_events(),
     ?assertMatch([{warmup, 1, 2}, {warmup, 2, 2}, {sample, 1, 2, _}, {sample, 2, 2, _}], Events),
-    #{result := #{samples := Samples, time := Time}, run_options := #{warmup := 2}} = Report,
+    #{result := #{values := Samples, samples := Raw, time := Time},
+      run_options := #{warmup := 2}} = Report,
     ?assertEqual(2, length(Samples)),
+    ?assertEqual(3, length(Raw)),
     %% time counts only the two measured samples (60 ms), not the warmup
     ?assert(Time >= 55000 andalso Time < 110000, Time).
 
@@ -565,7 +588,7 @@ cv_met(doc) -> "cv mode with an easy target stops early and reports cv_met => tr
 cv_met(Config) when is_list(Config) ->
     Report = erlperf:run("timer:sleep(1).", #{sample_duration => 50, samples => 3, cv => 0.5,
                                               report => full}),
-    ?assertMatch(#{cv_met := true, result := #{samples := [_, _, _]}}, Report).
+    ?assertMatch(#{cv_met := true, result := #{values := [_, _, _], samples := [_, _, _, _]}}, Report).
 
 cv_always_ends(doc) -> "cv mode with an impossible target ends after max(20, 10 x samples) samples, cv_met => false.";
 cv_always_ends(Config) when is_list(Config) ->
@@ -573,7 +596,7 @@ cv_always_ends(Config) when is_list(Config) ->
     Report = erlperf:run("rand:uniform().", #{sample_duration => 20, samples => 2, cv => 1.0e-12,
                                               report => full,
                                               progress => fun (E) -> Self ! {progress, E} end}),
-    ?assertMatch(#{cv_met := false, result := #{samples := [_, _]}}, Report),
+    ?assertMatch(#{cv_met := false, result := #{values := [_, _], samples := [_, _, _]}}, Report),
     ?assertEqual(20, length(progress_events())),
     Report3 = erlperf:run("rand:uniform().", #{sample_duration => 10, samples => 3, cv => 1.0e-12,
                                                progress => fun (E) -> Self ! {progress, E} end}),
@@ -591,7 +614,7 @@ samples_one(Config) when is_list(Config) ->
     Opts = #{sample_duration => 30, samples => 1},
     ?assert(is_integer(erlperf:run("rand:uniform().", Opts))),
     ?assertMatch([S] when is_integer(S), erlperf:run("rand:uniform().", Opts#{report => extended})),
-    ?assertMatch(#{result := #{samples := [_], stddev := 0.0}},
+    ?assertMatch(#{result := #{values := [_], samples := [_, _], stddev := 0.0}},
                  erlperf:run("rand:uniform().", Opts#{report => full})),
     ?assertMatch([_], erlperf:run("rand:uniform().", #{sample_duration => {timed, 10}, samples => 1,
                                                       report => extended})),

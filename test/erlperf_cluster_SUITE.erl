@@ -59,7 +59,7 @@ total_is_sum(Config) when is_list(Config) ->
         Tell = fun (What) -> lists:flatten(io_lib:format(
                    "{~s, '~s'} ! {~s, node()}.", [?MODULE, node(), What])) end,
         Code = #{runner => "timer:sleep(1).", init => Tell(started), done => Tell(done)},
-        Total = erlperf:benchmark([Code], #{nodes => Nodes, samples => 3, concurrency => 2,
+        [Total] = erlperf:benchmark([Code], #{nodes => Nodes, samples => 3, concurrency => 2,
                                             sample_duration => 500, report => full}, undefined),
         %% all three jobs started before any of them stopped: they ran at the same time
         Started = [receive {started, N} -> N after ?MSG_TIMEOUT_MS -> timeout end || _ <- Nodes],
@@ -70,7 +70,7 @@ total_is_sum(Config) when is_list(Config) ->
           concurrency := Concurrency} = Total,
         ?assertEqual(lists:sort(Nodes), lists:sort(maps:keys(PerNode))),
         NodeSamples = [S || #{result := #{samples := S}} <- maps:values(PerNode)],
-        ?assertEqual(lists:foldl(fun add/2, [0, 0, 0], NodeSamples), Samples),
+        ?assertEqual(lists:foldl(fun add/2, [0, 0, 0, 0], NodeSamples), Samples),
         NodeAverage = lists:sum([A || #{result := #{average := A}} <- maps:values(PerNode)]),
         ?assert(abs(NodeAverage - Average) < 1.0e-6, {NodeAverage, Average}),
         ?assertEqual(6, Concurrency),

@@ -185,13 +185,19 @@ role_calls() ->
 
 continuous_publishes() ->
     Mod = load(#{runner => "erlang:phash2(12345)."}, erlperf_codegen_tests_pub),
-    Ref = atomics:new(16, [{signed, false}]),
+    Ref = atomics:new(16, [{signed, true}]),
     try
-        Worker = spawn(fun () -> Mod:'erlperf run'(Ref, undefined, context(Mod)) end),
+        Worker = spawn(fun () ->
+                           _ = put('$erlperf_publish', {Ref, 1, erlang:monotonic_time()}),
+                           Mod:'erlperf run'(1, undefined, context(Mod))
+                       end),
         ?assert(erlperf_test_lib:wait_for(fun () -> atomics:get(Ref, 1) > 100000 end, 3000)),
         exit(Worker, kill),
-        %% only the first slot is written
-        ?assertEqual([0], lists:usort([atomics:get(Ref, I) || I <- lists:seq(2, 16)]))
+        %% slot 2: when the last batch was credited; slot 3: how long it should take
+        ?assert(atomics:get(Ref, 2) =< erlang:monotonic_time()),
+        ?assert(atomics:get(Ref, 3) > 0),
+        %% nothing else is written
+        ?assertEqual([0], lists:usort([atomics:get(Ref, I) || I <- lists:seq(4, 16)]))
     after
         unload(Mod)
     end.

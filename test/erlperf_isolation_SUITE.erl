@@ -114,7 +114,7 @@ no_peer_after_return() ->
 no_peer_after_return(Config) when is_list(Config) ->
     {Self, Capture} = capture(),
     Code = #{init => ?PRINT_PID ++ ".", runner => "rand:uniform()."},
-    R = with_group_leader(Capture, fun () ->
+    [R] = with_group_leader(Capture, fun () ->
         erlperf:benchmark([Code], #{isolation => #{}, samples => 1, sample_duration => 100},
                           undefined) end),
     ?assert(is_integer(R) andalso R > 0, R),
@@ -153,7 +153,7 @@ escript_archive(Config) when is_list(Config) ->
     Ebin = filename:dirname(code:which(erlperf)),
     Files = [{filename:join("erlperf/ebin", F), read(filename:join(Ebin, F))}
              || F <- filelib:wildcard("*.{beam,app}", Ebin)],
-    Main = "main(_) -> R = erlperf:benchmark([\"rand:uniform().\"], "
+    Main = "main(_) -> [R] = erlperf:benchmark([\"rand:uniform().\"], "
            "#{isolation => #{}, samples => 1, sample_duration => 100}, undefined), "
            "io:format(\"result ~p~n\", [R]).\n",
     %% erlperf comes from the archive only: the escript's code path has no directory
@@ -172,7 +172,7 @@ escript_archive(Config) when is_list(Config) ->
 controller(Samples) ->
     io:format("controller_os_pid ~s~n", [os:getpid()]),
     Code = #{init => ?PRINT_PID ++ ".", runner => "timer:sleep(1)."},
-    R = erlperf:benchmark([Code], #{isolation => #{}, samples => Samples,
+    [R] = erlperf:benchmark([Code], #{isolation => #{}, samples => Samples,
                                     sample_duration => 100}, undefined),
     io:format("result ~b~nalive ~s~n", [R, erlang:is_alive()]),
     erlang:halt(0).

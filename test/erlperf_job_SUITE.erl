@@ -15,6 +15,17 @@
          worker_crash/1, worker_crash_many_workers/1, init_runner_crash/1, measure_crash/1,
          done_crash/1, done_runs_once/1, pg_group/1, workers_linked/1]).
 
+%% Test cases: erlperf 2.3's documented job API, and the engine's edges
+-export([handle_while_suspended/0, handle_while_suspended/1, handle_after_stop/0, handle_after_stop/1,
+         source_strings/0, source_strings/1, measure_microseconds/0, measure_microseconds/1,
+         counted_when_called/0, counted_when_called/1, cost_jump/0, cost_jump/1,
+         overdue_flagged/0, overdue_flagged/1, start_line/0, start_line/1,
+         application_stop/0, application_stop/1, busy_100k/0, busy_100k/1,
+         init_runner_hangs/0, init_runner_hangs/1]).
+
+%% Internal export: the runner of cost_jump/1, spinning a number of times read each call.
+-export([spin/1]).
+
 %% How long cases wait for a process to go, or a counter to move.
 -define(WAIT_MS, 3000).
 %% A crash must stop the job well within this (the API promises about a second).
@@ -24,7 +35,7 @@ suite() ->
     [{timetrap, {seconds, 60}}].
 
 all() ->
-    [{group, lifecycle}, {group, measuring}, {group, failures}].
+    [{group, lifecycle}, {group, measuring}, {group, failures}, {group, compat}, {group, edges}].
 
 groups() ->
     [{lifecycle, [parallel],
@@ -33,7 +44,12 @@ groups() ->
      {measuring, [],
       [sample_grows, sample_kept_after_workers_stop, measure, measure_fresh_worker, pg_group]},
      {failures, [],
-      [init_crash_cleans_up, start_link_init_crash, worker_crash, worker_crash_many_workers, init_runner_crash, measure_crash, done_crash]}].
+      [init_crash_cleans_up, start_link_init_crash, worker_crash, worker_crash_many_workers, init_runner_crash, measure_crash, done_crash]},
+     {compat, [parallel],
+      [handle_while_suspended, handle_after_stop, source_strings, measure_microseconds,
+       counted_when_called]},
+     {edges, [],
+      [cost_jump, overdue_flagged, start_line, application_stop, busy_100k, init_runner_hangs]}].
 
 end_per_testcase(_Case, _Config) ->
     ok.
@@ -239,17 +255,17 @@ sample_kept_after_workers_stop(Config) when is_list(Config) ->
     ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Job) > Stopped end, ?WAIT_MS)),
     ok = erlperf_job:stop(Job).
 
-measure(doc) -> "measure/2 returns the nanoseconds N iterations took.";
+measure(doc) -> "measure/2 returns the microseconds N iterations took (erlperf 2.3).";
 measure(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{runner => {timer, sleep, [1]}}),
-    Ns = erlperf_job:measure(Job, 10),
+    Us = erlperf_job:measure(Job, 10),
     %% timer:sleep(1) takes 1 to 3 ms
-    ?assert(is_integer(Ns) andalso Ns >= 9000000 andalso Ns < 40000000, Ns),
+    ?assert(is_integer(Us) andalso Us >= 9000 andalso Us < 40000, Us),
     ok = erlperf_job:stop(Job),
     {ok, Fast} = erlperf_job:start_link(#{runner => "erlang:phash2(12345)."}),
-    FastNs = erlperf_job:measure(Fast, 100000),
+    FastUs = erlperf_job:measure(Fast, 100000),
     %% phash2 of a small integer: well under 1 us, well over 0.1 ns
-    ?assert(FastNs > 10000 andalso FastNs < 100000000, FastNs),
+    ?assert(FastUs > 10 andalso FastUs < 100000, FastUs),
     ?assertEqual(0, erlperf_job:concurrency(Fast)),
     ?assertException(error, function_clause, erlperf_job:measure(Fast, 0)),
     ok = erlperf_job:stop(Fast).
@@ -314,12 +330,13 @@ worker_crash_many_workers(Config) when is_list(Config) ->
     ?assert(all_gone(Workers)),
     ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
 
-init_runner_crash(doc) -> "An init_runner crash stops the job with {shutdown, {crashed, init_runner, _}}.";
+init_runner_crash(doc) -> "An init_runner crash stops the job with {shutdown, {crashed, init_runner, _}}; set_concurrency/2 exits with it.";
 init_runner_crash(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "ok.", init_runner => "exit(no)."}),
     Mon = erlang:monitor(process, Job),
     T0 = erlang:monotonic_time(millisecond),
-    ok = erlperf_job:set_concurrency(Job, 1),
+    ?assertExit({{shutdown, {crashed, init_runner, {exit, no, _}}}, {gen_server, call, _}},
+                erlperf_job:set_concurrency(Job, 3)),
     ?assertMatch({shutdown, {crashed, init_runner, {exit, no, _}}}, down_reason(Mon)),
     Took = erlang:monotonic_time(millisecond) - T0,
     ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
@@ -344,25 +361,215 @@ done_crash(Config) when is_list(Config) ->
     ?assert(all_gone(Workers)).
 
 %%--------------------------------------------------------------------
+%% erlperf 2.3's documented job API
+
+handle_while_suspended() ->
+    [{doc, "sample/1 through a handle reads the counters without a message: it answers while the job is suspended"}].
+handle_while_suspended(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start_link(#{runner => "rand:uniform()."}),
+    Handle = erlperf_job:handle(Job),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    true = erlang:suspend_process(Job),
+    try
+        First = erlperf_job:sample(Handle),
+        ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Handle) > First + 1000 end,
+                                          ?WAIT_MS)),
+        ?assertMatch({N, 0} when N > First, erlperf_job:sample_status(Handle))
+    after
+        true = erlang:resume_process(Job)
+    end,
+    %% a pid is accepted too (asked of the controller)
+    ?assert(erlperf_job:sample(Job) >= erlperf_job:sample(Handle) - 1000000000),
+    ok = erlperf_job:stop(Job).
+
+handle_after_stop() ->
+    [{doc, "sample/1 of a stopped job's handle is undefined, as erlperf 2.3 documents"}].
+handle_after_stop(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start(#{runner => "ok."}),
+    Handle = erlperf_job:handle(Job),
+    ?assertEqual(0, erlperf_job:sample(Handle)),
+    ok = erlperf_job:stop(Job),
+    ?assertEqual(undefined, erlperf_job:sample(Handle)),
+    ?assertEqual(undefined, erlperf_job:sample_status(Handle)).
+
+source_strings() ->
+    [{doc, "source/1 returns a list of strings, one per form (erlperf 2.3)"}].
+source_strings(Config) when is_list(Config) ->
+    Code = #{runner => "erlang:phash2(12345)."},
+    Forms = erlperf_job:source(Code),
+    ?assert(length(Forms) > 3),
+    ?assert(lists:all(fun io_lib:char_list/1, Forms), Forms),
+    {ok, Job} = erlperf_job:start(Code),
+    JobForms = erlperf_job:source(Job),
+    ?assert(lists:all(fun io_lib:char_list/1, JobForms)),
+    ?assert(lists:any(fun (F) -> string:find(F, "12345") =/= nomatch end, JobForms)),
+    ok = erlperf_job:stop(Job).
+
+measure_microseconds() ->
+    [{doc, "measure/2 is in microseconds and takes whole iterations (erlperf 2.3)"}].
+measure_microseconds(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start_link(#{runner => "timer:sleep(2)."}),
+    Us = erlperf_job:measure(Job, 5),
+    ?assert(is_integer(Us) andalso Us >= 10000 andalso Us < 100000, Us),
+    ok = erlperf_job:stop(Job).
+
+counted_when_called() ->
+    [{doc, "The counter grows when the runner is called, without waiting for it to return (erlperf 2.3)"}].
+counted_when_called(Config) when is_list(Config) ->
+    %% a runner that never returns: each worker counts its one call as soon as
+    %% set_concurrency/2 returns, and never more
+    {ok, Job} = erlperf_job:start_link(#{runner => "receive after infinity -> ok end."}),
+    Handle = erlperf_job:handle(Job),
+    ok = erlperf_job:set_concurrency(Job, 3),
+    ?assertEqual(3, erlperf_job:sample(Handle)),
+    ok = erlperf_job:set_concurrency(Job, 5),
+    ?assertEqual(5, erlperf_job:sample(Handle)),
+    ok = erlperf_job:stop(Job),
+    %% a runner that crashes unconditionally still counts 1: it reads the counter
+    %% itself, before crashing
+    Self = self(),
+    Tab = ets:new(handles, [public]),
+    Runner = fun () ->
+                 [{_, H}] = ets:lookup(Tab, handle),
+                 Self ! {count, erlperf_job:sample(H)},
+                 erlang:error(boom)
+             end,
+    {ok, Crash} = erlperf_job:start(#{runner => Runner}),
+    true = ets:insert(Tab, {handle, erlperf_job:handle(Crash)}),
+    Mon = erlang:monitor(process, Crash),
+    ok = erlperf_job:set_concurrency(Crash, 1),
+    ?assertEqual(1, receive {count, C} -> C after ?WAIT_MS -> ct:fail(no_count) end),
+    ?assertMatch({shutdown, {crashed, runner, {error, boom, _}}}, down_reason(Mon)).
+
+%%--------------------------------------------------------------------
+%% Edges
+
+cost_jump() ->
+    [{doc, "A runner whose cost per call jumps 10,000 times mid-run: its count never stands still for a second"}].
+cost_jump(Config) when is_list(Config) ->
+    Cost = atomics:new(1, []),
+    ok = atomics:put(Cost, 1, 10),
+    {ok, Job} = erlperf_job:start_link(#{runner => {?MODULE, spin, [Cost]}}),
+    Handle = erlperf_job:handle(Job),
+    _ = process_flag(priority, high),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    %% cheap calls for a while, so that batches grow to their full size
+    receive after 300 -> ok end,
+    Before = erlperf_job:sample(Handle),
+    ok = atomics:put(Cost, 1, 100000),
+    Series = sample_series(Handle, 50, 60),
+    ok = erlperf_job:stop(Job),
+    %% the longest run of equal readings, in milliseconds
+    Frozen = longest_still(Series, Before) * 50,
+    ct:log("longest still: ~b ms; readings ~p", [Frozen, Series]),
+    ?assert(Frozen < 1000, {frozen_ms, Frozen}),
+    %% and the slow calls are counted (3 s of calls at about 0.1-1 ms each)
+    ?assert(lists:last(Series) - Before > 100, {Before, lists:last(Series)}).
+
+overdue_flagged() ->
+    [{doc, "A worker blocked far longer than its batches took is reported overdue"}].
+overdue_flagged(Config) when is_list(Config) ->
+    Gate = atomics:new(1, []),
+    Runner = fun () -> case atomics:get(Gate, 1) of 0 -> ok; _ -> receive after 2000 -> ok end end end,
+    {ok, Job} = erlperf_job:start_link(#{runner => Runner}),
+    Handle = erlperf_job:handle(Job),
+    ok = erlperf_job:set_concurrency(Job, 2),
+    ?assertMatch({_, 0}, erlperf_job:sample_status(Handle)),
+    ok = atomics:put(Gate, 1, 1),
+    ?assert(erlperf_test_lib:wait_for(fun () -> element(2, erlperf_job:sample_status(Handle)) =:= 2 end,
+                                      ?WAIT_MS)),
+    ok = erlperf_job:stop(Job).
+
+start_line() ->
+    [{doc, "New workers start their loops together, once every init_runner has returned"}].
+start_line(Config) when is_list(Config) ->
+    Tab = ets:new(start_line, [public, bag]),
+    InitRunner = fun () ->
+                     receive after rand:uniform(50) -> ok end,
+                     ets:insert(Tab, {ready, erlang:monotonic_time()})
+                 end,
+    Runner = fun (_) -> ets:insert_new(Tab, {{first, self()}, erlang:monotonic_time()}) end,
+    {ok, Job} = erlperf_job:start_link(#{init_runner => InitRunner, runner => Runner}),
+    ok = erlperf_job:set_concurrency(Job, 20),
+    ?assert(erlperf_test_lib:wait_for(fun () -> length(ets:match(Tab, {{first, '_'}, '_'})) =:= 20 end,
+                                      ?WAIT_MS)),
+    ok = erlperf_job:stop(Job),
+    LastReady = lists:max([T || {ready, T} <- ets:tab2list(Tab)]),
+    FirstCall = lists:min([T || {{first, _}, T} <- ets:tab2list(Tab)]),
+    ?assert(FirstCall > LastReady, {FirstCall, LastReady}).
+
+application_stop() ->
+    [{doc, "application:stop(erlperf) with a permanent job running: the job runs done, unloads its module and goes"}].
+application_stop(Config) when is_list(Config) ->
+    _ = application:stop(erlperf),
+    {ok, _} = application:ensure_all_started(erlperf),
+    Self = self(),
+    Job = erlperf:start(#{runner => "rand:uniform().", done => fun () -> Self ! {done, self()} end}, 2),
+    #{module := Mod} = erlperf_job:info(Job),
+    Workers = workers(Job),
+    ?assertEqual(2, length(Workers)),
+    Mon = erlang:monitor(process, Job),
+    ok = application:stop(erlperf),
+    ?assertEqual(shutdown, down_reason(Mon)),
+    %% done ran in the job, before the supervisor's shutdown timeout would have killed it
+    receive {done, Job} -> ok after 0 -> ct:fail(done_not_run) end,
+    ?assertNot(erlang:module_loaded(Mod)),
+    ?assert(all_gone(Workers)),
+    {ok, _} = application:ensure_all_started(erlperf).
+
+busy_100k() ->
+    [{doc, "100,000 busy workers start, run and stop; the job answers throughout"}].
+busy_100k(Config) when is_list(Config) ->
+    _ = process_flag(priority, high),
+    {ok, Job} = erlperf_job:start_link(#{runner => "ok."}),
+    Handle = erlperf_job:handle(Job),
+    ok = erlperf_job:set_concurrency(Job, 100000),
+    ?assertEqual(100000, erlperf_job:concurrency(Job)),
+    %% each worker counted its first call before the start line
+    First = erlperf_job:sample(Handle),
+    ?assert(First >= 100000, First),
+    ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Handle) > First + 100000 end,
+                                      ?WAIT_MS * 5)),
+    Workers = workers(Job),
+    ?assertEqual(100000, length(Workers)),
+    ok = erlperf_job:set_concurrency(Job, 10),
+    ?assertEqual(10, erlperf_job:concurrency(Job)),
+    ok = erlperf_job:stop(Job),
+    ?assert(all_gone(Workers)).
+
+init_runner_hangs() ->
+    [{doc, "A hanging init_runner blocks set_concurrency/2, as erlperf 2.3 documents, but the job still stops"}].
+init_runner_hangs(Config) when is_list(Config) ->
+    {ok, Job} = erlperf_job:start(#{runner => "ok.", init_runner => "receive after infinity -> ok end."}),
+    #{module := Mod} = erlperf_job:info(Job),
+    Self = self(),
+    Caller = spawn(fun () -> Self ! {returned, erlperf_job:set_concurrency(Job, 2)} end),
+    receive {returned, R} -> ct:fail({returned, R}) after 200 -> ok end,
+    %% the controller still answers, and stops with its hanging workers
+    ?assertEqual(0, erlperf_job:concurrency(Job)),
+    ?assertEqual(ok, erlperf_job:stop(Job)),
+    ?assertNot(erlang:module_loaded(Mod)),
+    exit(Caller, kill).
+
+%%--------------------------------------------------------------------
 %% Helpers
 
-%% The job's workers: the processes linked to it, except its owner (when linked).
-workers(Job) ->
-    {links, Links} = process_info(Job, links),
-    [P || P <- Links, is_pid(P), P =/= self(), P =/= whereis(erlperf_job_sup)].
+%% @private
+-spec spin(atomics:atomics_ref()) -> ok.
+spin(Cost) ->
+    spin_loop(atomics:get(Cost, 1)).
 
-priority(Pid) ->
-    {priority, P} = process_info(Pid, priority),
-    P.
+spin_loop(0) -> ok;
+spin_loop(N) -> spin_loop(N - 1).
 
-down_reason(Mon) ->
-    receive {'DOWN', Mon, process, _, Reason} -> Reason
-    after ?WAIT_MS * 5 -> ct:fail(job_did_not_stop)
-    end.
+%% Readings of a handle, every Ms milliseconds, Count times.
+sample_series(Handle, Ms, Count) ->
+    [begin receive after Ms -> ok end, erlperf_job:sample(Handle) end || _ <- lists:seq(1, Count)].
 
-all_gone(Pids) ->
-    erlperf_test_lib:wait_for(fun () -> not lists:any(fun erlang:is_process_alive/1, Pids) end, ?WAIT_MS).
+longest_still(Series, Before) ->
+    {Longest, _, _} = lists:foldl(
+        fun (S, {Max, Run, Last}) when S =:= Last -> {max(Max, Run + 1), Run + 1, S};
+            (S, {Max, _Run, _Last}) -> {Max, 0, S}
+        end, {0, 0, Before}, Series),
+    Longest.
 
-job_modules() ->
-    [M || {M, _} <- code:all_loaded(), lists:prefix("erlperf_job_", atom_to_list(M)),
-          M =/= erlperf_job_sup].
