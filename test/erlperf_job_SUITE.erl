@@ -573,3 +573,23 @@ longest_still(Series, Before) ->
         end, {0, 0, Before}, Series),
     Longest.
 
+%% The job's workers: the processes linked to it, except its owner (when linked).
+workers(Job) ->
+    {links, Links} = process_info(Job, links),
+    [P || P <- Links, is_pid(P), P =/= self(), P =/= whereis(erlperf_job_sup)].
+
+priority(Pid) ->
+    {priority, P} = process_info(Pid, priority),
+    P.
+
+down_reason(Mon) ->
+    receive {'DOWN', Mon, process, _, Reason} -> Reason
+    after ?WAIT_MS * 5 -> ct:fail(job_did_not_stop)
+    end.
+
+all_gone(Pids) ->
+    erlperf_test_lib:wait_for(fun () -> not lists:any(fun erlang:is_process_alive/1, Pids) end, ?WAIT_MS).
+
+job_modules() ->
+    [M || {M, _} <- code:all_loaded(), lists:prefix("erlperf_job_", atom_to_list(M)),
+          M =/= erlperf_job_sup].
