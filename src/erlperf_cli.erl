@@ -82,7 +82,7 @@
 -define(HINT, "Run 'erlperf --help' for usage.").
 
 %% How an option's value is read.
--type arg() :: flag | count | non_neg_count | report | ratio | code | text | dir | nodes.
+-type arg() :: flag | count | non_neg_count | report | compare | ratio | code | text | dir | nodes.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, or every runner's code map (as a default).
 -type target() :: run | concurrency | cli | runner | all_runners.
@@ -246,6 +246,8 @@ options() ->
      {verbose, ["-v", "--verbose"], flag, cli,
       "print generated code and a VM monitor line every second"},
      {paths, ["-pa"], dir, cli, "add DIR to the code path (repeatable)"},
+     {compare, ["--compare"], compare, run,
+      "several runners: parallel (at the same time) or sequential"},
      {isolation, ["-i", "--isolated", "--isolation"], flag, run,
       "run each runner in a fresh peer node"},
      {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
@@ -280,6 +282,7 @@ option_help({Key, Names, Arg, _Target, Help}) ->
 -spec metavar(arg()) -> string().
 metavar(flag) -> "";
 metavar(report) -> " FORMAT";
+metavar(compare) -> " HOW";
 metavar(ratio) -> " CV";
 metavar(code) -> " CODE";
 metavar(text) -> " TEXT";
@@ -345,6 +348,11 @@ value(report, Name, Text) ->
     case lists:member(Text, ["auto", "basic", "extended", "full"]) of
         true -> list_to_atom(Text);
         false -> usage("~ts: '~ts' is not basic, extended or full (or auto)", [Name, Text])
+    end;
+value(compare, Name, Text) ->
+    case lists:member(Text, ["parallel", "sequential"]) of
+        true -> list_to_atom(Text);
+        false -> usage("~ts: '~ts' is not parallel or sequential", [Name, Text])
     end;
 value(ratio, Name, Text) ->
     case ratio(Text) of

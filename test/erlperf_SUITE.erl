@@ -50,6 +50,10 @@
 %% application
 -export([start_job/1]).
 
+%% Test cases: erlperf 2.3's documented behaviour
+-export([legacy_timed/0, legacy_timed/1, compare_parallel/0, compare_parallel/1,
+         compare_sequential/0, compare_sequential/1, invalid_compare/0, invalid_compare/1]).
+
 %% Short samples keep the suite fast; cases that need more say so.
 -define(FAST, #{sample_duration => 20, samples => 1}).
 -define(SHORT_MS, 100).
@@ -66,7 +70,7 @@ suite() ->
 
 all() ->
     [{group, callables}, {group, errors}, {group, modes}, {group, reliability},
-     {group, application}].
+     {group, application}, {group, compat}].
 
 groups() ->
     [{callables, [parallel],
@@ -89,7 +93,8 @@ groups() ->
        init_runner_crash,
        done_crash, hanging_runner, no_leak_success, no_leak_failures,
        no_leak_timed_and_squeeze, no_files_written, workers_100k]},
-     {application, [], [start_job]}].
+     {application, [], [start_job]},
+     {compat, [], [legacy_timed, compare_parallel, compare_sequential, invalid_compare]}].
 
 init_per_group(application, Config) ->
     case code:which(erlperf_app) =/= non_existing andalso code:which(erlperf_job_sup) =/= non_existing of
@@ -653,6 +658,52 @@ progress_concurrency(Config) when is_list(Config) ->
                          #{max => 3}),
     ?assertMatch([{concurrency, 1}, {sample, 1, 1, _}, {concurrency, 2}, {sample, 1, 1, _},
                   {concurrency, 3}, {sample, 1, 1, _}], progress_events()).
+
+%%--------------------------------------------------------------------
+%% erlperf 2.3's documented behaviour
+
+legacy_timed() ->
+    [{doc, "sample_duration => undefined with samples => N: N iterations timed once, in microseconds (erlperf 2.3)"}].
+legacy_timed(Config) when is_list(Config) ->
+    Us = erlperf:run({timer, sleep, [1]}, #{sample_duration => undefined, samples => 10}),
+    ?assert(is_integer(Us) andalso Us >= 9000 andalso Us < 60000, Us),
+    ?assertMatch(#{mode := timed, result := #{values := [_]},
+                   run_options := #{sample_duration := {timed, 10}, samples := 1}},
+                 erlperf:run({timer, sleep, [1]}, #{sample_duration => undefined, samples => 10,
+                                                   report => full})).
+
+compare_parallel() ->
+    [{doc, "Several codes run at the same time by default: each job's workers see the other's (erlperf 2.3)"}].
+compare_parallel(Config) when is_list(Config) ->
+    Seen = overlap(#{}),
+    ?assertEqual([a_saw_b, b_saw_a], Seen).
+
+compare_sequential() ->
+    [{doc, "compare => sequential runs one job after another: they never meet"}].
+compare_sequential(Config) when is_list(Config) ->
+    ?assertEqual([], overlap(#{compare => sequential})).
+
+invalid_compare() ->
+    [{doc, "An unknown compare mode is an invalid option"}].
+invalid_compare(Config) when is_list(Config) ->
+    ?assertException(error, {invalid_option, compare, interleaved},
+                     erlperf:compare(["ok.", "ok."], #{compare => interleaved})).
+
+%% Two jobs whose workers register a name and note when they see the other's.
+overlap(Extra) ->
+    Tab = ets:new(overlap, [public, set]),
+    Job = fun (Me, Other) ->
+              #{init_runner => fun () -> register(Me, self()) end,
+                runner => fun (_) ->
+                              whereis(Other) =/= undefined andalso
+                                  ets:insert(Tab, {list_to_atom(lists:concat([Me, "_saw_", Other]))})
+                          end}
+          end,
+    [_, _] = erlperf:compare([Job(a, b), Job(b, a)],
+                             maps:merge(#{sample_duration => 50, samples => 2}, Extra)),
+    Seen = lists:sort([K || {K} <- ets:tab2list(Tab)]),
+    ets:delete(Tab),
+    Seen.
 
 %%--------------------------------------------------------------------
 %% Reliability

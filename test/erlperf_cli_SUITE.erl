@@ -444,7 +444,8 @@ all_runner_defaults(Config) ->
             "--init_runner_all", "5.",
             "--init_all", "ets:new(t, [named_table, public]).",
             "--done_all", io_lib:format("file:write_file(~0p, <<\"all\">>, [append]).", [Done]),
-            "-d", "100", "-s", "1"],
+            %% one named table at a time: the runners run one after another
+            "--compare", "sequential", "-d", "100", "-s", "1"],
     {0, Out} = run(Config, Args),
     ?assertEqual(3, length(table(?BASIC ++ ["Rel"], Out))),
     ?assertEqual({ok, <<"allallall">>}, file:read_file(Done)).
