@@ -60,6 +60,8 @@
          utf8_code/0, latin1_code/0, latin1_label/0, latin1_failure/0, latin1_syntax_error/0,
          latin1_locale/0, format_basic/0, format_extended/0, format_full/0, format_narrow/0,
          format_default_width/0, format_2_3_example/0, format_bad_input/0]).
+-export([bad_compare/0, bad_compare/1, compare_modes/0, compare_modes/1,
+         busy_100k/0, busy_100k/1]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
 -define(RUN_TIMEOUT_MS, 150000).
@@ -86,7 +88,7 @@ groups() ->
     [{usage, [parallel],
       [no_arguments, help, unknown_option, bad_concurrency, bad_loop, missing_value,
        syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
-       runner_crash, undefined_function, init_crash, unreachable_node]},
+       runner_crash, undefined_function, init_crash, unreachable_node, bad_compare]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -101,7 +103,8 @@ groups() ->
       [format_basic, format_extended, format_full, format_narrow, format_default_width,
        format_2_3_example, format_bad_input]},
      {options_timed, [],
-      [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes]},
+      [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes,
+       compare_modes, busy_100k]},
      {seed, [parallel],
       [readme_squeeze_max, readme_squeeze_is_loaded, readme_squeeze_persistent_term,
        readme_timed_compare, readme_compare_warmup, readme_rand_uniform, readme_concurrency,
@@ -216,6 +219,33 @@ bad_report() ->
     [{doc, "-r accepts basic, extended and full only"}].
 bad_report(Config) ->
     usage_error(Config, ["ok.", "-r", "fancy"], "'fancy' is not basic, extended or full").
+
+bad_compare() ->
+    [{doc, "--compare accepts parallel and sequential only"}].
+bad_compare(Config) ->
+    usage_error(Config, ["ok.", "--compare", "sideways"], "'sideways' is not parallel or sequential").
+
+compare_modes() ->
+    [{doc, "--compare parallel (default) runs runners together, sequential one after another"}].
+compare_modes(Config) ->
+    %% each runner fails when it meets the other's worker: so sequential succeeds and
+    %% parallel (the default) fails, naming the runner
+    Args = fun (Extra) ->
+               ["r(_) -> undefined = whereis(cli_b).", "--init_runner", "register(cli_a, self()).",
+                "r(_) -> undefined = whereis(cli_a).", "--init_runner", "register(cli_b, self())."
+                | Extra] ++ ?QUICK
+           end,
+    {0, Out} = run(Config, Args(["--compare", "sequential"])),
+    ?assertEqual(2, length(table(?BASIC ++ ["Rel"], Out))),
+    {1, Err} = run(Config, Args([])),
+    ?assertNotEqual(nomatch, string:find(Err, "runner crashed"), Err).
+
+busy_100k() ->
+    [{doc, "100,000 busy workers from the command line: -c 100000 runs and reports them"}].
+busy_100k(Config) ->
+    {0, Out} = run(Config, ["ok.", "-c", "100000", "-d", "500", "-s", "2"]),
+    [#{"||" := 100000, "QPS" := Qps}] = table(?BASIC, Out),
+    ?assert(Qps > 0, Out).
 
 bad_pa() ->
     [{doc, "-pa with a missing directory is a usage error naming it"}].
