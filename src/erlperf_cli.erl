@@ -64,8 +64,8 @@
                          erl_lint, erl_anno, erl_internal, otp_internal, orddict, ordsets,
                          io_lib_format]).
 %% erlperf's own modules that every benchmark run needs.
--define(ENGINE_MODULES, [erlperf, erlperf_job, erlperf_codegen, erlperf_report, erlperf_stat,
-                         erlperf_system]).
+-define(ENGINE_MODULES, [erlperf, erlperf_local, erlperf_sampler, erlperf_job, erlperf_codegen,
+                         erlperf_report, erlperf_stat, erlperf_system]).
 
 %% Exit statuses.
 -define(EXIT_OK, 0).

@@ -9,7 +9,8 @@
 %%%   <li><b>position</b>: a worker's place, 1 to the concurrency. Each position owns an
 %%%       `atomics' array on cache lines of its own: slot 1 counts the iterations of
 %%%       every worker that ever held the position, slot 2 is when its worker last
-%%%       published, slot 3 how long its current batch should take (native units).
+%%%       published, slot 3 how long its current batch should take (native units),
+%%%       slot 4 the size of that batch.
 %%%       Stopping workers keeps their counts; a new worker at that position adds to
 %%%       it, so the total never goes down and needs no bookkeeping.</li>
 %%%   <li><b>batch</b>: the iterations a worker runs between two publications. A worker
@@ -91,6 +92,9 @@
 %% have, and at least ?OVERDUE_MIN_MS (a scheduler time slice or two is no news).
 -define(OVERDUE_FACTOR, 4).
 -define(OVERDUE_MIN_MS, 100).
+%% The longest a busy process runs before the scheduler switches to the next one (4000
+%% reductions; well under a millisecond for most code).
+-define(TIME_SLICE_MS, 1).
 %% Process dictionary key of a continuous worker's publishing state.
 -define(STATE_KEY, '$erlperf_publish').
 %% Counter array slots: iterations, last publication, expected batch duration. Each
@@ -99,6 +103,7 @@
 -define(COUNT, 1).
 -define(PUBLISHED, 2).
 -define(EXPECTED, 3).
+-define(BATCH, 4).
 -define(SLOTS, 16).
 %% ETS key of the number of running workers, beside the {Position, Counter} rows.
 -define(CONCURRENCY_KEY, concurrency).
@@ -195,20 +200,25 @@ sample(Job) ->
     gen_server:call(Job, sample, infinity).
 
 %% @private
-%% The total, and how many running workers are overdue: their batch has taken much
-%% longer than the last one did (the runner's cost per call jumped, or the worker is
-%% blocked), so the total may be ahead of the calls actually completed.
--spec sample_status(handle()) -> {non_neg_integer(), non_neg_integer()} | undefined.
+%% The total, how many running workers are overdue (their batch has taken much longer
+%% than the last one did: the runner's cost per call jumped, or the worker is blocked
+%% or waiting for a scheduler) and how many calls those workers have been credited
+%% with in their current batch: the total may be ahead of the calls completed by that.
+-spec sample_status(handle()) ->
+    {non_neg_integer(), non_neg_integer(), non_neg_integer()} | undefined.
 sample_status({?MODULE, Table} = Handle) ->
     try
         [{_, N}] = ets:lookup(Table, ?CONCURRENCY_KEY),
         Now = erlang:monotonic_time(),
-        Min = erlang:convert_time_unit(?OVERDUE_MIN_MS, millisecond, native),
+        %% busy workers beyond the schedulers wait their turn: up to a time slice for
+        %% every worker ahead of them in the run queue
+        Queue = N div erlang:system_info(schedulers_online),
+        Min = erlang:convert_time_unit(max(?OVERDUE_MIN_MS, Queue * ?TIME_SLICE_MS), millisecond, native),
         Running = ets:select(Table, [{{'$1', '$2'}, [{is_integer, '$1'}, {'=<', '$1', N}], ['$2']}]),
-        Overdue = length([Ref || Ref <- Running, overdue(Ref, Now, Min)]),
+        Overdue = [atomics:get(Ref, ?BATCH) || Ref <- Running, overdue(Ref, Now, Min)],
         case sample(Handle) of
             undefined -> undefined;
-            Total -> {Total, Overdue}
+            Total -> {Total, length(Overdue), lists:sum(Overdue)}
         end
     catch error:badarg ->
         undefined
@@ -269,6 +279,7 @@ publish() ->
             _ = atomics:add(Ref, ?COUNT, Next),
             ok = atomics:put(Ref, ?PUBLISHED, Now),
             ok = atomics:put(Ref, ?EXPECTED, expected(Batch, Next, Took)),
+            ok = atomics:put(Ref, ?BATCH, Next),
             _ = put(?STATE_KEY, {Ref, Next, Now}),
             Next;
         _ ->
@@ -404,6 +415,7 @@ worker(Controller, {Ref, Countdown}, Counter, Module, Context, {HasInitRunner, I
     Now = erlang:monotonic_time(),
     ok = atomics:put(Counter, ?PUBLISHED, Now),
     ok = atomics:put(Counter, ?EXPECTED, 0),
+    ok = atomics:put(Counter, ?BATCH, 1),
     _ = put(?STATE_KEY, {Counter, 1, Now}),
     guarded(runner, fun () -> Module:'erlperf run'(1, InitRunner, Context) end).
 

@@ -35,6 +35,11 @@
 
 -type report() :: erlperf:report().
 
+%% Modules a run calls once its workers are busy. They are loaded first: with many busy
+%% workers, the code server (a process of normal priority) would take seconds to load
+%% them on demand.
+-define(RUN_MODULES, [erlperf_sampler, erlperf_stat, erlperf_job]).
+
 %%--------------------------------------------------------------------
 %% API
 
@@ -43,6 +48,7 @@
 -spec benchmark([erlperf_job:code_map(), ...], erlperf:run_options(),
                 erlperf:concurrency_options() | undefined) -> [report()].
 benchmark(CodeMaps, #{priority := Priority} = Opts, Conc) ->
+    _ = [{module, M} = code:ensure_loaded(M) || M <- ?RUN_MODULES],
     Old = process_flag(priority, Priority),
     try
         %% only a full report shows the system (reading it may start a shell on some OSes)

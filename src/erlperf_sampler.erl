@@ -62,6 +62,9 @@
 %% the sample duration, after the deadline; it then busy-waits for the rest of the run.
 -define(LATE_MS, 2).
 -define(LATE_FRACTION, 0.02).
+%% A sample is flagged when its overdue workers hold more than this share of its
+%% iterations (a few workers waiting for a scheduler among thousands are no news).
+-define(OVERDUE_SHARE, 0.01).
 %% In busy-wait mode the sampler sleeps until this many ms before the deadline.
 -define(BUSY_MARGIN_MS, 2).
 
@@ -141,17 +144,24 @@ runs(Jobs, NewestFirst, #{sleep := Sleep} = Clock, Opts, Met) ->
     {End, _} = lists:last(Window),
     Time = erlang:convert_time_unit(End - Start, native, microsecond),
     [cv_flag(Opts, Met,
-             #{samples => [Count || {_, Counts} <- Window, {Count, _} <- [lists:nth(I, Counts)]],
+             #{samples => [element(1, lists:nth(I, Counts)) || {_, Counts} <- Window],
                values => values(Window, I, Clock), time => Time, sleep => Sleep,
-               overdue => length([O || {_, Counts} <- tl(Window), {_, O} <- [lists:nth(I, Counts)], O > 0])})
+               overdue => overdue(Window, I)})
      || I <- lists:seq(1, length(Jobs))].
+
+%% Samples of the I-th job that ended with overdue workers credited with more than
+%% ?OVERDUE_SHARE of the sample's iterations.
+overdue([_ | _] = Window, I) ->
+    Counts = [lists:nth(I, C) || {_, C} <- Window],
+    length([S || {{C0, _, _}, {C1, _, Pending} = S} <- lists:zip(lists:droplast(Counts), tl(Counts)),
+                 Pending > ?OVERDUE_SHARE * max(1, C1 - C0)]).
 
 %% Per-sample values of the I-th job: iterations per nominal period.
 values([{_, _} = First | Rest], I, #{period := Period}) ->
     {Values, _} = lists:mapfoldl(
         fun ({T, Counts} = R, {T0, Counts0}) ->
-            {C, _} = lists:nth(I, Counts),
-            {C0, _} = lists:nth(I, Counts0),
+            C = element(1, lists:nth(I, Counts)),
+            C0 = element(1, lists:nth(I, Counts0)),
             {{C - C0, T - T0}, R}
         end, First, Rest),
     [Delta * Period / max(1, Dt) || {Delta, Dt} <- Values].

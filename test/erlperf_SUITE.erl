@@ -52,7 +52,8 @@
 
 %% Test cases: erlperf 2.3's documented behaviour
 -export([legacy_timed/0, legacy_timed/1, compare_parallel/0, compare_parallel/1,
-         compare_sequential/0, compare_sequential/1, invalid_compare/0, invalid_compare/1]).
+         compare_sequential/0, compare_sequential/1, invalid_compare/0, invalid_compare/1,
+         overdue_reported/0, overdue_reported/1]).
 
 %% Short samples keep the suite fast; cases that need more say so.
 -define(FAST, #{sample_duration => 20, samples => 1}).
@@ -94,7 +95,8 @@ groups() ->
        done_crash, hanging_runner, no_leak_success, no_leak_failures,
        no_leak_timed_and_squeeze, no_files_written, workers_100k]},
      {application, [], [start_job]},
-     {compat, [], [legacy_timed, compare_parallel, compare_sequential, invalid_compare]}].
+     {compat, [], [legacy_timed, compare_parallel, compare_sequential, invalid_compare,
+                   overdue_reported]}].
 
 init_per_group(application, Config) ->
     case code:which(erlperf_app) =/= non_existing andalso code:which(erlperf_job_sup) =/= non_existing of
@@ -688,6 +690,18 @@ invalid_compare() ->
 invalid_compare(Config) when is_list(Config) ->
     ?assertException(error, {invalid_option, compare, interleaved},
                      erlperf:compare(["ok.", "ok."], #{compare => interleaved})).
+
+overdue_reported() ->
+    [{doc, "Samples ending while workers block far longer than their batches took are counted as overdue"}].
+overdue_reported(Config) when is_list(Config) ->
+    Gate = atomics:new(1, []),
+    Runner = fun () -> case atomics:get(Gate, 1) of 0 -> ok; _ -> receive after 5000 -> ok end end end,
+    Block = fun ({sample, 1, _, _}) -> atomics:put(Gate, 1, 1); (_) -> ok end,
+    #{result := #{overdue := Overdue, values := [_, _, _]}} =
+        erlperf:run(Runner, #{sample_duration => 300, samples => 3, concurrency => 2,
+                              report => full, progress => Block}),
+    %% the second sample may end before the workers are overdue; the third cannot
+    ?assert(Overdue >= 1 andalso Overdue =< 2, Overdue).
 
 %% Two jobs whose workers register a name and note when they see the other's.
 overlap(Extra) ->

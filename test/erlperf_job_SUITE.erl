@@ -374,7 +374,7 @@ handle_while_suspended(Config) when is_list(Config) ->
         First = erlperf_job:sample(Handle),
         ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Handle) > First + 1000 end,
                                           ?WAIT_MS)),
-        ?assertMatch({N, 0} when N > First, erlperf_job:sample_status(Handle))
+        ?assertMatch({N, 0, 0} when N > First, erlperf_job:sample_status(Handle))
     after
         true = erlang:resume_process(Job)
     end,
@@ -474,7 +474,7 @@ overdue_flagged(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{runner => Runner}),
     Handle = erlperf_job:handle(Job),
     ok = erlperf_job:set_concurrency(Job, 2),
-    ?assertMatch({_, 0}, erlperf_job:sample_status(Handle)),
+    ?assertMatch({_, 0, 0}, erlperf_job:sample_status(Handle)),
     ok = atomics:put(Gate, 1, 1),
     ?assert(erlperf_test_lib:wait_for(fun () -> element(2, erlperf_job:sample_status(Handle)) =:= 2 end,
                                       ?WAIT_MS)),
