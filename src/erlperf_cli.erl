@@ -584,7 +584,7 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
     stop_progress(Progress),
     case Outcome of
         {ok, Result} ->
-            print_table(Parsed, reports(Result)),
+            print_table(Parsed, Result),
             ?EXIT_OK;
         {error, Why} ->
             fail(Why)
@@ -614,10 +614,6 @@ load_all(Modules) ->
         {ok, Prepared} -> _ = code:finish_loading(Prepared), ok;
         {error, _} -> ok
     end.
-
--spec reports(map() | [map()]) -> [map()].
-reports(Reports) when is_list(Reports) -> Reports;
-reports(Report) -> [Report].
 
 -spec print_table(parsed(), [map()]) -> ok.
 print_table(#{report := Format}, Reports) ->

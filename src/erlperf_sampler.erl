@@ -38,7 +38,8 @@
 
 -export_type([job/0, options/0, run/0, progress/0]).
 
--type job() :: #{pid := pid(), handle := erlperf_job:handle(), monitor := reference()}.
+-type job() :: #{pid := pid(), handle := erlperf_job:handle(), monitor := reference(),
+                 atom() => term()}.
 -type options() :: #{samples := pos_integer(),
                      sample_duration := pos_integer() | {timed, pos_integer()},
                      warmup := non_neg_integer(),
@@ -94,9 +95,10 @@ timed([Job], Opts) ->
     [timed_run(Job, Opts)];
 timed(Jobs, Opts) ->
     Quiet = maps:remove(progress, Opts),
-    Proxies = [spawn_monitor(fun () -> exit({run, timed_run(Job, Quiet)}) end) || Job <- Jobs],
+    Self = self(),
+    Proxies = [spawn_monitor(fun () -> Self ! {self(), timed_run(Job, Quiet)} end) || Job <- Jobs],
     [receive
-         {'DOWN', Ref, process, Pid, {run, Run}} -> Run;
+         {Pid, Run} -> erlang:demonitor(Ref, [flush]), Run;
          {'DOWN', Ref, process, Pid, Reason} -> job_down(Reason)
      end || {Pid, Ref} <- Proxies].
 
@@ -223,6 +225,7 @@ spin_until(Deadline) ->
 job_down({shutdown, {crashed, _, _} = Crash}) -> erlang:error(Crash);
 job_down({{shutdown, {crashed, _, _} = Crash}, _}) -> erlang:error(Crash);
 job_down({{crashed, _, _} = Crash, _Stack}) -> erlang:error(Crash);
+job_down({{job_stopped, _} = Stopped, _Stack}) -> erlang:error(Stopped);
 job_down(Reason) -> erlang:error({job_stopped, Reason}).
 
 %%--------------------------------------------------------------------
