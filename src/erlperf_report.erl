@@ -17,12 +17,16 @@
 %%% of 1000), times use `ns', `us', `ms', `s', sizes `Kb', `Mb', `Gb' (powers of 1024).
 %%% The VM logs (`erlperf_file_log', `erlperf_cluster_monitor') use the same units.
 %%%
+%%% Columns are measured in terminal columns, not characters: East Asian wide and
+%%% fullwidth characters take two columns, combining marks none (see `char_width/1').
+%%%
 %%% Example:
 %%% ```
 %%% Report = erlperf:benchmark([#{runner => "rand:uniform()."}], #{report => full}, undefined),
 %%% io:put_chars(erlperf_report:format([Report], #{format => auto})).
 %%% '''
-%%% This module is pure: it returns iodata and performs no I/O.
+%%% This module is pure: it returns character data (code points above 255 when a label
+%%% has them) and performs no I/O.
 -module(erlperf_report).
 
 %% API, called by erlperf_cli
@@ -57,8 +61,10 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Formats full reports (as returned with `report => full') into a table.
--spec format([report()], options()) -> iodata().
+%% @doc Formats full reports (as returned with `report => full') into a table. The
+%% result is character data: labels outside Latin-1 stay Unicode code points, so write
+%% it with `io:put_chars/1' or convert it with `unicode:characters_to_binary/1'.
+-spec format([report()], options()) -> unicode:chardata().
 format([], _Options) ->
     [];
 format(Reports, Options) ->
@@ -81,19 +87,19 @@ resolve_format(auto, Reports) ->
 resolve_format(Format, _Reports) ->
     Format.
 
-%% @doc Formats a count: `64021', `241 Ki', `53893 Ki', `120 Mi'.
+%% @doc Formats a count: `463', `80502', `148 Ki', `13031 Ki', `161 Mi'.
 -spec format_count(number()) -> string().
 format_count(N) ->
     scale(N, 1, 1000, ["", " Ki", " Mi", " Gi", " Ti"]).
 
-%% @doc Formats nanoseconds: `57 ns', `4129 ns', `707 us', `554 ms', `200 s'.
+%% @doc Formats nanoseconds: `3.2 ns', `77 ns', `6735 ns', `2161 us', `149 ms', `200 s'.
 -spec format_time(number()) -> string().
 format_time(Ns) when Ns < ?DECIMAL_BELOW_NS, Ns > 0, Ns /= round(Ns) ->
     float_to_list(Ns / 1, [{decimals, 1}]) ++ " ns";
 format_time(Ns) ->
     scale(Ns, 1, 1000, [" ns", " us", " ms", " s"]).
 
-%% @doc Formats bytes in powers of 1024: `24737 Kb', `512 Mb', `3 Gb'.
+%% @doc Formats bytes in powers of 1024: `900 Kb', `63488 Kb', `200 Mb', `3072 Gb'.
 -spec format_size(number()) -> string().
 format_size(Bytes) ->
     scale(Bytes, 1024, 1024, [" Kb", " Mb", " Gb", " Tb"]).
@@ -112,7 +118,7 @@ scale(N, Divisor, Step, [Unit | Units]) ->
         false -> scale(N, Divisor * Step, Step, Units)
     end.
 
--spec system_lines(format(), report()) -> iodata().
+-spec system_lines(format(), report()) -> unicode:chardata().
 system_lines(full, #{system := System}) ->
     [io_lib:format("~-5s~ts~n", [Name ++ ":", maps:get(Key, System, "unknown")])
      || {Name, Key} <- [{"OS", os_name}, {"CPU", cpu}, {"VM", vm}]] ++ ["\n"];
@@ -126,7 +132,7 @@ timer_note(Reports) ->
         false -> []
     end.
 
--spec dead_code_notes([report()]) -> iodata().
+-spec dead_code_notes([report()]) -> unicode:chardata().
 dead_code_notes(Reports) ->
     [io_lib:format("Note: the compiler removed the benchmarked code of ~ts (~s); "
                    "the figures measure an empty loop~n", [label(R), Role])
@@ -134,14 +140,14 @@ dead_code_notes(Reports) ->
 
 %% Samples that ended while a worker of the job had run far longer than its batches
 %% usually take: the runner's cost per call jumped, or it blocked.
--spec overdue_notes([report()]) -> iodata().
+-spec overdue_notes([report()]) -> unicode:chardata().
 overdue_notes(Reports) ->
     [io_lib:format("Note: ~b of ~b samples of ~ts ended while a worker was taking much "
                    "longer than before: its calls are counted when they start~n",
                    [N, length(Values), label(R)])
      || #{result := #{overdue := N, values := Values}} = R <- Reports, N > 0].
 
--spec table(format(), [report()], options()) -> iodata().
+-spec table(format(), [report()], options()) -> unicode:chardata().
 table(Format, Reports, Options) ->
     Columns = columns(Format, length(Reports) > 1),
     Best = score(hd(Reports)),
@@ -241,7 +247,7 @@ printable(C) -> C.
 %% The Code column fits the longest label, cut so the line fits the terminal.
 -spec code_width([report()], non_neg_integer(), pos_integer() | infinity) -> pos_integer().
 code_width(Reports, Rest, Width) ->
-    Longest = lists:max([length("Code") | [length(label(R)) || R <- Reports]]),
+    Longest = lists:max([length("Code") | [text_width(label(R)) || R <- Reports]]),
     case Width of
         infinity -> Longest;
         _ -> max(min(Longest, Width - Rest), min(Longest, ?MIN_CODE_WIDTH))
@@ -250,24 +256,68 @@ code_width(Reports, Rest, Width) ->
 -spec line(pos_integer(), string(), [string()], [pos_integer()]) -> string().
 line(CodeWidth, Code, Cells, Widths) ->
     Cut = slice(Code, CodeWidth),
-    Padded = Cut ++ lists:duplicate(CodeWidth - text_length(Cut), $\s),
+    Padded = Cut ++ lists:duplicate(CodeWidth - text_width(Cut), $\s),
     lists:append([Padded | [right(Cell, W) || {Cell, W} <- lists:zip(Cells, Widths)]]).
 
-%% ASCII text is cut and measured by hand; the string module (grapheme clusters) is
-%% loaded only for other text, as its Unicode tables take a while to load.
+%% Text cut to at most Width terminal columns. A wide character that does not fit is
+%% left out whole (the line is padded instead); combining marks stay with the
+%% character before them. ASCII text (one column a character) takes the fast path.
 -spec slice(string(), non_neg_integer()) -> string().
 slice(Text, Width) ->
     case is_ascii(Text) of
         true -> lists:sublist(Text, Width);
-        false -> string:slice(Text, 0, Width)
+        false -> slice_wide(Text, Width)
     end.
 
--spec text_length(string()) -> non_neg_integer().
-text_length(Text) ->
+-spec slice_wide(string(), non_neg_integer()) -> string().
+slice_wide([C | Rest], Width) ->
+    case char_width(C) of
+        W when W =< Width -> [C | slice_wide(Rest, Width - W)];
+        _TooWide -> []
+    end;
+slice_wide([], _Width) ->
+    [].
+
+%% How many terminal columns Text takes.
+-spec text_width(string()) -> non_neg_integer().
+text_width(Text) ->
     case is_ascii(Text) of
         true -> length(Text);
-        false -> string:length(Text)
+        false -> lists:sum([char_width(C) || C <- Text])
     end.
+
+%% Terminal columns of one code point: 0 for combining marks and zero-width
+%% characters, 2 for East Asian wide and fullwidth characters (Unicode's
+%% EastAsianWidth.txt W and F, main blocks only), 1 for the rest. An approximation of
+%% wcwidth(3) that needs no Unicode tables (the string module's take a while to load,
+%% and it counts grapheme clusters, not columns).
+-spec char_width(char()) -> 0..2.
+char_width(C) when C < 16#300 -> 1;
+char_width(C) when C =< 16#36F -> 0;                       % combining diacritical marks
+char_width(C) when C >= 16#483, C =< 16#489 -> 0;          % combining Cyrillic
+char_width(C) when C >= 16#1100, C =< 16#115F -> 2;        % Hangul Jamo leading consonants
+char_width(C) when C >= 16#1160, C =< 16#11FF -> 0;        % Hangul Jamo vowels and finals
+char_width(C) when C >= 16#1AB0, C =< 16#1AFF -> 0;        % combining marks extended
+char_width(C) when C >= 16#1DC0, C =< 16#1DFF -> 0;        % combining marks supplement
+char_width(C) when C >= 16#200B, C =< 16#200F -> 0;        % zero width space, joiners, marks
+char_width(C) when C >= 16#20D0, C =< 16#20FF -> 0;        % combining marks for symbols
+char_width(C) when C >= 16#3099, C =< 16#309A -> 0;        % combining kana voiced marks
+char_width(C) when C >= 16#2E80, C =< 16#303E -> 2;        % CJK radicals, symbols, punctuation
+char_width(C) when C >= 16#3041, C =< 16#4DBF -> 2;        % kana, Bopomofo, CJK extension A
+char_width(C) when C >= 16#4E00, C =< 16#A4CF -> 2;        % CJK unified ideographs, Yi
+char_width(C) when C >= 16#A960, C =< 16#A97F -> 2;        % Hangul Jamo extended A
+char_width(C) when C >= 16#AC00, C =< 16#D7A3 -> 2;        % Hangul syllables
+char_width(C) when C >= 16#F900, C =< 16#FAFF -> 2;        % CJK compatibility ideographs
+char_width(C) when C >= 16#FE00, C =< 16#FE0F -> 0;        % variation selectors
+char_width(C) when C >= 16#FE10, C =< 16#FE19 -> 2;        % vertical forms
+char_width(C) when C >= 16#FE20, C =< 16#FE2F -> 0;        % combining half marks
+char_width(C) when C >= 16#FE30, C =< 16#FE6F -> 2;        % CJK compatibility, small forms
+char_width(C) when C >= 16#FF00, C =< 16#FF60 -> 2;        % fullwidth forms
+char_width(C) when C >= 16#FFE0, C =< 16#FFE6 -> 2;        % fullwidth signs
+char_width(C) when C >= 16#1F300, C =< 16#1F64F -> 2;      % pictographs, emoticons
+char_width(C) when C >= 16#1F900, C =< 16#1F9FF -> 2;      % supplemental pictographs
+char_width(C) when C >= 16#20000, C =< 16#3FFFD -> 2;      % CJK extensions B and later
+char_width(_C) -> 1.
 
 -spec is_ascii(string()) -> boolean().
 is_ascii(Text) ->
@@ -277,6 +327,6 @@ is_ascii(Text) ->
 right(Text, Width) ->
     lists:duplicate(max(0, Width - length(Text)), $\s) ++ Text.
 
--spec bold(string(), boolean()) -> iodata().
+-spec bold(string(), boolean()) -> unicode:chardata().
 bold(Text, true) -> [?BOLD, Text, ?RESET];
 bold(Text, false) -> Text.
