@@ -142,8 +142,8 @@ dead_code_notes(Reports) ->
 %% usually take: the runner's cost per call jumped, or it blocked.
 -spec overdue_notes([report()]) -> unicode:chardata().
 overdue_notes(Reports) ->
-    [io_lib:format("Note: ~b of ~b samples of ~ts ended while a worker was taking much "
-                   "longer than before: its calls are counted when they start~n",
+    [io_lib:format("Note: ~b of ~b samples of ~ts ended while a worker had been in one call "
+                   "far longer than expected (calls are counted when they start)~n",
                    [N, length(Values), label(R)])
      || #{result := #{overdue := N, values := Values}} = R <- Reports, N > 0].
 

@@ -246,7 +246,7 @@ overdue_note_test() ->
         "",
         "Code                                                                                ||   Samples       Avg   StdDev    Median      P99  Iteration",
         "erlang:system_time(millisecond) rem 1000 > 990 andalso timer:sleep(400) =:= ok.      1        10    332 Ki   76.83%    401 Ki   606 Ki     301 ns",
-        "Note: 3 of 10 samples of erlang:system_time(millisecond) rem 1000 > 990 andalso timer:sleep(400) =:= ok. ended while a worker was taking much longer than before: its calls are counted when they start"],
+        "Note: 3 of 10 samples of erlang:system_time(millisecond) rem 1000 > 990 andalso timer:sleep(400) =:= ok. ended while a worker had been in one call far longer than expected (calls are counted when they start)"],
        lines(sleepy(), #{})).
 
 no_overdue_no_note_test() ->
@@ -299,8 +299,8 @@ no_iterations_test() ->
         "Code                                      ||        QPS       Time   Rel",
         "timer:sleep(infinity).                     1          0          -     -",
         "receive after infinity -> ok end.          1          0          -     -",
-        "Note: 3 of 3 samples of timer:sleep(infinity). ended while a worker was taking much longer than before: its calls are counted when they start",
-        "Note: 3 of 3 samples of receive after infinity -> ok end. ended while a worker was taking much longer than before: its calls are counted when they start"],
+        "Note: 3 of 3 samples of timer:sleep(infinity). ended while a worker had been in one call far longer than expected (calls are counted when they start)",
+        "Note: 3 of 3 samples of receive after infinity -> ok end. ended while a worker had been in one call far longer than expected (calls are counted when they start)"],
        lines(blocked(), #{})).
 
 %% A cell wider than its column (not from a run: 123456 workers) widens the column.
