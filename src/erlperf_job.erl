@@ -66,6 +66,9 @@
 %% the generated worker loop at the end of each batch.
 -export([worker/6, timed_worker/6, publish/0]).
 
+%% Internal export: the batch sizing rule, pure (tested on its own).
+-export([next_batch/2]).
+
 -export_type([callable/0, code_map/0, info/0, handle/0]).
 
 -type callable() :: erlperf_codegen:callable().
@@ -286,6 +289,9 @@ publish() ->
             erlang:error(erlperf_state_erased)
     end.
 
+%% @private
+%% The next batch's size, from the last batch's size and how long it took (native units).
+-spec next_batch(pos_integer(), integer()) -> pos_integer().
 next_batch(Batch, Took) when Took =< 0 ->
     min(Batch * ?MAX_GROWTH, ?MAX_BATCH);
 next_batch(Batch, Took) ->
