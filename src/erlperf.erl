@@ -22,11 +22,11 @@
 %%% Example (figures from a run on a 2-core machine):
 %%% ```
 %%% 1> erlperf:run("rand:uniform().").
-%%% RUN1
+%%% 20669889
 %%% 2> erlperf:compare(["rand:uniform().", {crypto, strong_rand_bytes, [2]}], #{}).
-%%% RUN2
+%%% [17755489,390538]
 %%% 3> erlperf:run({code, is_loaded, [local_udp]}, #{warmup => 1}, #{max => 4}).
-%%% RUN3
+%%% {678469,1}
 %%% '''
 %%%
 %%% Jobs of one call run at the same time and are sampled at the same instants
