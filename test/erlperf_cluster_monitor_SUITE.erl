@@ -39,16 +39,10 @@ groups() ->
                      file_name, fun_handler, no_history, invalid_arguments]}].
 
 init_per_suite(Config) ->
-    {ok, Started} = application:ensure_all_started(erlperf),
-    ok = supervisor:terminate_child(erlperf_sup, erlperf_monitor),
-    [{started, Started} | Config].
+    erlperf_test_lib:app_without_monitor(Config).
 
-%% The application may have been running before the suite (then it is not stopped): its
-%% monitor must run again for the suites that follow.
 end_per_suite(Config) ->
-    {ok, _} = supervisor:restart_child(erlperf_sup, erlperf_monitor),
-    _ = [application:stop(App) || App <- lists:reverse(?config(started, Config))],
-    ok.
+    erlperf_test_lib:restore_app(Config).
 
 init_per_testcase(no_history, Config) ->
     Config;

@@ -1,7 +1,7 @@
 %%% @doc Helpers shared by the test suites: bounded polling and a capturing io device.
 -module(erlperf_test_lib).
 
--export([wait_for/2, capture/0]).
+-export([wait_for/2, capture/0, app_without_monitor/1, restore_app/1]).
 
 %% @doc Polls `Pred' until it holds (true) or `Ms' milliseconds pass (false). A bounded
 %% poll, not synchronisation: it re-checks every 5 ms.
@@ -37,3 +37,20 @@ capture_loop(Owner) ->
             From ! {io_reply, ReplyAs, {error, request}},
             capture_loop(Owner)
     end.
+
+%% @doc Starts the application (when it is not running) without its monitor, so that a
+%% suite can start monitors of its own; returns Config with what was started.
+-spec app_without_monitor(list()) -> list().
+app_without_monitor(Config) ->
+    {ok, Started} = application:ensure_all_started(erlperf),
+    ok = supervisor:terminate_child(erlperf_sup, erlperf_monitor),
+    [{erlperf_started, Started} | Config].
+
+%% @doc Undoes {@link app_without_monitor/1}. The application may have been running
+%% before the suite (then it is not stopped): its monitor runs again for the suites that
+%% follow.
+-spec restore_app(list()) -> ok.
+restore_app(Config) ->
+    {ok, _} = supervisor:restart_child(erlperf_sup, erlperf_monitor),
+    _ = [application:stop(App) || App <- lists:reverse(proplists:get_value(erlperf_started, Config))],
+    ok.
