@@ -56,8 +56,8 @@
          source/1, info/1, set_priority/2]).
 
 %% Internal API: erlperf_sampler reads counters with the overdue flag and times
-%% measurements in nanoseconds; the monitor samples many jobs under one deadline.
--export([sample_status/1, measure_ns/2, sample_request/1]).
+%% measurements in nanoseconds.
+-export([sample_status/1, measure_ns/2]).
 
 %% gen_server callbacks
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
@@ -227,13 +227,6 @@ sample_status({?MODULE, Table} = Handle) ->
         undefined
     end.
 
-%% @private
-%% Asks for {@link sample/1} without waiting: collect the answer with
-%% `gen_server:receive_response/2' (used to sample many jobs under one deadline).
--spec sample_request(server_ref()) -> gen_server:request_id().
-sample_request(Job) ->
-    gen_server:send_request(Job, sample).
-
 %% @doc Runs `Count' iterations in a fresh worker and returns the microseconds taken,
 %% like `timer:tc/3'.
 -spec measure(server_ref(), pos_integer()) -> non_neg_integer().
@@ -325,7 +318,7 @@ init({Owner, Module, #{binary := Bin} = Gen}) ->
     case call_role(init, undefined, State) of
         {ok, InitResult} ->
             ok = join_group(),
-            ok = erlperf_monitor:register(self(), {?MODULE, Table}, 0),
+            ok = register_with_monitor({?MODULE, Table}),
             {ok, State#state{init_result = InitResult}};
         {error, Reason} ->
             unload(Module),
@@ -610,6 +603,14 @@ called_modules(List, Acc) when is_list(List) ->
     lists:foldl(fun called_modules/2, Acc, List);
 called_modules(_Other, Acc) ->
     Acc.
+
+%% Only when a monitor runs: the command line does not load the monitor's module for
+%% nothing (every module counts in its start-up time).
+register_with_monitor(Handle) ->
+    case whereis(erlperf_monitor) of
+        undefined -> ok;
+        _ -> erlperf_monitor:register(self(), Handle, 0)
+    end.
 
 %% The generated module's source, one string per form.
 forms_text(Source) ->
