@@ -30,8 +30,9 @@
 %%% '''
 %%%
 %%% Jobs of one call run at the same time and are sampled at the same instants
-%%% (`compare => parallel', as erlperf 2.3 documents), or one after another
-%%% (`compare => sequential'). Every job is stopped, and its module unloaded, before the
+%%% (`compare => parallel', as erlperf 2.3 documents), one after another
+%%% (`compare => sequential'), or take turns sample by sample, the others suspended
+%%% (`compare => interleaved'). Every job is stopped, and its module unloaded, before the
 %%% call returns or raises.
 -module(erlperf).
 
@@ -55,7 +56,7 @@
                          cv => number() | undefined,            % coefficient of variation [undefined]
                          report => basic | extended | full,     % result shape [basic]
                          priority => erlang:priority_level(),   % of the sampler [high]
-                         compare => parallel | sequential,      % several codes [parallel]
+                         compare => parallel | sequential | interleaved, % several codes [parallel]
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
                          progress => fun((erlperf_sampler:progress()) -> any())}.
@@ -227,7 +228,7 @@ valid_option(priority, P) -> lists:member(P, [low, normal, high, max]);
 valid_option(isolation, I) -> is_map(I);
 valid_option(nodes, Nodes) -> is_list(Nodes) andalso Nodes =/= [] andalso lists:all(fun is_atom/1, Nodes);
 valid_option(progress, F) -> is_function(F, 1);
-valid_option(compare, C) -> C =:= parallel orelse C =:= sequential;
+valid_option(compare, C) -> lists:member(C, [parallel, sequential, interleaved]);
 valid_option(_, _) -> false.
 
 concurrency_options(undefined) ->
@@ -254,6 +255,9 @@ code_map(Callable) -> #{runner => Callable}.
 
 dispatch(CodeMaps, #{nodes := Nodes} = Opts, Conc) ->
     erlperf_cluster:benchmark(Nodes, CodeMaps, maps:remove(nodes, Opts), Conc);
+dispatch(_CodeMaps, #{isolation := _, compare := interleaved}, _Conc) ->
+    %% turns are taken by suspending workers: all jobs must share one node
+    erlang:error({invalid_option, compare, interleaved});
 dispatch(CodeMaps, #{isolation := Isolation} = Opts, Conc) ->
     Reports = erlperf_isolation:benchmark(CodeMaps, maps:remove(isolation, Opts), Conc),
     [R#{run_options => (maps:get(run_options, R))#{isolation => Isolation}} || R <- Reports];

@@ -247,7 +247,7 @@ options() ->
       "print generated code and a VM monitor line every second"},
      {paths, ["-pa"], dir, cli, "add DIR to the code path (repeatable)"},
      {compare, ["--compare"], compare, run,
-      "several runners: parallel (at the same time) or sequential"},
+      "several runners: parallel (at the same time), sequential or interleaved (taking turns)"},
      {isolation, ["-i", "--isolated", "--isolation"], flag, run,
       "run each runner in a fresh peer node"},
      {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
@@ -350,9 +350,9 @@ value(report, Name, Text) ->
         false -> usage("~ts: '~ts' is not basic, extended or full (or auto)", [Name, Text])
     end;
 value(compare, Name, Text) ->
-    case lists:member(Text, ["parallel", "sequential"]) of
+    case lists:member(Text, ["parallel", "sequential", "interleaved"]) of
         true -> list_to_atom(Text);
-        false -> usage("~ts: '~ts' is not parallel or sequential", [Name, Text])
+        false -> usage("~ts: '~ts' is not parallel, sequential or interleaved", [Name, Text])
     end;
 value(ratio, Name, Text) ->
     case ratio(Text) of

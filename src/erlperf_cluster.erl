@@ -56,7 +56,7 @@ benchmark(Nodes, Codes, RunOptions, ConcurrencyOptions) when is_list(Nodes), Nod
     ok = ensure_loaded(Unique -- [node()], erlperf_isolation:object_code()),
     Options = maps:filter(fun (_K, V) -> not is_function(V) end, RunOptions),
     case {maps:get(compare, Options, parallel), ConcurrencyOptions} of
-        {parallel, undefined} ->
+        {Together, undefined} when Together =:= parallel; Together =:= interleaved ->
             totals(run(Unique, [Codes, Options, ConcurrencyOptions]));
         _ ->
             lists:append([totals(run(Unique, [[Code], Options, ConcurrencyOptions]))

@@ -53,7 +53,7 @@
 %% API
 -export([start/1, start_link/1, stop/1, request_stop/1,
          concurrency/1, set_concurrency/2, handle/1, sample/1, measure/2,
-         source/1, info/1, set_priority/2]).
+         source/1, info/1, set_priority/2, suspend/1, resume/1]).
 
 %% Internal API: erlperf_sampler reads counters with the overdue flag and times
 %% measurements in nanoseconds.
@@ -134,6 +134,8 @@
     deferred = [] :: [{term(), gen_server:from()}],
     %% workers running a timed measurement
     timed = #{} :: #{pid() => gen_server:from()},
+    %% workers suspended by suspend/1, or false
+    suspended = false :: [pid()] | false,
     priority = high :: erlang:priority_level(),
     initial_priority :: erlang:priority_level(),
     done = false :: boolean()
@@ -182,6 +184,18 @@ concurrency(Job) ->
 -spec set_concurrency(server_ref(), non_neg_integer()) -> ok.
 set_concurrency(Job, Concurrency) when is_integer(Concurrency), Concurrency >= 0 ->
     gen_server:call(Job, {set_concurrency, Concurrency}, infinity).
+
+%% @doc Suspends every running worker (`erlang:suspend_process/1'): the job keeps its
+%% workers and their state, and its count stands still until {@link resume/1}. Workers
+%% started later run. Used to let jobs take turns on the schedulers.
+-spec suspend(server_ref()) -> ok.
+suspend(Job) ->
+    gen_server:call(Job, suspend, infinity).
+
+%% @doc Resumes the workers suspended by {@link suspend/1}.
+-spec resume(server_ref()) -> ok.
+resume(Job) ->
+    gen_server:call(Job, resume, infinity).
 
 %% @doc Returns the job's sampling handle, for {@link sample/1}.
 -spec handle(server_ref()) -> handle().
@@ -338,6 +352,16 @@ handle_call(source, _From, #state{forms = Forms} = State) ->
     {reply, erlperf_codegen:source(#{forms => Forms}), State};
 handle_call(info, _From, #state{info = Info} = State) ->
     {reply, Info, State};
+handle_call(suspend, _From, #state{workers = Workers, suspended = false} = State) ->
+    _ = [erlang:suspend_process(Pid) || {Pid, _} <- Workers],
+    {reply, ok, State#state{suspended = [Pid || {Pid, _} <- Workers]}};
+handle_call(suspend, _From, State) ->
+    {reply, ok, State};
+handle_call(resume, _From, #state{suspended = false} = State) ->
+    {reply, ok, State};
+handle_call(resume, _From, #state{suspended = Suspended} = State) ->
+    _ = [erlang:resume_process(Pid) || Pid <- Suspended, is_process_alive(Pid)],
+    {reply, ok, State#state{suspended = false}};
 handle_call({priority, Priority}, _From, #state{priority = Old} = State) ->
     {reply, Old, set_priority_flag(State#state{priority = Priority})};
 handle_call(stop, _From, State) ->

@@ -11,7 +11,10 @@
 %%%       and are read at the same instants, so a comparison takes as long as one run
 %%%       and every job sees the same conditions;</li>
 %%%   <li>`sequential': one job at a time, each started just before its run and stopped
-%%%       just after, so that jobs never compete for schedulers.</li>
+%%%       just after, so that jobs never compete for schedulers;</li>
+%%%   <li>`interleaved': all jobs started, taking turns sample by sample, the others'
+%%%       workers suspended: they never compete, and they see the same drift of the
+%%%       machine (the samples of round I are comparable across jobs).</li>
 %%% </ul>
 %%% Concurrency estimation always runs one job at a time.
 %%%
@@ -66,6 +69,8 @@ benchmark(CodeMaps, #{priority := Priority} = Opts, Conc) ->
 
 run(CodeMaps, #{compare := parallel} = Opts, undefined) ->
     with_jobs(CodeMaps, fun (Jobs) -> measure(Jobs, Opts) end);
+run(CodeMaps, #{compare := interleaved} = Opts, undefined) ->
+    with_jobs(CodeMaps, fun (Jobs) -> interleave(Jobs, Opts) end);
 run(CodeMaps, Opts, undefined) ->
     lists:append([with_jobs([C], fun (Jobs) -> measure(Jobs, Opts) end) || C <- CodeMaps]);
 run(CodeMaps, Opts, Conc) ->
@@ -77,6 +82,16 @@ measure(Jobs, #{sample_duration := {timed, _}} = Opts) ->
 measure(Jobs, #{concurrency := C} = Opts) ->
     _ = [ok = erlperf_job:set_concurrency(Pid, C) || #{pid := Pid} <- Jobs],
     Runs = erlperf_sampler:continuous(Jobs, Opts),
+    [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)].
+
+interleave(Jobs, #{sample_duration := {timed, _}} = Opts) ->
+    Runs = erlperf_sampler:interleaved(Jobs, Opts),
+    [report(Job, timed, 1, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)];
+interleave(Jobs, #{concurrency := C} = Opts) ->
+    %% every job's workers start, then wait suspended for their turns
+    _ = [begin ok = erlperf_job:set_concurrency(Pid, C), ok = erlperf_job:suspend(Pid) end
+         || #{pid := Pid} <- Jobs],
+    Runs = erlperf_sampler:interleaved(Jobs, Opts),
     [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)].
 
 estimate(Job, Opts, Conc) ->

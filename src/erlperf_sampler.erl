@@ -15,6 +15,9 @@
 %%%       batch far longer than its last batch took (the runner's cost per call jumped,
 %%%       or it blocks): the count may be ahead of the calls completed by up to one
 %%%       batch. Such samples are counted in the run.</li>
+%%%   <li><b>turn</b> (interleaved runs): one job runs alone for a sample, the others'
+%%%       workers suspended; jobs take turns, sample by sample, so that they see the same
+%%%       drift of the machine and never compete.</li>
 %%%   <li><b>precise waiting</b>: when the timer wakes the sampler late (lock contention,
 %%%       overloaded schedulers), it busy-waits the last `?BUSY_MARGIN_MS' before each
 %%%       deadline for the rest of the run, and says so (`sleep => busy_wait').</li>
@@ -34,7 +37,7 @@
 -module(erlperf_sampler).
 
 %% API, called by erlperf_local
--export([continuous/2, timed/2, estimate/3]).
+-export([continuous/2, timed/2, estimate/3, interleaved/2]).
 
 -export_type([job/0, options/0, run/0, progress/0]).
 
@@ -111,6 +114,110 @@ timed(Jobs, Opts) ->
     {pos_integer(), [{pos_integer(), run()}]}.
 estimate(Job, Opts, #{min := Min} = Conc) ->
     estimate(Job, Opts, Conc, Min, undefined, 0, []).
+
+%% @doc Interleaved runs: jobs (with their workers started and suspended) take turns,
+%% one sample each per round, the others suspended. Continuous mode reads a job at the
+%% start and the end of its turn; timed mode measures one sample per turn. Returns one
+%% run per job; `samples' (continuous) are the job's counter before its first turn and
+%% after each turn.
+-spec interleaved([job(), ...], options()) -> [run()].
+interleaved(Jobs, #{sample_duration := {timed, _}} = Opts) ->
+    interleaved_timed(Jobs, Opts);
+interleaved(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts) ->
+    Period = erlang:convert_time_unit(Ms, millisecond, native),
+    Clock = #{period => Period, sleep => sleep},
+    Clock1 = lists:foldl(fun (I, C) ->
+                             {_, C1} = take_turns(Jobs, C),
+                             notify(Opts, {warmup, I, Warmup}),
+                             C1
+                         end, Clock, lists:seq(1, Warmup)),
+    turns(Jobs, Opts, Clock1, []).
+
+%%--------------------------------------------------------------------
+%% Interleaved mode
+
+%% Rounds are kept newest first, each a list of turns {Start, End} per job, where Start
+%% and End are {Time, Reading}.
+turns(Jobs, #{samples := N} = Opts, Clock, Rounds) ->
+    {Round, NewClock} = take_turns(Jobs, Clock),
+    All = [Round | Rounds],
+    Taken = length(All),
+    _ = is_map_key(progress, Opts)
+        andalso notify(Opts, {sample, min(Taken, N), N,
+                              erlperf_stat:mean(turn_values(lists:sublist(All, N), 1, Clock))}),
+    case turns_done(Taken, Jobs, All, Clock, Opts) of
+        {true, Met} -> turn_runs(Jobs, lists:reverse(lists:sublist(All, N)), NewClock, Opts, Met);
+        false -> turns(Jobs, Opts, NewClock, All)
+    end.
+
+turns_done(Taken, _Jobs, _All, _Clock, #{samples := N}) when Taken < N ->
+    false;
+turns_done(_Taken, _Jobs, _All, _Clock, #{cv := undefined}) ->
+    {true, true};
+turns_done(Taken, Jobs, All, Clock, #{samples := N, cv := Cv}) ->
+    Met = lists:all(fun (I) -> erlperf_stat:cv(turn_values(lists:sublist(All, N), I, Clock)) =< Cv end,
+                    lists:seq(1, length(Jobs))),
+    case Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N) of
+        true -> {true, Met};
+        false -> false
+    end.
+
+%% A round: one turn per job (resume it, read, wait a period, read, suspend it).
+take_turns(Jobs, Clock) ->
+    lists:mapfoldl(fun (Job, C) -> turn(Job, C) end, Clock, Jobs).
+
+turn(#{pid := Pid} = Job, #{period := Period, sleep := Sleep} = Clock) ->
+    ok = erlperf_job:resume(Pid),
+    Start = erlang:monotonic_time(),
+    First = read(Job),
+    NewSleep = wait_until(Start + Period, Period, Sleep, [Job]),
+    End = erlang:monotonic_time(),
+    Last = read(Job),
+    ok = erlperf_job:suspend(Pid),
+    {{{Start, First}, {End, Last}}, Clock#{sleep := NewSleep}}.
+
+%% The I-th job's values, oldest round first (Rounds newest first).
+turn_values(Rounds, I, #{period := Period}) ->
+    [(element(1, C1) - element(1, C0)) * Period / max(1, T1 - T0)
+     || Round <- lists:reverse(Rounds), {{T0, C0}, {T1, C1}} <- [lists:nth(I, Round)]].
+
+turn_runs(Jobs, Rounds, #{sleep := Sleep} = Clock, Opts, Met) ->
+    [begin
+         Turns = [lists:nth(I, Round) || Round <- Rounds],
+         {{_, {First, _, _}}, _} = hd(Turns),
+         cv_flag(Opts, Met,
+                 #{samples => [First | [element(1, C) || {_, {_, C}} <- Turns]],
+                   values => turn_values(lists:reverse(Rounds), I, Clock),
+                   time => erlang:convert_time_unit(lists:sum([T1 - T0 || {{T0, _}, {T1, _}} <- Turns]),
+                                                    native, microsecond),
+                   sleep => Sleep,
+                   overdue => length([P || {{_, {C0, _, _}}, {_, {C1, _, P}}} <- Turns,
+                                           P > ?OVERDUE_SHARE * max(1, C1 - C0)])})
+     end || I <- lists:seq(1, length(Jobs))].
+
+%% Timed mode, interleaved: one measurement of each job per round.
+interleaved_timed(Jobs, #{sample_duration := {timed, Count}, warmup := Warmup} = Opts) ->
+    _ = [begin _ = [measure(Pid, Count) || #{pid := Pid} <- Jobs], notify(Opts, {warmup, I, Warmup}) end
+         || I <- lists:seq(1, Warmup)],
+    timed_rounds(Jobs, Count, Opts, []).
+
+%% Rounds newest first, each the microseconds of every job.
+timed_rounds(Jobs, Count, #{samples := N, cv := Cv} = Opts, Acc) ->
+    All = [[measure(Pid, Count) / 1000 || #{pid := Pid} <- Jobs] | Acc],
+    Taken = length(All),
+    Window = lists:reverse(lists:sublist(All, N)),
+    Series = [[lists:nth(I, Round) || Round <- Window] || I <- lists:seq(1, length(Jobs))],
+    _ = is_map_key(progress, Opts)
+        andalso notify(Opts, {sample, min(Taken, N), N, erlperf_stat:mean(hd(Series))}),
+    Met = Cv =:= undefined orelse lists:all(fun (Us) -> erlperf_stat:cv(Us) =< Cv end, Series),
+    case Taken >= N andalso (Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N)) of
+        true ->
+            [cv_flag(Opts, Met, #{samples => [round(U) || U <- Us], values => Us,
+                                  time => round(lists:sum(Us)), sleep => sleep, overdue => 0})
+             || Us <- Series];
+        false ->
+            timed_rounds(Jobs, Count, Opts, All)
+    end.
 
 %%--------------------------------------------------------------------
 %% Continuous mode

@@ -53,7 +53,8 @@
 %% Test cases: erlperf 2.3's documented behaviour
 -export([legacy_timed/0, legacy_timed/1, compare_parallel/0, compare_parallel/1,
          compare_sequential/0, compare_sequential/1, invalid_compare/0, invalid_compare/1,
-         overdue_reported/0, overdue_reported/1]).
+         overdue_reported/0, overdue_reported/1, compare_interleaved/0, compare_interleaved/1,
+         interleaved_timed/0, interleaved_timed/1]).
 
 %% Short samples keep the suite fast; cases that need more say so.
 -define(FAST, #{sample_duration => 20, samples => 1}).
@@ -96,7 +97,7 @@ groups() ->
        no_leak_timed_and_squeeze, no_files_written, workers_100k]},
      {application, [], [start_job]},
      {compat, [], [legacy_timed, compare_parallel, compare_sequential, invalid_compare,
-                   overdue_reported]}].
+                   overdue_reported, compare_interleaved, interleaved_timed]}].
 
 init_per_group(application, Config) ->
     case code:which(erlperf_app) =/= non_existing andalso code:which(erlperf_job_sup) =/= non_existing of
@@ -688,8 +689,45 @@ compare_sequential(Config) when is_list(Config) ->
 invalid_compare() ->
     [{doc, "An unknown compare mode is an invalid option"}].
 invalid_compare(Config) when is_list(Config) ->
+    ?assertException(error, {invalid_option, compare, sideways},
+                     erlperf:compare(["ok.", "ok."], #{compare => sideways})),
+    %% turns are taken by suspending workers: isolated nodes cannot
     ?assertException(error, {invalid_option, compare, interleaved},
-                     erlperf:compare(["ok.", "ok."], #{compare => interleaved})).
+                     erlperf:compare(["ok.", "ok."], #{compare => interleaved, isolation => #{}})).
+
+compare_interleaved() ->
+    [{doc, "compare => interleaved: jobs take turns, one sample each, the other suspended"}].
+compare_interleaved(Config) when is_list(Config) ->
+    %% every call notes which job ran last; a change of job is a switch
+    Tab = ets:new(turns, [public, set]),
+    true = ets:insert(Tab, {switches, 0}),
+    Runner = fun (Me) ->
+                 fun () ->
+                     case ets:lookup(Tab, last) of
+                         [{last, Me}] -> ok;
+                         _ -> ets:update_counter(Tab, switches, 1), ets:insert(Tab, {last, Me})
+                     end
+                 end
+             end,
+    Reports = erlperf:compare([#{runner => Runner(a), label => "a"}, #{runner => Runner(b), label => "b"}],
+                              #{compare => interleaved, sample_duration => 50, samples => 3,
+                                warmup => 1, report => full}),
+    [{switches, Switches}] = ets:lookup(Tab, switches),
+    %% 4 rounds (1 warmup) of 2 turns: at most 8 switches (in parallel: thousands)
+    ?assert(Switches >= 4 andalso Switches =< 8, Switches),
+    [#{run_options := #{compare := interleaved}, result := #{values := [_, _, _], samples := RawA}},
+     #{result := #{values := [_, _, _], samples := [_, _, _, _]}}] = Reports,
+    ?assertMatch([_, _, _, _], RawA),
+    ?assertEqual(lists:sort(RawA), RawA).
+
+interleaved_timed() ->
+    [{doc, "compare => interleaved in timed mode: one measurement of each job per round"}].
+interleaved_timed(Config) when is_list(Config) ->
+    [Fast, Slow] = erlperf:compare(["timer:sleep(1).", "timer:sleep(5)."],
+                                   #{compare => interleaved, sample_duration => {timed, 5},
+                                     samples => 3, report => extended}),
+    ?assertMatch([_, _, _], Fast),
+    ?assert(lists:max(Fast) < lists:min(Slow), {Fast, Slow}).
 
 overdue_reported() ->
     [{doc, "Samples ending while workers block far longer than their batches took are counted as overdue"}].

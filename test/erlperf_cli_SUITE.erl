@@ -223,7 +223,7 @@ bad_report(Config) ->
 bad_compare() ->
     [{doc, "--compare accepts parallel and sequential only"}].
 bad_compare(Config) ->
-    usage_error(Config, ["ok.", "--compare", "sideways"], "'sideways' is not parallel or sequential").
+    usage_error(Config, ["ok.", "--compare", "sideways"], "'sideways' is not parallel, sequential or interleaved").
 
 compare_modes() ->
     [{doc, "--compare parallel (default) runs runners together, sequential one after another"}].
