@@ -172,6 +172,9 @@ time(Code, Count) when is_integer(Count), Count > 0 ->
 -spec format_error(term()) -> string().
 format_error({invalid_option, Key, Value}) ->
     flat("invalid value for option ~ts: ~0tP", [Key, Value, ?FORMAT_DEPTH]);
+format_error({incompatible_options, compare, interleaved, isolation}) ->
+    "compare interleaved cannot be combined with isolation: jobs take turns by suspending "
+    "each other's workers, so they must share one node";
 format_error({bad_code, Role, Detail}) ->
     flat("~ts: ~ts", [Role, erlperf_codegen:format_error(Detail)]);
 format_error({crashed, Role, {Class, Reason, Stack}}) ->
@@ -257,7 +260,7 @@ dispatch(CodeMaps, #{nodes := Nodes} = Opts, Conc) ->
     erlperf_cluster:benchmark(Nodes, CodeMaps, maps:remove(nodes, Opts), Conc);
 dispatch(_CodeMaps, #{isolation := _, compare := interleaved}, _Conc) ->
     %% turns are taken by suspending workers: all jobs must share one node
-    erlang:error({invalid_option, compare, interleaved});
+    erlang:error({incompatible_options, compare, interleaved, isolation});
 dispatch(CodeMaps, #{isolation := Isolation} = Opts, Conc) ->
     Reports = erlperf_isolation:benchmark(CodeMaps, maps:remove(isolation, Opts), Conc),
     [R#{run_options => (maps:get(run_options, R))#{isolation => Isolation}} || R <- Reports];

@@ -647,6 +647,7 @@ fail(Reason) ->
 exit_status({usage, _}) -> ?EXIT_USAGE;
 exit_status({bad_code, _, _}) -> ?EXIT_USAGE;
 exit_status({invalid_option, _, _}) -> ?EXIT_USAGE;
+exit_status({incompatible_options, _, _, _}) -> ?EXIT_USAGE;
 exit_status(_Crashed) -> ?EXIT_FAILED.
 
 %%--------------------------------------------------------------------

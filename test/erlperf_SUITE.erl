@@ -692,8 +692,10 @@ invalid_compare(Config) when is_list(Config) ->
     ?assertException(error, {invalid_option, compare, sideways},
                      erlperf:compare(["ok.", "ok."], #{compare => sideways})),
     %% turns are taken by suspending workers: isolated nodes cannot
-    ?assertException(error, {invalid_option, compare, interleaved},
-                     erlperf:compare(["ok.", "ok."], #{compare => interleaved, isolation => #{}})).
+    ?assertException(error, {incompatible_options, compare, interleaved, isolation},
+                     erlperf:compare(["ok.", "ok."], #{compare => interleaved, isolation => #{}})),
+    ?assertNotEqual(nomatch, string:find(erlperf:format_error(
+        {incompatible_options, compare, interleaved, isolation}), "must share one node")).
 
 compare_interleaved() ->
     [{doc, "compare => interleaved: jobs take turns, one sample each, the other suspended"}].

@@ -61,6 +61,7 @@
          latin1_locale/0, format_basic/0, format_extended/0, format_full/0, format_narrow/0,
          format_default_width/0, format_2_3_example/0, format_bad_input/0]).
 -export([bad_compare/0, bad_compare/1, compare_modes/0, compare_modes/1,
+         interleaved_isolated/0, interleaved_isolated/1,
          busy_100k/0, busy_100k/1]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
@@ -88,7 +89,8 @@ groups() ->
     [{usage, [parallel],
       [no_arguments, help, unknown_option, bad_concurrency, bad_loop, missing_value,
        syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
-       runner_crash, undefined_function, init_crash, unreachable_node, bad_compare]},
+       runner_crash, undefined_function, init_crash, unreachable_node, bad_compare,
+       interleaved_isolated]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -238,7 +240,16 @@ compare_modes(Config) ->
     {0, Out} = run(Config, Args(["--compare", "sequential"])),
     ?assertEqual(2, length(table(?BASIC ++ ["Rel"], Out))),
     {1, Err} = run(Config, Args([])),
-    ?assertNotEqual(nomatch, string:find(Err, "runner crashed"), Err).
+    ?assertNotEqual(nomatch, string:find(Err, "runner crashed"), Err),
+    %% interleaved: both run, taking turns
+    {0, Turns} = run(Config, ["rand:uniform().", "rand:uniform(1000).", "--compare", "interleaved"]
+                             ++ ?QUICK),
+    ?assertEqual(2, length(table(?BASIC ++ ["Rel"], Turns))).
+
+interleaved_isolated() ->
+    [{doc, "--compare interleaved with -i is a usage error saying why"}].
+interleaved_isolated(Config) ->
+    usage_error(Config, ["ok.", "ok.", "--compare", "interleaved", "-i"], "must share one node").
 
 busy_100k() ->
     [{doc, "100,000 busy workers from the command line: -c 100000 runs and reports them"}].
