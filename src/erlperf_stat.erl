@@ -56,7 +56,7 @@
 %%% {Lo, Hi} = erlperf_stat:confidence_interval([98, 102, 101, 99], 95).
 %%% #{verdict := slower, significant := true} = Cmp =
 %%%     erlperf_stat:compare([100, 102, 101, 99], [90, 91, 89, 92], #{test => welch}).
-%%% <<"10.4% slower (95% CI 8.0..12.8%)">> = iolist_to_binary(erlperf_stat:verdict_text(Cmp)).
+%%% <<"10.0% slower (95% CI 7.7..12.2%)">> = iolist_to_binary(erlperf_stat:verdict_text(Cmp)).
 %%% '''
 -module(erlperf_stat).
 
