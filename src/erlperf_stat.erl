@@ -17,10 +17,12 @@
 %%%   bisection bracket; the normal quantile is Acklam's rational approximation refined
 %%%   by one Halley step on `math:erfc/1'. On the reference values of the tests they
 %%%   agree with R's `qt', `pt', `pbeta' and `qnorm' to 2e-13 (relative; the tests ask
-%%%   for 1e-10). Two limits: within 1e-6 of the median the t quantile keeps about 9
-%%%   digits (the tail, near 0.5, has 16, T far fewer); above 10^7 degrees of freedom
-%%%   the t tail is Abramowitz and Stegun's 26.7.8 approximation, as R's `pt' (above
-%%%   4·10^5).</dd>
+%%%   for 1e-10). Limits: the t tail's relative error grows with the degrees of freedom
+%%%   where the continued fraction changes branch (t² near 3): 1e-12 at 10^4, 5e-11 at
+%%%   10^6, 2e-10 at 10^7 (measured against 40-digit mpmath); above 10^7 it is
+%%%   Abramowitz and Stegun's 26.7.8 approximation, as R's `pt' above 4·10^5. Within
+%%%   1e-6 of the median the t quantile keeps about 9 digits (the tail, near 0.5, has
+%%%   16 digits, T near 0 far fewer).</dd>
 %%% <dt>quartiles</dt><dd>Q1, median, Q3 by linear interpolation between order
 %%%   statistics, R's `quantile(x, type = 7)': the p-quantile of sorted x(1..n) is
 %%%   x(⌊h⌋) + (h - ⌊h⌋)(x(⌊h⌋+1) - x(⌊h⌋)) with h = 1 + (n - 1)p. (`median/1' and
@@ -142,6 +144,8 @@
 -define(ACKLAM_P_LOW, 0.02425).
 %% Halley's refinement needs exp(z²/2) finite: refine only where z²/2 is below this.
 -define(MAX_EXP_ARG, 700.0).
+%% verdict_text/1 shows a smaller p value as "p < 0.001".
+-define(P_SHOWN_MIN, 0.001).
 %% Hodges-Lehmann selection: at most this many candidate differences are sorted.
 -define(HL_SORT_LIMIT, 1024).
 
@@ -268,14 +272,15 @@ compare_defaults() ->
 %% interval are given as magnitudes in that direction; no difference, signed (B - A).
 -spec verdict_text(comparison()) -> iodata().
 verdict_text(#{verdict := no_difference} = Comparison) ->
-    ["no significant difference", verdict_detail(Comparison, 1)];
+    ["no significant difference", verdict_detail(Comparison, 1, decimals(Comparison))];
 verdict_text(#{verdict := Verdict, change_pct := Change} = Comparison) ->
     Sign = verdict_sign(Comparison),
+    Decimals = decimals(Comparison),
     Magnitude = case Change of
                     undefined -> [];
-                    _ -> [format_pct(Sign * Change, decimals([Change])), "% "]
+                    _ -> [format_pct(Sign * Change, Decimals), "% "]
                 end,
-    [Magnitude, atom_to_list(Verdict), verdict_detail(Comparison, Sign)].
+    [Magnitude, atom_to_list(Verdict), verdict_detail(Comparison, Sign, Decimals)].
 
 %% @doc Hodges-Lehmann shift of B against A: the median of the differences B(j) - A(i)
 %% over all pairs (the mean of the two middle ones for an even count). Selects without
@@ -544,19 +549,23 @@ verdict_sign(#{verdict := faster, better := higher}) -> 1;
 verdict_sign(#{verdict := slower, better := lower}) -> 1;
 verdict_sign(_Comparison) -> -1.
 
-verdict_detail(#{ci_pct := {Low, High}, confidence := Confidence, change_pct := Change}, Sign) ->
+verdict_detail(#{ci_pct := {Low, High}, confidence := Confidence}, Sign, Decimals) ->
     [Lo, Hi] = lists:sort([Sign * Low, Sign * High]),
-    Decimals = decimals([Change, Low, High]),
     [" (", format_number(Confidence), "% CI ", format_pct(Lo, Decimals), "..",
      format_pct(Hi, Decimals), "%)"];
-verdict_detail(#{p := undefined}, _Sign) ->
+verdict_detail(#{p := undefined}, _Sign, _Decimals) ->
     " (too few samples to test)";
-verdict_detail(#{p := P}, _Sign) ->
-    io_lib:format(" (p = ~.3g)", [P]).
+verdict_detail(#{p := P}, _Sign, _Decimals) when P < ?P_SHOWN_MIN ->
+    io_lib:format(" (p < ~s)", [float_to_list(?P_SHOWN_MIN, [short])]);
+verdict_detail(#{p := P}, _Sign, _Decimals) ->
+    io_lib:format(" (p = ~.3f)", [P]).
 
-%% Decimals enough to show two significant digits of the largest magnitude, 1 at least.
-decimals(Values) ->
-    case lists:max([abs(V) || V <- Values, V =/= undefined]) of
+%% Decimals enough to show two significant digits of the largest magnitude among the
+%% change and its interval, 1 at least: one precision for the whole line.
+decimals(#{change_pct := Change, ci_pct := Ci}) ->
+    Values = [V || V <- [Change | case Ci of {Lo, Hi} -> [Lo, Hi]; undefined -> [] end],
+                   V =/= undefined],
+    case lists:max([0.0 | [abs(V) || V <- Values]]) of
         Max when Max >= 1; Max == 0 -> 1;
         Max when Max >= 0.1 -> 2;
         Max when Max >= 0.01 -> 3;

@@ -189,14 +189,16 @@ prop_ci_constant_zero_width() ->
         Lo == V andalso Hi == V
     end).
 
-%% The quantile's tail is the asked one: relative 1e-12 (Newton stops at 1e-15).
+%% The quantile's tail is the asked one, to the tail's own accuracy: Newton stops at
+%% 1e-15, but the tail jumps by up to 2e-10 (relative) where its continued fraction
+%% changes branch (1e-12 at 5,700 df, growing with df up to 10^7).
 prop_t_quantile_inverts_cdf() ->
     Df = proper_types:oneof([proper_types:integer(1, 1000), proper_types:float(0.5, 1.0e8)]),
     forall({proper_types:float(1.0e-6, 0.999999), Df}, fun ({P, D}) ->
         T = erlperf_stat:t_quantile(P, D),
         Tail = min(P, 1 - P),
         (T < 0) =:= (P < 0.5) andalso
-            abs(erlperf_stat:t_cdf(-abs(T), D) - Tail) =< 1.0e-12 * Tail
+            abs(erlperf_stat:t_cdf(-abs(T), D) - Tail) =< 1.0e-9 * Tail
     end).
 
 prop_quartiles_ordered() ->
@@ -245,13 +247,17 @@ sign(X) when X < 0 -> -1;
 sign(_) -> 0.
 
 %% For the t-tests the interval and the test agree: significant iff 0 is outside.
+%% Except on the boundary, where rounding decides: small integer samples hit it
+%% exactly (n = 2 pairs, df = 1, 50%: q = tan(pi/4) = 1 and t = (d1 + d2)/|d1 - d2|
+%% = 1 for differences 0 and 5, so p = alpha), so an end within 1e-9 of the width
+%% from 0 may go either way.
 prop_significant_iff_ci_excludes_zero() ->
     forall({two_or_more({sample_value(), sample_value()}), proper_types:oneof([welch, paired]),
             confidence()}, fun ({Pairs, Test, C}) ->
         {A, B} = lists:unzip(Pairs),
         #{significant := S, ci_pct := {Lo, Hi}} =
             erlperf_stat:compare(A, B, #{test => Test, confidence => C}),
-        S =:= (Lo > 0 orelse Hi < 0)
+        S =:= (Lo > 0 orelse Hi < 0) orelse min(abs(Lo), abs(Hi)) =< 1.0e-9 * (Hi - Lo)
     end).
 
 prop_hodges_lehmann_is_median() ->

@@ -483,11 +483,16 @@ verdict_text_test_() ->
      ?_assertEqual(<<"no significant difference (p = 0.216)">>,
                    Text(?SMALL, ?SMALL2, #{test => mann_whitney})),
      ?_assertEqual(<<"no significant difference (too few samples to test)">>, Text([1], [2], #{})),
-     ?_assertEqual(<<"faster (p = 3.16e-4)">>, Text([0, 0, 0, 0], [5, 6, 5, 6], #{})),
+     ?_assertEqual(<<"faster (p < 0.001)">>, Text([0, 0, 0, 0], [5, 6, 5, 6], #{})),
      %% small changes keep two significant digits; no "-0.0"
      ?_assertEqual(<<"0.042% faster (99.5% CI 0.011..0.073%)">>,
                    Made(#{verdict => faster, change_pct => 0.0421, ci_pct => {0.011, 0.073},
                           confidence => 99.5})),
+     %% one precision for the change and its interval: 2 digits of the largest
+     ?_assertEqual(<<"0.09% faster (95% CI 0.07..0.12%)">>,
+                   Made(#{verdict => faster, change_pct => 0.091, ci_pct => {0.07, 0.12}})),
+     ?_assertEqual(<<"slower (p = 0.010)">>,
+                   Made(#{verdict => slower, change_pct => undefined, ci_pct => undefined})),
      ?_assertEqual(<<"no significant difference (95% CI 0.0..2.0%)">>,
                    Made(#{verdict => no_difference, significant => false, change_pct => 1.0,
                           ci_pct => {-0.04, 2.0}}))].
