@@ -1,4 +1,5 @@
-%%% @doc eunit tests of `erlperf_stat' against reference values computed by hand.
+%%% @doc eunit tests of `erlperf_stat' against reference values computed independently:
+%%% by hand (the summary statistics, below) and with R (the rest, further below).
 %%%
 %%% Data set A = [2, 4, 4, 4, 5, 5, 7, 9] (n = 8), given unsorted below:
 %%%   sum = 40, mean = 40 / 8 = 5.0
@@ -30,6 +31,20 @@
 %%%   p99 -> rank 99 -> 99; median -> rank 50 -> 50; p1 -> 1; p100 -> 100.
 %%%
 %%% (Cross-checked with Python's statistics.stdev, an independent implementation.)
+%%%
+%%% Confidence intervals, quartiles and outliers, comparisons and the distributions:
+%%% reference values computed with R 4.2.2's own functions (`qt', `pt', `qnorm', `pbeta',
+%%% `t.test', `t.test(paired = TRUE)', `wilcox.test(exact = FALSE, correct = TRUE)',
+%%% `quantile(type = 7)'), by `test/erlperf_stat_SUITE_data/reference.R'; its printed
+%%% output is `reference.txt' next to it. Recompute with
+%%%   Rscript test/erlperf_stat_SUITE_data/reference.R | diff - test/erlperf_stat_SUITE_data/reference.txt
+%%% The literals below are that output, floats written in their shortest form (the
+%%% same doubles). They are compared with a relative tolerance of 1e-10 (10 significant
+%%% digits; the module agrees with R to 2e-13 on these), absolute for an expected 0.
+%%% Two values are not R's functions but R arithmetic on R's results: the z statistic
+%%% of Mann-Whitney (the formula of wilcox.test's own source) and the approximate
+%%% interval of the Hodges-Lehmann shift (order statistics of outer(b, a, "-"); R's
+%%% wilcox.test(conf.int = TRUE) uses a root search instead).
 -module(erlperf_stat_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -38,12 +53,36 @@
 -define(B, [30, 10, 20]).
 -define(C, [-1, -3]).
 -define(D, lists:seq(1, 100)).
+
+%% The data sets of reference.R.
+-define(SMALL, [1520, 1498, 1534]).
+-define(SMALL2, [1490, 1502, 1511, 1480]).
+-define(TIES, [12, 15, 15, 11, 18, 15, 12, 20, 14, 12]).
+-define(TIES2, [14, 16, 15, 19, 17, 15, 21, 18, 16, 20, 14, 22]).
+-define(SKEWED, [1079, 1219, 427, 736, 967, 488, 1910, 1430, 725, 1197, 1168, 821, 464, 788,
+                 982, 497, 1562, 893, 906, 975, 733, 556, 1358, 676, 541, 385, 2059, 1415,
+                 738, 646]).
+-define(SKEWED2, [1523, 1024, 1650, 364, 1111, 1280, 1305, 668, 1375, 512, 3954, 1790, 1285,
+                  312, 974, 1303, 1737, 601, 975, 2524, 962, 2281, 2233, 1127, 1459]).
+-define(OUTLIERS, [101, 99, 100, 102, 98, 100, 103, 97, 101, 99, 100, 104, 96, 100,
+                   112, 88, 130, 60, 250, 1, 91]).
+-define(FENCES, [0, 4, 4, 4, 8, 8, 8, 14, 20]).
+-define(PA, [1020, 998, 1011, 1034, 987, 1003, 1019, 995, 1008, 1026, 1001, 990]).
+-define(PB, [1002, 973, 1002, 1004, 975, 982, 1004, 968, 1000, 1004, 982, 976]).
+-define(PC, [1023, 994, 1017, 1032, 982, 1004, 1023, 992, 1010, 1020, 1006, 989]).
 %% Relative tolerance for float comparisons: results are exact to a few ulps.
 -define(EPS, 1.0e-12).
 
 -define(assertClose(Expected, Actual),
         ?assert(abs((Expected) - (Actual)) =< ?EPS * max(1.0, abs(Expected)), {Expected, Actual})).
 -define(_assertClose(Expected, Actual), ?_test(?assertClose(Expected, Actual))).
+
+%% Relative tolerance against R's values (absolute when R's value is 0).
+-define(REF_EPS, 1.0e-10).
+-define(assertRef(Expected, Actual),
+        ?assert(abs((Expected) - (Actual)) =< ?REF_EPS * abs(Expected)
+                orelse ((Expected) == 0 andalso abs(Actual) =< ?REF_EPS), {Expected, Actual})).
+-define(_assertRef(Expected, Actual), ?_test(?assertRef(Expected, Actual))).
 
 mean_test_() ->
     [?_assertClose(5.0, erlperf_stat:mean(?A)),
@@ -100,3 +139,360 @@ summary_test_() ->
      ?_assertEqual(?A, maps:get(samples, S)),
      ?_assertMatch(#{average := 2.5, median := 2, min := 1, max := 4}, erlperf_stat:summary([1, 2, 3, 4])),
      ?_assertMatch(#{stddev := 0.0, median := 3.5, p99 := 3.5}, erlperf_stat:summary([3.5]))].
+
+%%--------------------------------------------------------------------
+%% Distributions against R
+
+%% qt(P, Df): df 1, 2, 5, 10, 30, 100, 1000 at 90/95/99% (two-sided: P = 0.95, 0.975,
+%% 0.995), and Welch-like fractional df at other P.
+t_quantile_test_() ->
+    Ref = [{0.95, 1.0, 6.313751514675038},
+           {0.975, 1.0, 12.706204736174694},
+           {0.995, 1.0, 63.656741162871526},
+           {0.95, 2.0, 2.919985580353724},
+           {0.975, 2.0, 4.302652729749462},
+           {0.995, 2.0, 9.92484320091829},
+           {0.95, 5.0, 2.0150483733330224},
+           {0.975, 5.0, 2.5705818356363137},
+           {0.995, 5.0, 4.032142983555229},
+           {0.95, 10.0, 1.8124611228116756},
+           {0.975, 10.0, 2.228138851986274},
+           {0.995, 10.0, 3.16927267261695},
+           {0.95, 30.0, 1.697260886593957},
+           {0.975, 30.0, 2.0422724563012378},
+           {0.995, 30.0, 2.7499956535672254},
+           {0.95, 100.0, 1.6602343260853394},
+           {0.975, 100.0, 1.9839715185235516},
+           {0.995, 100.0, 2.625890521438018},
+           {0.95, 1.0e3, 1.6463788172854634},
+           {0.975, 1.0e3, 1.9623390808264076},
+           {0.995, 1.0e3, 2.58075469806595},
+           {0.001, 2.5, -13.822193110866},
+           {0.3, 2.5, -0.5973077382523155},
+           {0.9, 2.5, 1.7302509288071761},
+           {0.001, 7.3, -4.688865993538374},
+           {0.3, 7.3, -0.5480628979421776},
+           {0.9, 7.3, 1.4089223177480419},
+           {0.001, 17.68, -3.6212798099815426},
+           {0.3, 17.68, -0.5339884985777122},
+           {0.9, 17.68, 1.3313090634618123},
+           {0.001, 1.0e5, -3.0903138094272373},
+           {0.3, 1.0e5, -0.5244021842335456},
+           {0.9, 1.0e5, 1.2815600314493614}],
+    [{lists:flatten(io_lib:format("qt(~p, ~p)", [P, Df])),
+      ?_assertRef(Expected, erlperf_stat:t_quantile(P, Df))} || {P, Df, Expected} <- Ref] ++
+        [?_assertEqual(0.0, erlperf_stat:t_quantile(0.5, 3)),
+         %% integer df, and the closed forms of df = 1 (tan) and df = 2
+         ?_assertRef(6.313751514675038, erlperf_stat:t_quantile(0.95, 1)),
+         ?_assertRef(math:tan(math:pi() * (0.9 - 0.5)), erlperf_stat:t_quantile(0.9, 1)),
+         ?_assertRef((2 * 0.8 - 1) / math:sqrt(2 * 0.8 * 0.2), erlperf_stat:t_quantile(0.8, 2)),
+         ?_assertError(function_clause, erlperf_stat:t_quantile(0, 3)),
+         ?_assertError(function_clause, erlperf_stat:t_quantile(1, 3)),
+         ?_assertError(function_clause, erlperf_stat:t_quantile(0.9, 0))].
+
+t_cdf_test_() ->
+    Ref = [{-6.0, 1.0, 0.052568456711253424},
+           {-1.25, 1.0, 0.21477671252272262},
+           {0.3, 1.0, 0.5927735790777423},
+           {2.2, 1.0, 0.8642002512199082},
+           {-6.0, 3.0, 0.00463635744614233},
+           {-1.25, 3.0, 0.14996473397543109},
+           {0.3, 3.0, 0.6081183539800405},
+           {2.2, 3.0, 0.9424140240117647},
+           {-6.0, 12.5, 2.620529572751121e-5},
+           {-1.25, 12.5, 0.11709799122744236},
+           {0.3, 12.5, 0.6154461280157326},
+           {2.2, 12.5, 0.9763584085489281},
+           {-6.0, 100.0, 1.58624575140143e-8},
+           {-1.25, 100.0, 0.10710847446439005},
+           {0.3, 100.0, 0.6176000598498482},
+           {2.2, 100.0, 0.9849453343576}],
+    [?_assertRef(Expected, erlperf_stat:t_cdf(T, Df)) || {T, Df, Expected} <- Ref] ++
+        [?_assertEqual(0.5, erlperf_stat:t_cdf(0, 4)),
+         %% far tails neither overflow nor lose the tail
+         ?_assert(erlperf_stat:t_cdf(-1.0e200, 1) < 1.0e-199),
+         ?_assertEqual(1.0, erlperf_stat:t_cdf(1.0e200, 3)),
+         ?_assertEqual(0.0, erlperf_stat:t_cdf(-1.0e200, 1.0e8))].
+
+normal_quantile_test_() ->
+    Ref = [{1.0e-12, -7.034483825301132},
+           {0.001, -3.090232306167813},
+           {0.02, -2.0537489106318225},
+           {0.025, -1.9599639845400538},
+           {0.3, -0.5244005127080407},
+           {0.5, 0.0},
+           {0.75, 0.6744897501960817},
+           {0.975, 1.9599639845400536},
+           {0.999999, 4.753424308817089}],
+    [?_assertRef(Expected, erlperf_stat:normal_quantile(P)) || {P, Expected} <- Ref] ++
+        [?_assertRef(0.975, erlperf_stat:normal_cdf(1.9599639845400536)),
+         ?_assertError(function_clause, erlperf_stat:normal_quantile(0.0))].
+
+incomplete_beta_test_() ->
+    Ref = [{0.01, 0.5, 0.5, 0.06376856085851984},
+           {0.4, 0.5, 0.5, 0.43590578315102485},
+           {0.6, 0.5, 0.5, 0.5640942168489751},
+           {0.99, 0.5, 0.5, 0.9362314391414801},
+           {0.01, 2.0, 3.0, 5.920300000000003e-4},
+           {0.4, 2.0, 3.0, 0.5248},
+           {0.6, 2.0, 3.0, 0.8208},
+           {0.99, 2.0, 3.0, 0.9999960299999999},
+           {0.01, 15.0, 0.5, 1.4514644320395853e-31},
+           {0.4, 15.0, 0.5, 1.9630898171294662e-7},
+           {0.6, 15.0, 0.5, 1.0292101786378162e-4},
+           {0.99, 15.0, 0.5, 0.5860649647763354},
+           {0.01, 0.5, 40.0, 0.6286139767460154},
+           {0.4, 0.5, 40.0, 0.9999999998153117},
+           {0.6, 0.5, 40.0, 1.0},
+           {0.99, 0.5, 40.0, 1.0},
+           {0.01, 200.0, 300.0, 1.5253363876345586e-257},
+           {0.4, 200.0, 300.0, 0.5024286163199317},
+           {0.6, 200.0, 300.0, 1.0},
+           {0.99, 200.0, 300.0, 1.0}],
+    [?_assertRef(Expected, erlperf_stat:incomplete_beta(X, A, B)) || {X, A, B, Expected} <- Ref] ++
+        [?_assertEqual(0.0, erlperf_stat:incomplete_beta(0, 2, 3)),
+         ?_assertEqual(1.0, erlperf_stat:incomplete_beta(1, 2, 3))].
+
+%%--------------------------------------------------------------------
+%% Confidence interval of the mean, quartiles, outliers
+
+%% t.test(x, conf.level = C / 100)$conf.int
+confidence_interval_test_() ->
+    Ref = [{?SMALL, 50.0, {1508.7784993089244, 1525.8881673577423}},
+           {?SMALL, 90.0, {1486.7392162517767, 1547.9274504148898}},
+           {?SMALL, 95.0, {1472.2523362692011, 1562.4143303974656}},
+           {?SMALL, 99.0, {1413.345896906266, 1621.3207697604007}},
+           {?SMALL, 99.9, {1186.254583533083, 1848.4120831335836}},
+           {?TIES, 50.0, {13.761076512007296, 15.038923487992705}},
+           {?TIES, 90.0, {12.73331151688931, 16.066688483110692}},
+           {?TIES, 95.0, {12.34321930577467, 16.456780694225326}},
+           {?TIES, 99.0, {11.445210159896277, 17.354789840103724}},
+           {?TIES, 99.9, {10.053136365044235, 18.746863634955766}},
+           {?SKEWED, 50.0, {891.3280456482096, 998.0719543517904}},
+           {?SKEWED, 90.0, {811.9329329057198, 1077.4670670942803}},
+           {?SKEWED, 95.0, {784.8890283187194, 1104.5109716812806}},
+           {?SKEWED, 99.0, {729.3204159573771, 1160.0795840426229}},
+           {?SKEWED, 99.9, {658.7599471624853, 1230.6400528375148}},
+           {?OUTLIERS, 50.0, {95.23640752206376, 107.81121152555528}},
+           {?OUTLIERS, 90.0, {85.73819782893686, 117.30942121868217}},
+           {?OUTLIERS, 95.0, {82.43187429126195, 120.61574475635709}},
+           {?OUTLIERS, 99.0, {75.48162670174956, 127.56599234586947}},
+           {?OUTLIERS, 99.9, {66.29082617793652, 136.75679286968253}},
+           {?FENCES, 50.0, {6.356310481350377, 9.199245074205178}},
+           {?FENCES, 90.0, {4.035794741620027, 11.519760813935529}},
+           {?FENCES, 95.0, {3.137387650130838, 12.418167905424717}},
+           {?FENCES, 99.0, {1.0257056504775566, 14.529849905077999}},
+           {?FENCES, 99.9, {-2.3668805107069795, 17.922436066262534}}],
+    [?_test(begin
+                {Lo, Hi} = erlperf_stat:confidence_interval(Samples, C),
+                ?assertRef(ExpLo, Lo),
+                ?assertRef(ExpHi, Hi)
+            end) || {Samples, C, {ExpLo, ExpHi}} <- Ref] ++
+        [%% 95 is the default; an integer confidence works
+         ?_assertEqual(erlperf_stat:confidence_interval(?SKEWED, 95),
+                       erlperf_stat:confidence_interval(?SKEWED)),
+         ?_assertEqual(erlperf_stat:confidence_interval(?SKEWED, 95.0),
+                       erlperf_stat:confidence_interval(?SKEWED, 95)),
+         %% one sample: no spread to estimate
+         ?_assertEqual(undefined, erlperf_stat:confidence_interval([42])),
+         ?_assertEqual(undefined, erlperf_stat:confidence_interval([42], 99)),
+         %% a constant sample: zero width, exactly
+         ?_assertEqual({7.0, 7.0}, erlperf_stat:confidence_interval([7, 7, 7, 7], 99)),
+         %% n = 2, df = 1: mean 2, s = sqrt(2), half width qt(0.975, 1) * sqrt(2) / sqrt(2)
+         ?_test(begin
+                    {Lo, Hi} = erlperf_stat:confidence_interval([1, 3]),
+                    ?assertRef(2 - 12.706204736174694, Lo),
+                    ?assertRef(2 + 12.706204736174694, Hi)
+                end),
+         ?_assertError({invalid_option, confidence, 0}, erlperf_stat:confidence_interval(?A, 0)),
+         ?_assertError({invalid_option, confidence, 100}, erlperf_stat:confidence_interval(?A, 100)),
+         %% checked even when there is nothing to compute
+         ?_assertError({invalid_option, confidence, -5}, erlperf_stat:confidence_interval([1], -5)),
+         ?_assertError({invalid_option, confidence, high}, erlperf_stat:confidence_interval(?A, high))].
+
+%% quantile(x, c(0.25, 0.5, 0.75), type = 7); fences Q1 - 3 IQR, Q1 - 1.5 IQR,
+%% Q3 + 1.5 IQR, Q3 + 3 IQR; counts {low severe, low mild, high mild, high severe}.
+outliers_test_() ->
+    Ref = [{?SMALL, {1509.0, 1520.0, 1527.0}, {1455.0, 1482.0, 1554.0, 1581.0}, {0, 0, 0, 0}},
+           {?TIES, {12.0, 14.5, 15.0}, {3.0, 7.5, 19.5, 24.0}, {0, 0, 1, 0}},
+           {?SKEWED, {653.5, 857.0, 1189.75}, {-955.25, -150.875, 1994.125, 2798.5}, {0, 0, 1, 0}},
+           {?OUTLIERS, {97.0, 100.0, 102.0}, {82.0, 89.5, 109.5, 117.0}, {2, 1, 1, 2}},
+           %% 14 is on the mild fence (not an outlier), 20 on the severe one (mild)
+           {?FENCES, {4.0, 8.0, 8.0}, {-8.0, -2.0, 14.0, 20.0}, {0, 0, 1, 0}}],
+    [?_test(begin
+                ?assertEqual({Q1, Q2, Q3}, erlperf_stat:quartiles(Samples)),
+                ?assertEqual(#{q1 => Q1, median => Q2, q3 => Q3, iqr => Q3 - Q1,
+                               low_severe_fence => F1, low_mild_fence => F2,
+                               high_mild_fence => F3, high_severe_fence => F4,
+                               low_severe => C1, low_mild => C2, high_mild => C3,
+                               high_severe => C4},
+                             erlperf_stat:outliers(Samples))
+            end) || {Samples, {Q1, Q2, Q3}, {F1, F2, F3, F4}, {C1, C2, C3, C4}} <- Ref] ++
+        [%% by hand: h = 1 + 3 * 0.25 = 1.75 -> 1 + 0.75 * (2 - 1); h = 2.5; h = 3.25
+         ?_assertEqual({1.75, 2.5, 3.25}, erlperf_stat:quartiles([4, 1, 3, 2])),
+         ?_assertEqual({5.0, 5.0, 5.0}, erlperf_stat:quartiles([5])),
+         ?_assertMatch(#{iqr := 0.0, low_severe := 0, high_severe := 0}, erlperf_stat:outliers([5])),
+         %% never dropped: the samples are only counted
+         %% Q1 = Q3 = 10 (h = 5.5 and 16.5 of 23), IQR 0: the three 99s are severe
+         ?_assertEqual(3, maps:get(high_severe, erlperf_stat:outliers(
+                                                   lists:duplicate(20, 10) ++ lists:duplicate(3, 99))))].
+
+%%--------------------------------------------------------------------
+%% Comparisons
+
+%% {Test, A, B, Confidence, ChangePct, CiPct, P, Statistic, Df (t-tests) or the
+%% Hodges-Lehmann shift (mann_whitney)}. welch: t.test(B, A); paired: t.test(B, A,
+%% paired = TRUE); mann_whitney: wilcox.test(B, A, exact = FALSE, correct = TRUE).
+%% ChangePct and CiPct are 100 * value / mean(A).
+compare_reference() ->
+    [{welch, ?SKEWED, ?SKEWED2, 95.0, 45.35408066052715, {7.777674178640518, 82.93048714241378}, 0.01939124727615728, 2.4487866052120455, 35.618044667290654},
+     {mann_whitney, ?SKEWED, ?SKEWED2, 95.0, 39.53636074944426, {8.574150523975865, 67.11125224939134}, 0.018795048662300584, 2.349571208960564, 373.5},
+     {welch, ?SKEWED, ?SKEWED2, 90.0, 45.35408066052715, {14.076189821763222, 76.63197149929108}, 0.01939124727615728, 2.4487866052120455, 35.618044667290654},
+     {mann_whitney, ?SKEWED, ?SKEWED2, 90.0, 39.53636074944426, {12.490737800359902, 61.3951519000741}, 0.018795048662300584, 2.349571208960564, 373.5},
+     {welch, ?TIES, ?TIES2, 95.0, 19.79166666666666, {2.2842429945605933, 37.29909033877273}, 0.028768638955543546, 2.3669816832328867, 18.896802556121276},
+     {mann_whitney, ?TIES, ?TIES2, 95.0, 20.833333333333332, {0.0, 41.666666666666664}, 0.030618786382403475, 2.1619920837308686, 3.0},
+     {welch, ?TIES, ?TIES2, 99.0, 19.79166666666666, {-4.144537527123304, 43.727870860456626}, 0.028768638955543546, 2.3669816832328867, 18.896802556121276},
+     {mann_whitney, ?TIES, ?TIES2, 99.0, 20.833333333333332, {-6.944444444444445, 48.61111111111111}, 0.030618786382403475, 2.1619920837308686, 3.0},
+     {welch, ?PA, ?PB, 95.0, -1.8193847171683684, {-3.0440026689582322, -0.5947667653785047}, 0.00546162899725089, -3.081165461176014, 21.992202048256136},
+     {paired, ?PA, ?PB, 95.0, -1.8193847171683757, {-2.2614414951247666, -1.377327939211985}, 1.9669894274210265e-6, -9.058652559287667, 11.0},
+     {mann_whitney, ?PA, ?PB, 95.0, -1.835924578233543, {-2.9771749917300694, -0.39695666556400927}, 0.02240010886164099, -2.283514004862671, -18.5},
+     {welch, ?PA, ?PB, 99.9, -1.8193847171683684, {-4.058703007784995, 0.4199335734482584}, 0.00546162899725089, -3.081165461176014, 21.992202048256136},
+     {paired, ?PA, ?PB, 99.9, -1.8193847171683757, {-2.7105296579354303, -0.9282397764013215}, 1.9669894274210265e-6, -9.058652559287667, 11.0},
+     {mann_whitney, ?PA, ?PB, 99.9, -1.835924578233543, {-4.4657624875951045, 0.8931524975190209}, 0.02240010886164099, -2.283514004862671, -18.5},
+     {welch, ?PA, ?PC, 95.0, 0.0, {-1.2851078211773785, 1.2851078211773785}, 1.0, 0.0, 21.879310078066737},
+     {paired, ?PA, ?PC, 95.0, 0.0, {-0.2564773101586265, 0.2564773101586265}, 1.0, 0.0, 11.0},
+     {mann_whitney, ?PA, ?PC, 95.0, 0.04961958319550116, {-1.3893483294740325, 1.4885874958650347}, 1.0, 0.0, 0.5},
+     {welch, ?SMALL, ?SMALL2, 95.0, -1.4224516695957772, {-3.808269247867873, 0.9633659086763177}, 0.16662947403501194, -1.7289349805118366, 3.6071290364413175},
+     %% 3 x 4 samples are too few for a 95% interval of the shift (k < 1)
+     {mann_whitney, ?SMALL, ?SMALL2, 95.0, -1.351054481546573, undefined, 0.21592493894014034, -1.2374368670764582, -20.5}].
+
+compare_reference_test_() ->
+    [{lists:flatten(io_lib:format("~p at ~p%, p = ~p", [Test, C, P])),
+      ?_test(check_comparison(Test, A, B, C, Change, Ci, P, Stat, Extra))}
+     || {Test, A, B, C, Change, Ci, P, Stat, Extra} <- compare_reference()].
+
+check_comparison(Test, A, B, C, Change, Ci, P, Stat, Extra) ->
+    Cmp = erlperf_stat:compare(A, B, #{test => Test, confidence => C}),
+    #{test := Test, confidence := C, better := higher, change_pct := ChangePct, ci_pct := CiPct,
+      p := PValue, statistic := Statistic, significant := Significant, verdict := Verdict} = Cmp,
+    ?assertRef(Change, ChangePct),
+    ?assertRef(P, PValue),
+    ?assertRef(Stat, Statistic),
+    case Ci of
+        undefined ->
+            ?assertEqual(undefined, CiPct);
+        {Lo, Hi} ->
+            {CiLo, CiHi} = CiPct,
+            ?assertRef(Lo, CiLo),
+            ?assertRef(Hi, CiHi)
+    end,
+    case Test of
+        mann_whitney -> ?assertRef(Extra, erlperf_stat:hodges_lehmann(A, B));
+        _ -> ?assertRef(Extra, maps:get(df, Cmp))
+    end,
+    %% significant iff p < 1 - C / 100, and the verdict follows it
+    ?assertEqual(P < 1 - C / 100, Significant),
+    ?assertEqual(case {Significant, Stat > 0} of
+                     {false, _} -> no_difference;
+                     {true, true} -> faster;
+                     {true, false} -> slower
+                 end, Verdict).
+
+compare_test_() ->
+    [%% defaults: welch at 95%, higher is better
+     ?_assertEqual(erlperf_stat:compare(?SKEWED, ?SKEWED2, #{test => welch, confidence => 95,
+                                                               better => higher}),
+                   erlperf_stat:compare(?SKEWED, ?SKEWED2)),
+     ?_assertEqual(#{test => welch, confidence => 95, better => higher},
+                   erlperf_stat:compare_defaults()),
+     %% verdicts of the reference sets: significant at 95%, not at 99%
+     ?_assertMatch(#{verdict := faster, significant := true},
+                   erlperf_stat:compare(?TIES, ?TIES2, #{confidence => 95})),
+     ?_assertMatch(#{verdict := no_difference, significant := false},
+                   erlperf_stat:compare(?TIES, ?TIES2, #{confidence => 99})),
+     ?_assertMatch(#{verdict := slower}, erlperf_stat:compare(?PA, ?PB, #{test => paired})),
+     %% lower is better (time): the same change is the other verdict
+     ?_assertMatch(#{verdict := faster},
+                   erlperf_stat:compare(?PA, ?PB, #{test => paired, better => lower})),
+     ?_assertMatch(#{verdict := slower}, erlperf_stat:compare(?TIES, ?TIES2, #{better => lower})),
+     %% too few samples for a t-test: the change, but no test
+     ?_assertMatch(#{p := undefined, ci_pct := undefined, significant := false,
+                     verdict := no_difference, change_pct := -50.0},
+                   erlperf_stat:compare([10], [5, 5])),
+     ?_assertMatch(#{p := undefined, significant := false},
+                   erlperf_stat:compare([10], [5], #{test => paired})),
+     ?_assertNot(maps:is_key(statistic, erlperf_stat:compare([10], [5, 6]))),
+     %% constant samples: certainty either way, no statistic
+     ?_assertMatch(#{p := 0.0, significant := true, verdict := slower, ci_pct := {-20.0, -20.0},
+                     change_pct := -20.0},
+                   erlperf_stat:compare([10, 10, 10], [8, 8, 8, 8])),
+     ?_assertMatch(#{p := 1.0, significant := false, ci_pct := {0.0, 0.0}},
+                   erlperf_stat:compare([10, 10, 10], [10, 10])),
+     ?_assertMatch(#{p := 0.0, significant := true, verdict := faster},
+                   erlperf_stat:compare([1, 2, 3], [2, 3, 4], #{test => paired})),
+     ?_assertMatch(#{p := 1.0, significant := false, change_pct := 0.0},
+                   erlperf_stat:compare([4, 4], [4, 4, 4], #{test => mann_whitney})),
+     %% a zero baseline mean: no percentages, the test still runs
+     ?_assertMatch(#{change_pct := undefined, ci_pct := undefined, significant := true,
+                     verdict := faster},
+                   erlperf_stat:compare([0, 0, 0, 0], [5, 6, 5, 6])),
+     %% the programmer's errors
+     ?_assertError({invalid_option, test, student},
+                   erlperf_stat:compare(?A, ?B, #{test => student})),
+     ?_assertError({invalid_option, confidence, 100},
+                   erlperf_stat:compare(?A, ?B, #{confidence => 100})),
+     ?_assertError({invalid_option, better, faster},
+                   erlperf_stat:compare(?A, ?B, #{better => faster})),
+     ?_assertError({invalid_option, alpha, 0.05}, erlperf_stat:compare(?A, ?B, #{alpha => 0.05})),
+     ?_assertError({paired_lengths, 8, 3}, erlperf_stat:compare(?A, ?B, #{test => paired})),
+     ?_assertError(function_clause, erlperf_stat:compare([], ?B, #{}))].
+
+%% The Hodges-Lehmann shift and its order statistics, beyond the size that is sorted
+%% directly (1024 candidates): 60 x 70 pairs, checked against sorting all of them.
+hodges_lehmann_test_() ->
+    A = [(I * 7919) rem 1000 || I <- lists:seq(1, 60)],
+    B = [(I * 104729) rem 977 + 25 || I <- lists:seq(1, 70)] ++ [500, 500, 500],
+    Sorted = lists:sort([Y - X || X <- A, Y <- B]),
+    Mid = length(Sorted) div 2,
+    [?_assertEqual((lists:nth(Mid, Sorted) + lists:nth(Mid + 1, Sorted)) / 2,
+                   erlperf_stat:hodges_lehmann(A, B)),
+     %% an odd count, 61 x 73: the middle one
+     ?_assertEqual(float(lists:nth((61 * 73 + 1) div 2, lists:sort([Y - X || X <- [1000 | A], Y <- B]))),
+                   erlperf_stat:hodges_lehmann([1000 | A], B)),
+     ?_assertEqual(0.0, erlperf_stat:hodges_lehmann([5, 5, 5], [5, 5])),
+     ?_assertEqual(-1.0, erlperf_stat:hodges_lehmann([3], [2]))].
+
+verdict_text_test_() ->
+    Text = fun (A, B, Opts) -> iolist_to_binary(erlperf_stat:verdict_text(
+                                                  erlperf_stat:compare(A, B, Opts))) end,
+    Made = fun (Map) -> iolist_to_binary(erlperf_stat:verdict_text(
+                            maps:merge(#{test => welch, confidence => 95, better => higher,
+                                         p => 0.01, significant => true}, Map))) end,
+    %% change and interval from compare_reference(), rounded to one decimal
+    [?_assertEqual(<<"45.4% faster (95% CI 7.8..82.9%)">>, Text(?SKEWED, ?SKEWED2, #{})),
+     ?_assertEqual(<<"45.4% slower (95% CI 7.8..82.9%)">>,
+                   Text(?SKEWED, ?SKEWED2, #{better => lower})),
+     ?_assertEqual(<<"1.8% slower (95% CI 1.4..2.3%)">>, Text(?PA, ?PB, #{test => paired})),
+     ?_assertEqual(<<"1.8% slower (95% CI 0.6..3.0%)">>, Text(?PA, ?PB, #{})),
+     ?_assertEqual(<<"1.8% faster (95% CI 1.4..2.3%)">>,
+                   Text(?PA, ?PB, #{test => paired, better => lower})),
+     ?_assertEqual(<<"no significant difference (99% CI -4.1..43.7%)">>,
+                   Text(?TIES, ?TIES2, #{confidence => 99})),
+     ?_assertEqual(<<"no significant difference (99.9% CI -4.1..0.4%)">>,
+                   Text(?PA, ?PB, #{confidence => 99.9})),
+     ?_assertEqual(<<"no significant difference (p = 0.216)">>,
+                   Text(?SMALL, ?SMALL2, #{test => mann_whitney})),
+     ?_assertEqual(<<"no significant difference (too few samples to test)">>, Text([1], [2], #{})),
+     ?_assertEqual(<<"faster (p < 0.001)">>, Text([0, 0, 0, 0], [5, 6, 5, 6], #{})),
+     %% small changes keep two significant digits; no "-0.0"
+     ?_assertEqual(<<"0.042% faster (99.5% CI 0.011..0.073%)">>,
+                   Made(#{verdict => faster, change_pct => 0.0421, ci_pct => {0.011, 0.073},
+                          confidence => 99.5})),
+     %% one precision for the change and its interval: 2 digits of the largest
+     ?_assertEqual(<<"0.09% faster (95% CI 0.07..0.12%)">>,
+                   Made(#{verdict => faster, change_pct => 0.091, ci_pct => {0.07, 0.12}})),
+     ?_assertEqual(<<"slower (p = 0.010)">>,
+                   Made(#{verdict => slower, change_pct => undefined, ci_pct => undefined})),
+     ?_assertEqual(<<"no significant difference (95% CI 0.0..2.0%)">>,
+                   Made(#{verdict => no_difference, significant => false, change_pct => 1.0,
+                          ci_pct => {-0.04, 2.0}}))].

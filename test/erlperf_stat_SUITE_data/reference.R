@@ -1,0 +1,114 @@
+# Reference values for test/erlperf_stat_tests.erl, computed with R's own functions
+# (qt, pt, qnorm, pbeta, t.test, wilcox.test, quantile), independently of erlperf_stat.
+#
+#   Rscript test/erlperf_stat_SUITE_data/reference.R > test/erlperf_stat_SUITE_data/reference.txt
+#
+# Written with R 4.2.2. Output: Erlang terms, numbers with 17 significant digits (enough
+# to give back the same double), pasted into the test module.
+
+erl1 <- function(v) {
+  s <- sprintf("%.17g", v)
+  if (!grepl("[.]", s)) s <- if (grepl("e", s)) sub("e", ".0e", s) else paste0(s, ".0")
+  s
+}
+erl <- function(x) paste(sapply(x, erl1), collapse = ", ")
+int <- function(x) paste(format(x, scientific = FALSE, trim = TRUE), collapse = ", ")
+out <- function(...) cat(..., "\n", sep = "")
+
+# ---- data sets (the same literals are in the test module) ----
+small <- c(1520, 1498, 1534)                                  # n = 3
+ties <- c(12, 15, 15, 11, 18, 15, 12, 20, 14, 12)             # n = 10, with ties
+# n = 30, skewed (log-normal), and a second one about 8% higher (n = 25):
+set.seed(20240501)
+skewed <- round(rlnorm(30, log(1000), 0.5))
+skewed2 <- round(rlnorm(25, log(1080), 0.5))
+outl <- c(101, 99, 100, 102, 98, 100, 103, 97, 101, 99, 100, 104, 96, 100,
+          112, 88, 130, 60, 250, 1, 91)                       # n = 21, outliers
+fences <- c(0, 4, 4, 4, 8, 8, 8, 14, 20)                      # 14 and 20 on fences
+# paired: the same 12 instants, B about 2% slower than A; and a pair with no difference
+pa <- c(1020, 998, 1011, 1034, 987, 1003, 1019, 995, 1008, 1026, 1001, 990)
+pb <- pa - c(18, 25, 9, 30, 12, 21, 15, 27, 8, 22, 19, 14)
+pc <- pa + c(3, -4, 6, -2, -5, 1, 4, -3, 2, -6, 5, -1)
+ties2 <- c(14, 16, 15, 19, 17, 15, 21, 18, 16, 20, 14, 22)    # n = 12, ties with `ties'
+
+out("%% data")
+out("{data, skewed, [", int(skewed), "]}.")
+out("{data, skewed2, [", int(skewed2), "]}.")
+out("{data, pb, [", int(pb), "]}.")
+out("{data, pc, [", int(pc), "]}.")
+
+out("%% qt(p, df)")
+for (df in c(1, 2, 5, 10, 30, 100, 1000))
+  for (p in c(0.95, 0.975, 0.995))
+    out("{qt, ", erl(p), ", ", erl(df), ", ", erl(qt(p, df)), "}.")
+for (df in c(2.5, 7.3, 17.68, 1e5))
+  for (p in c(0.001, 0.3, 0.9))
+    out("{qt, ", erl(p), ", ", erl(df), ", ", erl(qt(p, df)), "}.")
+
+out("%% pt(t, df)")
+for (df in c(1, 3, 12.5, 100))
+  for (t in c(-6, -1.25, 0.3, 2.2))
+    out("{pt, ", erl(t), ", ", erl(df), ", ", erl(pt(t, df)), "}.")
+
+out("%% qnorm(p)")
+for (p in c(1e-12, 0.001, 0.02, 0.025, 0.3, 0.5, 0.75, 0.975, 0.999999))
+  out("{qnorm, ", erl(p), ", ", erl(qnorm(p)), "}.")
+
+out("%% pbeta(x, a, b)")
+for (ab in list(c(0.5, 0.5), c(2, 3), c(15, 0.5), c(0.5, 40), c(200, 300)))
+  for (x in c(0.01, 0.4, 0.6, 0.99))
+    out("{pbeta, ", erl(x), ", ", erl(ab[1]), ", ", erl(ab[2]), ", ", erl(pbeta(x, ab[1], ab[2])), "}.")
+
+out("%% t.test(x, conf.level)$conf.int")
+sets <- list(small = small, ties = ties, skewed = skewed, outliers = outl, fences = fences)
+for (name in names(sets))
+  for (c in c(50, 90, 95, 99, 99.9)) {
+    ci <- t.test(sets[[name]], conf.level = c / 100)$conf.int
+    out("{ci, ", name, ", ", erl(c), ", {", erl(ci[1]), ", ", erl(ci[2]), "}}.")
+  }
+
+out("%% quantile(x, type = 7) at 0.25, 0.5, 0.75; Tukey's fences and counts")
+for (name in names(sets)) {
+  x <- sets[[name]]
+  q <- quantile(x, c(0.25, 0.5, 0.75), type = 7, names = FALSE)
+  iqr <- q[3] - q[1]
+  f <- c(q[1] - 3 * iqr, q[1] - 1.5 * iqr, q[3] + 1.5 * iqr, q[3] + 3 * iqr)
+  counts <- c(sum(x < f[1]), sum(x >= f[1] & x < f[2]), sum(x > f[3] & x <= f[4]), sum(x > f[4]))
+  out("{outliers, ", name, ", {", erl(q), "}, {", erl(f), "}, {", int(counts), "}}.")
+}
+
+cmp <- function(name, a, b, conf) {
+  alpha <- 1 - conf / 100
+  ma <- mean(a)
+  pct <- function(v) 100 * v / abs(ma)
+  w <- t.test(b, a, conf.level = conf / 100)
+  out("{compare, welch, ", name, ", ", erl(conf), ", ", erl(pct(mean(b) - ma)), ", {", erl(pct(w$conf.int)),
+      "}, ", erl(w$p.value), ", ", erl(w$statistic), ", ", erl(w$parameter), "}.")
+  if (length(a) == length(b)) {
+    p <- t.test(b, a, paired = TRUE, conf.level = conf / 100)
+    out("{compare, paired, ", name, ", ", erl(conf), ", ", erl(pct(mean(b - a))), ", {", erl(pct(p$conf.int)),
+        "}, ", erl(p$p.value), ", ", erl(p$statistic), ", ", erl(p$parameter), "}.")
+  }
+  m <- wilcox.test(b, a, exact = FALSE, correct = TRUE)
+  na <- length(a); nb <- length(b); n <- na + nb
+  d <- sort(outer(b, a, "-"))
+  hl <- median(d)
+  k <- floor(na * nb / 2 - qnorm(1 - alpha / 2) * sqrt(na * nb * (n + 1) / 12))
+  ci <- if (k >= 1) paste0("{", erl(pct(c(d[k], d[na * nb + 1 - k]))), "}") else "undefined"
+  # z as wilcox.test computes it (tie and continuity corrections)
+  nties <- table(c(a, b))
+  z <- m$statistic - na * nb / 2
+  sigma <- sqrt((na * nb / 12) * ((n + 1) - sum(nties^3 - nties) / (n * (n - 1))))
+  z <- (z - sign(z) * 0.5) / sigma
+  out("{compare, mann_whitney, ", name, ", ", erl(conf), ", ", erl(pct(hl)), ", ", ci, ", ",
+      erl(m$p.value), ", ", erl(z), ", ", erl(hl), "}.")
+}
+out("%% comparisons of A and B: {compare, Test, Name, Confidence, ChangePct, CiPct, P, Statistic, Df | HL}")
+cmp("skewed", skewed, skewed2, 95)
+cmp("skewed", skewed, skewed2, 90)
+cmp("ties", ties, ties2, 95)
+cmp("ties", ties, ties2, 99)
+cmp("paired", pa, pb, 95)
+cmp("paired", pa, pb, 99.9)
+cmp("paired_none", pa, pc, 95)
+cmp("small", small, c(1490, 1502, 1511, 1480), 95)
