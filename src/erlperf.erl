@@ -57,6 +57,7 @@
                          report => basic | extended | full,     % result shape [basic]
                          priority => erlang:priority_level(),   % of the sampler [high]
                          compare => parallel | sequential | interleaved, % several codes [parallel]
+                         confidence => number(),                % percent, of intervals and verdicts [95]
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
                          progress => fun((erlperf_sampler:progress()) -> any())}.
@@ -72,12 +73,19 @@
 %% `sample_duration' (each sample normalised to the nominal period with the measured
 %% time), or microseconds per sample. `iteration_time': nanoseconds per iteration of
 %% one worker. `overdue': samples ending while a worker ran far longer than usual.
+%% `ci': the `confidence' interval of the average (undefined for one sample);
+%% `outliers': Tukey's fences and the values outside them, counted, never dropped.
 -type run_statistics() :: #{average := float(), min := number(), max := number(),
                             best := number(), worst := number(), stddev := float(),
                             variance := float(), median := number(), p99 := number(),
                             samples := [non_neg_integer()], values := [number()],
                             time := non_neg_integer(), overdue := non_neg_integer(),
-                            iteration_time := float() | infinity}.
+                            iteration_time := float() | infinity,
+                            ci => {float(), float()} | undefined,
+                            confidence => number(),
+                            outliers => erlperf_stat:outliers()}.
+%% A runner against the fastest of the same call (see erlperf_comparison).
+-type comparison() :: #{against := binary(), atom() => term()}.
 -type report() :: #{version := 1,
                     mode := continuous | timed | concurrency,
                     result := run_statistics(),
@@ -93,6 +101,7 @@
                     cv_met => boolean(),
                     qps => float(),
                     relative => float(),
+                    comparison => comparison(),
                     nodes => #{node() => report()}}.
 -type result() :: non_neg_integer() | [non_neg_integer()]
                 | {non_neg_integer(), pos_integer()}
@@ -145,8 +154,9 @@ benchmark([_ | _] = Codes, RunOptions, ConcurrencyOptions) ->
     CodeMaps = [code_map(C) || C <- Codes],
     _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
          || C <- CodeMaps],
-    #{report := Shape} = Opts,
-    [shape(R, Shape) || R <- relative(dispatch(CodeMaps, Opts, Conc))];
+    #{report := Shape, confidence := Confidence} = Opts,
+    Reports = erlperf_comparison:annotate(relative(dispatch(CodeMaps, Opts, Conc)), Confidence),
+    [shape(R, Shape) || R <- Reports];
 benchmark(Codes, _RunOptions, _ConcurrencyOptions) ->
     erlang:error({invalid_option, code, Codes}).
 
@@ -194,7 +204,8 @@ format_error(Other) ->
 -spec defaults() -> run_options().
 defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
-      cv => undefined, report => basic, priority => high, compare => parallel}.
+      cv => undefined, report => basic, priority => high, compare => parallel,
+      confidence => 95}.
 
 %% @doc Default concurrency estimation options.
 -spec concurrency_defaults() -> concurrency_options().
@@ -232,6 +243,7 @@ valid_option(isolation, I) -> is_map(I);
 valid_option(nodes, Nodes) -> is_list(Nodes) andalso Nodes =/= [] andalso lists:all(fun is_atom/1, Nodes);
 valid_option(progress, F) -> is_function(F, 1);
 valid_option(compare, C) -> lists:member(C, [parallel, sequential, interleaved]);
+valid_option(confidence, C) -> is_number(C) andalso C > 0 andalso C < 100;
 valid_option(_, _) -> false.
 
 concurrency_options(undefined) ->

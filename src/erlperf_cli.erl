@@ -82,7 +82,8 @@
 -define(HINT, "Run 'erlperf --help' for usage.").
 
 %% How an option's value is read.
--type arg() :: flag | count | non_neg_count | report | compare | ratio | code | text | dir | nodes.
+-type arg() :: flag | count | non_neg_count | report | compare | ratio | percent | code | text | dir
+             | nodes.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, or every runner's code map (as a default).
 -type target() :: run | concurrency | cli | runner | all_runners.
@@ -248,6 +249,8 @@ options() ->
      {paths, ["-pa"], dir, cli, "add DIR to the code path (repeatable)"},
      {compare, ["--compare"], compare, run,
       "several runners: parallel (at the same time), sequential or interleaved (taking turns)"},
+     {confidence, ["--confidence"], percent, run,
+      "confidence of intervals and verdicts, percent"},
      {isolation, ["-i", "--isolated", "--isolation"], flag, run,
       "run each runner in a fresh peer node"},
      {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
@@ -283,6 +286,7 @@ option_help({Key, Names, Arg, _Target, Help}) ->
 metavar(flag) -> "";
 metavar(report) -> " FORMAT";
 metavar(compare) -> " HOW";
+metavar(percent) -> " PCT";
 metavar(ratio) -> " CV";
 metavar(code) -> " CODE";
 metavar(text) -> " TEXT";
@@ -358,6 +362,11 @@ value(ratio, Name, Text) ->
     case ratio(Text) of
         R when is_float(R), R > 0 -> R;
         _ -> usage("~ts: '~ts' is not a positive number", [Name, Text])
+    end;
+value(percent, Name, Text) ->
+    case ratio(Text) of
+        P when is_float(P), P > 0, P < 100 -> P;
+        _ -> usage("~ts: '~ts' is not a percentage between 0 and 100", [Name, Text])
     end;
 value(code, _Name, Text) ->
     callable(Text);

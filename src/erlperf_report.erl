@@ -73,6 +73,7 @@ format(Reports, Options) ->
     [system_lines(Format, hd(Reports)),
      timer_note(Reports),
      table(Format, Sorted, Options),
+     verdicts(Format, Sorted),
      dead_code_notes(Sorted),
      overdue_notes(Sorted)].
 
@@ -137,6 +138,15 @@ dead_code_notes(Reports) ->
     [io_lib:format("Note: the compiler removed the benchmarked code of ~ts (~s); "
                    "the figures measure an empty loop~n", [label(R), Role])
      || R <- Reports, {dead_code, Role} <- maps:get(warnings, R, [])].
+
+%% Extended and full tables: each runner against the fastest, with its interval.
+-spec verdicts(format(), [report()]) -> unicode:chardata().
+verdicts(basic, _Reports) ->
+    [];
+verdicts(_Format, Reports) ->
+    [io_lib:format("~ts against ~ts: ~ts~n",
+                   [label(R), label(#{label => Against}), erlperf_stat:verdict_text(C)])
+     || #{comparison := #{against := Against} = C} = R <- Reports].
 
 %% Samples that ended while a worker of the job had run far longer than its batches
 %% usually take: the runner's cost per call jumped, or it blocked.

@@ -56,6 +56,11 @@
          overdue_reported/0, overdue_reported/1, compare_interleaved/0, compare_interleaved/1,
          interleaved_timed/0, interleaved_timed/1]).
 
+%% Test cases: evidence (intervals, outliers, verdicts)
+-export([evidence_one/0, evidence_one/1, verdict_parallel/0, verdict_parallel/1,
+         verdict_sequential_timed/0, verdict_sequential_timed/1, confidence_option/0,
+         confidence_option/1]).
+
 %% Short samples keep the suite fast; cases that need more say so.
 -define(FAST, #{sample_duration => 20, samples => 1}).
 -define(SHORT_MS, 100).
@@ -72,7 +77,7 @@ suite() ->
 
 all() ->
     [{group, callables}, {group, errors}, {group, modes}, {group, reliability},
-     {group, application}, {group, compat}].
+     {group, application}, {group, compat}, {group, evidence}].
 
 groups() ->
     [{callables, [parallel],
@@ -97,7 +102,8 @@ groups() ->
        no_leak_timed_and_squeeze, no_files_written, workers_100k]},
      {application, [], [start_job]},
      {compat, [], [legacy_timed, compare_parallel, compare_sequential, invalid_compare,
-                   overdue_reported, compare_interleaved, interleaved_timed]}].
+                   overdue_reported, compare_interleaved, interleaved_timed]},
+     {evidence, [], [evidence_one, verdict_parallel, verdict_sequential_timed, confidence_option]}].
 
 init_per_group(application, Config) ->
     case code:which(erlperf_app) =/= non_existing andalso code:which(erlperf_job_sup) =/= non_existing of
@@ -742,6 +748,54 @@ overdue_reported(Config) when is_list(Config) ->
                               report => full, progress => Block}),
     %% the second sample may end before the workers are overdue; the third cannot
     ?assert(Overdue >= 1 andalso Overdue =< 2, Overdue).
+
+evidence_one() ->
+    [{doc, "A full report carries the 95% interval of the average and the outliers; one runner gets no comparison"}].
+evidence_one(Config) when is_list(Config) ->
+    #{result := #{ci := {Lo, Hi}, confidence := 95, average := Avg, values := Values,
+                  outliers := #{low_mild := LM, low_severe := LS, high_mild := HM, high_severe := HS}}} =
+        Report = erlperf:run("rand:uniform().", #{sample_duration => 50, samples => 5, report => full}),
+    ?assert(Lo =< Avg andalso Avg =< Hi, {Lo, Avg, Hi}),
+    ?assertEqual(erlperf_stat:confidence_interval(Values, 95), {Lo, Hi}),
+    ?assert(LM + LS + HM + HS =< 5),
+    ?assertNot(is_map_key(comparison, Report)),
+    %% one sample: no interval
+    ?assertMatch(#{result := #{ci := undefined}},
+                 erlperf:run("ok.", #{sample_duration => 20, samples => 1, report => full})).
+
+verdict_parallel() ->
+    [{doc, "Runners sampled at the same instants are compared to the fastest with a paired test"}].
+verdict_parallel(Config) when is_list(Config) ->
+    [Fast, Slow] = erlperf:compare([#{runner => "timer:sleep(1).", label => "one"},
+                                    #{runner => "timer:sleep(4).", label => "four"}],
+                                   #{sample_duration => 100, samples => 6, report => full}),
+    ?assertNot(is_map_key(comparison, Fast)),
+    #{comparison := #{against := <<"one">>, test := paired, significant := true, verdict := slower,
+                      change_pct := Change, ci_pct := {Lo, Hi}, confidence := 95}} = Slow,
+    %% sleeping 4 ms instead of 1 ms: far fewer calls per sample
+    ?assert(Change < -30 andalso Lo =< Change andalso Change =< Hi, {Change, Lo, Hi}).
+
+verdict_sequential_timed() ->
+    [{doc, "Sequential runs are compared with Welch's test; in timed mode a longer time is slower"}].
+verdict_sequential_timed(Config) when is_list(Config) ->
+    [_Fast, Slow] = erlperf:compare(["timer:sleep(1).", "timer:sleep(4)."],
+                                    #{sample_duration => {timed, 5}, samples => 5,
+                                      compare => sequential, report => full}),
+    ?assertMatch(#{comparison := #{test := welch, verdict := slower, significant := true,
+                                   better := lower}}, Slow),
+    #{comparison := #{change_pct := Change}} = Slow,
+    ?assert(Change > 50, Change).
+
+confidence_option() ->
+    [{doc, "confidence sets the level of every interval and verdict; out of (0, 100) it is invalid"}].
+confidence_option(Config) when is_list(Config) ->
+    [_, #{result := #{confidence := 99}, comparison := #{confidence := 99}}] =
+        erlperf:compare(["ok.", "timer:sleep(1)."], #{sample_duration => 30, samples => 3,
+                                                       confidence => 99, report => full}),
+    ?assertException(error, {invalid_option, confidence, 100},
+                     erlperf:run("ok.", #{confidence => 100})),
+    ?assertException(error, {invalid_option, confidence, 0},
+                     erlperf:run("ok.", #{confidence => 0})).
 
 %% Two jobs whose workers register a name and note when they see the other's.
 overlap(Extra) ->

@@ -61,7 +61,8 @@
          latin1_locale/0, format_basic/0, format_extended/0, format_full/0, format_narrow/0,
          format_default_width/0, format_2_3_example/0, format_bad_input/0]).
 -export([bad_compare/0, bad_compare/1, compare_modes/0, compare_modes/1,
-         interleaved_isolated/0, interleaved_isolated/1,
+         interleaved_isolated/0, interleaved_isolated/1, bad_confidence/0, bad_confidence/1,
+         verdict_lines/0, verdict_lines/1,
          busy_100k/0, busy_100k/1]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
@@ -90,7 +91,7 @@ groups() ->
       [no_arguments, help, unknown_option, bad_concurrency, bad_loop, missing_value,
        syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
        runner_crash, undefined_function, init_crash, unreachable_node, bad_compare,
-       interleaved_isolated]},
+       interleaved_isolated, bad_confidence]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -106,7 +107,7 @@ groups() ->
        format_2_3_example, format_bad_input]},
      {options_timed, [],
       [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes,
-       compare_modes, busy_100k]},
+       compare_modes, busy_100k, verdict_lines]},
      {seed, [parallel],
       [readme_squeeze_max, readme_squeeze_is_loaded, readme_squeeze_persistent_term,
        readme_timed_compare, readme_compare_warmup, readme_rand_uniform, readme_concurrency,
@@ -245,6 +246,19 @@ compare_modes(Config) ->
     {0, Turns} = run(Config, ["rand:uniform().", "rand:uniform(1000).", "--compare", "interleaved"]
                              ++ ?QUICK),
     ?assertEqual(2, length(table(?BASIC ++ ["Rel"], Turns))).
+
+bad_confidence() ->
+    [{doc, "--confidence takes a percentage between 0 and 100"}].
+bad_confidence(Config) ->
+    usage_error(Config, ["ok.", "--confidence", "100"], "not a percentage between 0 and 100").
+
+verdict_lines() ->
+    [{doc, "Extended tables say for each runner how it compares with the fastest, at --confidence"}].
+verdict_lines(Config) ->
+    {0, Out} = run(Config, ["timer:sleep(1).", "timer:sleep(5).", "-r", "extended",
+                            "--confidence", "99", "-d", "100", "-s", "5"]),
+    ?assertNotEqual(nomatch, string:find(Out, "timer:sleep(5). against timer:sleep(1).: "), Out),
+    ?assertNotEqual(nomatch, string:find(Out, "% slower (99% CI "), Out).
 
 interleaved_isolated() ->
     [{doc, "--compare interleaved with -i is a usage error saying why"}].

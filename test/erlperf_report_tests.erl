@@ -35,12 +35,15 @@ report(Mode, Label, Run, #{values := Values, stddev := StdDev} = Figures) ->
                code => #{runner => maps:get(runner, Run, unicode:characters_to_list(Label))},
                run_options => maps:merge(#{compare => parallel, concurrency => Concurrency,
                                            cv => undefined, priority => high, report => full,
+                                           confidence => 95,
                                            sample_duration => 1000, samples => 3, warmup => 0},
                                          Options),
                sleep => maps:get(sleep, Run, sleep), warnings => maps:get(warnings, Run, []),
                system => system(),
                result => Figures#{min => lists:min(Values), max => lists:max(Values),
-                                  best => Best, worst => Worst, variance => StdDev * StdDev}},
+                                  best => Best, worst => Worst, variance => StdDev * StdDev,
+                                  ci => erlperf_stat:confidence_interval(Values, 95),
+                                  confidence => 95, outliers => erlperf_stat:outliers(Values)}},
     maps:merge(Report, maps:with([qps, relative], Run)).
 
 %% `system' of every run below (erlperf_system on the CI machine, OTP 25).
@@ -88,8 +91,9 @@ report_shape_test_() ->
               || #{result := #{samples := S, values := V}} <- RealTimed ++ timed_mfa()]
      end}.
 
+%% (only runners slower than the fastest have a comparison)
 assert_same_shape(Real, Built) ->
-    ?assertEqual(keys(Real), keys(Built)),
+    ?assertEqual(keys(Real) -- [comparison], keys(Built) -- [comparison]),
     [?assertEqual({Key, keys(maps:get(Key, Real))}, {Key, keys(maps:get(Key, Built))})
      || Key <- [result, system, run_options, code]],
     #{system := #{os := {Family, Name}}} = Built,
@@ -97,6 +101,20 @@ assert_same_shape(Real, Built) ->
 
 keys(Map) ->
     lists:sort(maps:keys(Map)).
+
+verdict_lines_test() ->
+    Fast = continuous(<<"fast.">>, #{}, figures([1000, 1010, 990, 1000])),
+    Slow = continuous(<<"slow.">>, #{}, figures([500, 510, 490, 500])),
+    Annotated = erlperf_comparison:annotate([Fast, Slow], 95),
+    Extended = text(Annotated, #{format => extended}),
+    ?assertNotEqual(nomatch, string:find(Extended, "slow. against fast.: 50.0% slower (95% CI")),
+    %% basic tables stay as erlperf 2.3 prints them
+    ?assertEqual(nomatch, string:find(text(Annotated, #{format => basic}), "against")).
+
+figures(Values) ->
+    Summary = erlperf_stat:summary(Values),
+    Summary#{values => Values, samples => lists:seq(0, length(Values)), time => 1000000,
+             overdue => 0, iteration_time => 1.0e9 / erlperf_stat:mean(Values)}.
 
 %%--------------------------------------------------------------------
 %% Units (figures of the runs below)
