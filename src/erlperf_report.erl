@@ -145,8 +145,12 @@ verdicts(basic, _Reports) ->
     [];
 verdicts(_Format, Reports) ->
     [io_lib:format("~ts against ~ts: ~ts~n",
-                   [label(R), label(#{label => Against}), erlperf_stat:verdict_text(C)])
+                   [label(R), label(#{label => Against}), verdict_text(C)])
      || #{comparison := #{against := Against} = C} = R <- Reports].
+
+-spec verdict_text(map()) -> iodata().
+verdict_text(Comparison) ->
+    erlperf_stat:verdict_text(maps:remove(against, Comparison)).
 
 %% Samples that ended while a worker of the job had run far longer than its batches
 %% usually take: the runner's cost per call jumped, or it blocked.
