@@ -1,0 +1,70 @@
+%%% @doc Writes a results record ({@link erlperf_record}) as CSV: a header line, then one
+%%% line per run (RFC 4180: comma-separated, CRLF line ends, a field holding a comma, a
+%%% double quote or a line break is quoted, its quotes doubled). Pure: returns iodata.
+%%%
+%%% Example:
+%%% ```
+%%% Reports = erlperf:compare(["rand:uniform().", "rand:uniform(1000)."], #{report => full}),
+%%% io:put_chars(erlperf_csv:format(erlperf_record:from_reports(Reports))).
+%%% '''
+-module(erlperf_csv).
+
+%% API: called by the command line.
+-export([format/1, columns/0]).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc The CSV text of a record.
+-spec format(erlperf_record:record()) -> iodata().
+format(#{<<"runs">> := Runs}) ->
+    [line([atom_to_binary(C) || C <- columns()]) | [line(row(Run)) || Run <- Runs]].
+
+%% @doc The columns, in order: one per figure of a run (`doc/formats.md').
+-spec columns() -> [atom()].
+columns() ->
+    [label, code, mode, concurrency, samples, average, stddev, median, p99, min, max,
+     ci95_lo, ci95_hi, outliers, iteration_ns, qps, against, change_pct, ci95_pct_lo,
+     ci95_pct_hi, significant].
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+row(Run) ->
+    [cell(column(C, Run)) || C <- columns()].
+
+column(samples, #{<<"samples">> := S}) -> length(S);
+column(ci95_lo, Run) -> bound(1, maps:get(<<"ci95">>, Run, null));
+column(ci95_hi, Run) -> bound(2, maps:get(<<"ci95">>, Run, null));
+column(outliers, #{<<"outliers">> := O}) ->
+    lists:sum([maps:get(K, O) || K <- [<<"low_mild">>, <<"low_severe">>, <<"high_mild">>,
+                                       <<"high_severe">>]]);
+column(against, Run) -> comparison(<<"against">>, Run);
+column(change_pct, Run) -> comparison(<<"change_pct">>, Run);
+column(ci95_pct_lo, Run) -> bound(1, comparison(<<"ci95_pct">>, Run));
+column(ci95_pct_hi, Run) -> bound(2, comparison(<<"ci95_pct">>, Run));
+column(significant, Run) -> comparison(<<"significant">>, Run);
+column(Key, Run) -> maps:get(atom_to_binary(Key), Run, null).
+
+comparison(Key, #{<<"comparison">> := C}) -> maps:get(Key, C, null);
+comparison(_Key, _Run) -> null.
+
+bound(I, [_, _] = Interval) -> lists:nth(I, Interval);
+bound(_I, null) -> null.
+
+cell(null) -> <<>>;
+cell(true) -> <<"true">>;
+cell(false) -> <<"false">>;
+cell(N) when is_integer(N) -> integer_to_binary(N);
+cell(F) when is_float(F) -> float_to_binary(F, [short]);
+cell(Text) when is_binary(Text) -> quote(Text).
+
+%% A field with a comma, a double quote or a line break is quoted.
+quote(Text) ->
+    case binary:match(Text, [<<",">>, <<"\"">>, <<"\n">>, <<"\r">>]) of
+        nomatch -> Text;
+        _ -> [$", binary:replace(Text, <<"\"">>, <<"\"\"">>, [global]), $"]
+    end.
+
+line(Cells) ->
+    [lists:join($,, Cells), "\r\n"].

@@ -1,0 +1,72 @@
+%%% @doc Writes a results record ({@link erlperf_record}) as a Markdown table, ready for a
+%%% pull-request comment: one row per run with throughput, time per iteration, the 95%
+%%% interval of the throughput and the verdict against the fastest. Pure: returns iodata.
+%%%
+%%% Text from the user (code, labels) is escaped: `|' cannot end a cell, backticks
+%%% cannot end the code span, and line breaks become spaces.
+%%%
+%%% Example:
+%%% ```
+%%% Reports = erlperf:compare(["rand:uniform().", "rand:uniform(1000)."], #{report => full}),
+%%% io:put_chars(erlperf_markdown:format(erlperf_record:from_reports(Reports))).
+%%% '''
+-module(erlperf_markdown).
+
+%% API: called by the command line.
+-export([format/1]).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc The Markdown table of a record.
+-spec format(erlperf_record:record()) -> unicode:chardata().
+format(#{<<"runs">> := Runs}) ->
+    Header = ["Code", "Concurrency", "Throughput (per second)", "95% CI", "Time", "Verdict"],
+    [row(Header), row(["---", "---:", "---:", "---:", "---:", "---"]) | [row(cells(R)) || R <- Runs]].
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+cells(#{<<"label">> := Label, <<"concurrency">> := C} = Run) ->
+    [code(Label), integer_to_list(C), per_second(maps:get(<<"qps">>, Run, null)),
+     interval(Run), time(maps:get(<<"iteration_ns">>, Run, null)), verdict(Run)].
+
+%% The throughput's interval, from the per-sample interval scaled to one second.
+interval(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})
+  when is_number(Qps), Avg /= 0 ->
+    Scale = Qps / Avg,
+    [erlperf_report:format_count(Lo * Scale), "..", erlperf_report:format_count(Hi * Scale)];
+interval(_Run) ->
+    "-".
+
+verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := true,
+                                <<"verdict">> := Verdict, <<"change_pct">> := Change,
+                                <<"ci95_pct">> := [Lo, Hi]}}) ->
+    [Near, Far] = lists:sort([abs(Lo), abs(Hi)]),
+    io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%)",
+                  [abs(Change), Verdict, code(Against), Near, Far]);
+verdict(#{<<"comparison">> := #{<<"against">> := Against}}) ->
+    ["no significant difference from ", code(Against)];
+verdict(_Fastest) ->
+    "fastest".
+
+per_second(null) -> "-";
+per_second(Qps) -> erlperf_report:format_count(Qps).
+
+time(null) -> "-";
+time(Ns) -> erlperf_report:format_time(Ns).
+
+%% Code in a code span: a backtick inside is replaced (no span can hold it portably),
+%% `|' is escaped so that it does not end the cell, line breaks become spaces.
+code(Text) ->
+    Chars = unicode:characters_to_list(Text),
+    ["`", [escape(C) || C <- Chars], "`"].
+
+escape($`) -> $';
+escape($|) -> "\\|";
+escape($\n) -> $\s;
+escape($\r) -> $\s;
+escape(C) -> C.
+
+row(Cells) ->
+    ["| ", lists:join(" | ", Cells), " |\n"].

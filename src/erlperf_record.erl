@@ -1,0 +1,161 @@
+%%% @doc The results record: full reports turned into the documented, machine-readable
+%%% map that every output format writes (`doc/formats.md'). Pure: no I/O.
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>record</b>: `#{<<"version">>, <<"system">>, <<"options">>, <<"compare">>,
+%%%       <<"runs">>}' with binary keys and JSON-able values only (binaries, numbers,
+%%%       booleans, `null', lists, maps), so that `erlperf_json:encode/1' writes it as it
+%%%       is and reading it back gives the same map.</li>
+%%%   <li><b>run</b>: one runner's figures: label, code, mode, concurrency, the per-sample
+%%%       values (`samples') and the raw counter (`counter'), statistics, the 95%
+%%%       interval (`ci95'), outliers, time per iteration, iterations per second, and
+%%%       against the fastest runner a `comparison' (change in percent, its 95% interval,
+%%%       significant). When another `confidence' was asked for, `ci' and the
+%%%       comparison's `ci_pct' are at that level as well.</li>
+%%% </ul>
+%%%
+%%% Example:
+%%% ```
+%%% Reports = erlperf:compare(["rand:uniform().", "rand:uniform(1000)."], #{report => full}),
+%%% #{<<"version">> := 1, <<"runs">> := [_, _]} = erlperf_record:from_reports(Reports).
+%%% '''
+-module(erlperf_record).
+
+%% API: called by the command line and the output formats.
+-export([from_reports/1, version/0]).
+
+-export_type([record/0]).
+
+-type record() :: #{binary() => term()}.
+
+%% Version of the record's layout; readers refuse a newer one.
+-define(VERSION, 1).
+%% Intervals in the record are at this confidence, whatever the run's.
+-define(RECORD_CONFIDENCE, 95).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc The record of full reports of one call (`report => full').
+-spec from_reports([erlperf:report(), ...]) -> record().
+from_reports([First | _] = Reports) ->
+    Runs = [run(R, Reports) || R <- Reports],
+    #{<<"version">> => ?VERSION,
+      <<"system">> => system(maps:get(system, First, #{})),
+      <<"options">> => options(maps:get(run_options, First, #{})),
+      <<"compare">> => text(maps:get(compare, maps:get(run_options, First, #{}), parallel)),
+      <<"runs">> => Runs}.
+
+%% @doc The layout version this release writes.
+-spec version() -> pos_integer().
+version() ->
+    ?VERSION.
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+run(#{result := Result, label := Label} = Report, Reports) ->
+    #{values := Values, average := Avg} = Result,
+    Base = #{<<"label">> => Label,
+             <<"code">> => code(maps:get(code, Report, #{})),
+             <<"mode">> => text(maps:get(mode, Report)),
+             <<"concurrency">> => maps:get(concurrency, Report, 1),
+             <<"samples">> => Values,
+             <<"counter">> => maps:get(samples, Result, []),
+             <<"average">> => Avg,
+             <<"stddev">> => maps:get(stddev, Result),
+             <<"median">> => maps:get(median, Result),
+             <<"p99">> => maps:get(p99, Result),
+             <<"min">> => maps:get(min, Result),
+             <<"max">> => maps:get(max, Result),
+             <<"ci95">> => interval(erlperf_stat:confidence_interval(Values, ?RECORD_CONFIDENCE)),
+             <<"outliers">> => outliers(Values),
+             <<"iteration_ns">> => number(maps:get(iteration_time, Result, null)),
+             <<"qps">> => qps(Report),
+             <<"overdue">> => maps:get(overdue, Result, 0),
+             <<"time_us">> => maps:get(time, Result, 0),
+             <<"params">> => #{}},
+    Chosen = case maps:get(confidence, Result, ?RECORD_CONFIDENCE) of
+                 C when C == ?RECORD_CONFIDENCE -> #{};
+                 C -> #{<<"confidence">> => C,
+                        <<"ci">> => interval(erlperf_stat:confidence_interval(Values, C))}
+             end,
+    maps:merge(maps:merge(Base, Chosen), comparison(Report, Reports)).
+
+comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Values}}, Reports) ->
+    %% the fastest is the one report without a comparison
+    [Fastest | _] = [V || #{label := L, result := #{values := V}} = R <- Reports, L =:= Against,
+                          not is_map_key(comparison, R)],
+    Options = maps:with([test, better], Cmp),
+    At95 = erlperf_stat:compare(Fastest, Values, Options#{confidence => ?RECORD_CONFIDENCE}),
+    Base = #{<<"against">> => Against,
+             <<"test">> => text(maps:get(test, Cmp)),
+             <<"change_pct">> => number(maps:get(change_pct, At95)),
+             <<"ci95_pct">> => interval(maps:get(ci_pct, At95)),
+             <<"significant">> => maps:get(significant, At95),
+             <<"p">> => number(maps:get(p, At95)),
+             <<"verdict">> => text(maps:get(verdict, At95))},
+    Chosen = case maps:get(confidence, Cmp) of
+                 C when C == ?RECORD_CONFIDENCE -> #{};
+                 C -> #{<<"confidence">> => C, <<"ci_pct">> => interval(maps:get(ci_pct, Cmp)),
+                        <<"significant_at_confidence">> => maps:get(significant, Cmp)}
+             end,
+    #{<<"comparison">> => maps:merge(Base, Chosen)};
+comparison(_Report, _Reports) ->
+    #{}.
+
+outliers(Values) ->
+    maps:fold(fun (K, V, Acc) -> Acc#{atom_to_binary(K) => V} end, #{},
+              erlperf_stat:outliers(Values)).
+
+interval({Lo, Hi}) -> [Lo, Hi];
+interval(undefined) -> null.
+
+number(infinity) -> null;
+number(undefined) -> null;
+number(N) -> N.
+
+%% Iterations per second, all workers (timed mode: of the one worker).
+qps(#{mode := timed, result := #{iteration_time := Ns}}) when Ns > 0 -> 1.0e9 / Ns;
+qps(#{mode := timed}) -> null;
+qps(#{result := #{average := Avg}, run_options := #{sample_duration := Ms}}) when is_integer(Ms) ->
+    Avg * 1000 / Ms;
+qps(_Report) -> null.
+
+code(#{runner := Runner}) ->
+    callable(Runner);
+code(_Code) ->
+    null.
+
+callable(Text) when is_binary(Text) ->
+    Text;
+callable([C | _] = Text) when is_integer(C) ->
+    unicode:characters_to_binary(Text);
+callable(Other) ->
+    iolist_to_binary(io_lib:format("~0tp", [Other])).
+
+system(System) ->
+    maps:fold(fun (K, V, Acc) -> Acc#{atom_to_binary(K) => system_value(V)} end, #{}, System).
+
+system_value({Family, Name}) -> iolist_to_binary([atom_to_binary(Family), $:, atom_to_binary(Name)]);
+system_value(V) when is_atom(V) -> atom_to_binary(V);
+system_value([C | _] = V) when is_integer(C) -> unicode:characters_to_binary(V);
+system_value(V) -> V.
+
+%% Run options as JSON: atoms as text, {timed, N} as {"timed": N}, funs left out.
+options(Options) ->
+    maps:fold(fun (_K, V, Acc) when is_function(V) -> Acc;
+                  (K, V, Acc) -> Acc#{atom_to_binary(K) => option(V)}
+              end, #{}, Options).
+
+option({timed, N}) -> #{<<"timed">> => N};
+option(V) when is_boolean(V) -> V;
+option(undefined) -> null;
+option(V) when is_atom(V) -> atom_to_binary(V);
+option(V) when is_map(V) -> options(V);
+option(V) when is_list(V) -> [option(E) || E <- V];
+option(V) -> V.
+
+text(A) when is_atom(A) -> atom_to_binary(A);
+text(B) when is_binary(B) -> B.
