@@ -65,6 +65,7 @@
                          io_lib_format]).
 %% erlperf's own modules that every benchmark run needs.
 -define(ENGINE_MODULES, [erlperf, erlperf_local, erlperf_sampler, erlperf_job, erlperf_codegen,
+                         erlperf_comparison,
                          erlperf_report, erlperf_stat, erlperf_system]).
 
 %% Exit statuses.
@@ -83,7 +84,7 @@
 
 %% How an option's value is read.
 -type arg() :: flag | count | non_neg_count | report | compare | ratio | percent | code | text | dir
-             | nodes.
+             | nodes | output_format | file | out_file.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, or every runner's code map (as a default).
 -type target() :: run | concurrency | cli | runner | all_runners.
@@ -104,6 +105,8 @@
                     run_options := map(),
                     concurrency_options := map() | undefined,
                     report := erlperf_report:format() | auto,
+                    format := erlperf_output:format(),
+                    outputs := [{file:filename(), erlperf_output:format()}],
                     verbose := boolean(),
                     paths := [string()],
                     help := boolean()}.
@@ -146,7 +149,7 @@ format(Reports, _Options) ->
 -spec defaults() -> #{atom() => term()}.
 defaults() ->
     Engine = maps:merge(erlperf:defaults(), erlperf:concurrency_defaults()),
-    maps:merge(Engine, #{report => auto, verbose => false, isolation => false,
+    maps:merge(Engine, #{report => auto, format => text, verbose => false, isolation => false,
                          squeeze => false, help => false}).
 
 %% @doc Parses the command line into code maps and options.
@@ -175,6 +178,8 @@ usage() ->
 -spec format_error(term()) -> string().
 format_error({usage, Text}) ->
     Text;
+format_error({write, _File, _Reason} = Reason) ->
+    erlperf_output:format_error(Reason);
 format_error({distribution, Reason}) ->
     lists:flatten(io_lib:format("cannot start Erlang distribution for --nodes: ~0tp", [Reason]));
 format_error(Reason) ->
@@ -244,6 +249,11 @@ options() ->
       "sample until the coefficient of variation is at most this (e.g. 0.05)"},
      {report, ["-r", "--report"], report, cli,
       "basic, extended or full; auto is extended from 10 samples"},
+     {format, ["--format"], output_format, cli,
+      "standard output: text (tables), json, csv or markdown"},
+     {output, ["-o", "--output"], out_file, cli,
+      "also write the results to FILE, as its extension says (.json .csv .md .txt)"},
+     {save, ["--save"], file, cli, "write the results record (JSON) to FILE, atomically"},
      {verbose, ["-v", "--verbose"], flag, cli,
       "print generated code and a VM monitor line every second"},
      {paths, ["-pa"], dir, cli, "add DIR to the code path (repeatable)"},
@@ -287,6 +297,9 @@ metavar(flag) -> "";
 metavar(report) -> " FORMAT";
 metavar(compare) -> " HOW";
 metavar(percent) -> " PCT";
+metavar(output_format) -> " FORMAT";
+metavar(file) -> " FILE";
+metavar(out_file) -> " FILE";
 metavar(ratio) -> " CV";
 metavar(code) -> " CODE";
 metavar(text) -> " TEXT";
@@ -367,6 +380,16 @@ value(percent, Name, Text) ->
     case ratio(Text) of
         P when is_float(P), P > 0, P < 100 -> P;
         _ -> usage("~ts: '~ts' is not a percentage between 0 and 100", [Name, Text])
+    end;
+value(output_format, Name, Text) ->
+    case lists:member(Text, ["text", "json", "csv", "markdown"]) of
+        true -> list_to_atom(Text);
+        false -> usage("~ts: '~ts' is not text, json, csv or markdown", [Name, Text])
+    end;
+value(out_file, Name, Text) ->
+    case erlperf_output:format_from_extension(Text) of
+        {ok, Format} -> {Text, Format};
+        error -> usage("~ts: '~ts' has no known extension (.json, .csv, .md, .txt)", [Name, Text])
     end;
 value(code, _Name, Text) ->
     callable(Text);
@@ -452,7 +475,7 @@ all_role(init_runner_all) -> init_runner.
 -spec finish(map()) -> parsed().
 finish(#{given := #{help := true}}) ->
     #{codes => [], run_options => #{}, concurrency_options => undefined, report => auto,
-      verbose => false, paths => [], help => true};
+      format => text, outputs => [], verbose => false, paths => [], help => true};
 finish(#{codes := []}) ->
     usage("no code to benchmark", []);
 finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
@@ -461,6 +484,12 @@ finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
       run_options => run_options(Given),
       concurrency_options => concurrency_options(Given),
       report => maps:get(report, Settings),
+      format => maps:get(format, Settings),
+      outputs => [O || O <- [maps:get(output, Settings, none),
+                             case maps:get(save, Settings, none) of
+                                 none -> none;
+                                 Save -> {Save, json}
+                             end], O =/= none],
       verbose => maps:get(verbose, Settings),
       paths => maps:get(paths, Settings, []),
       help => false}.
@@ -593,8 +622,8 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
     stop_progress(Progress),
     case Outcome of
         {ok, Result} ->
-            print_table(Parsed, Result),
-            ?EXIT_OK;
+            print_results(Parsed, Result),
+            write_outputs(Parsed, Result);
         {error, Why} ->
             fail(Why)
     end.
@@ -624,10 +653,18 @@ load_all(Modules) ->
         {error, _} -> ok
     end.
 
--spec print_table(parsed(), [map()]) -> ok.
-print_table(#{report := Format}, Reports) ->
-    Options = #{format => Format, width => terminal_width(), colour => colour(1)},
-    io:put_chars(erlperf_report:format(Reports, Options)).
+-spec print_results(parsed(), [map()]) -> ok.
+print_results(#{report := Report, format := Format}, Reports) ->
+    Options = #{format => Report, width => terminal_width(), colour => colour(1)},
+    io:put_chars(erlperf_output:format(Format, Reports, Options)).
+
+%% -o and --save; the first file that cannot be written fails the run.
+-spec write_outputs(parsed(), [map()]) -> non_neg_integer().
+write_outputs(#{outputs := Outputs}, Reports) ->
+    case [E || {File, Format} <- Outputs, E <- [erlperf_output:write(File, Format, Reports)], E =/= ok] of
+        [] -> ?EXIT_OK;
+        [{error, Reason} | _] -> fail(Reason)
+    end.
 
 %% -v: start the application, show the generated code, log the VM every second.
 -spec verbose(parsed()) -> ok.

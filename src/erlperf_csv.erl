@@ -12,6 +12,9 @@
 %% API: called by the command line.
 -export([format/1, columns/0]).
 
+%% Whole floats below this are written with all their digits (1000000.0).
+-define(PLAIN_LIMIT, 1.0e15).
+
 %%--------------------------------------------------------------------
 %% API
 
@@ -56,6 +59,9 @@ cell(null) -> <<>>;
 cell(true) -> <<"true">>;
 cell(false) -> <<"false">>;
 cell(N) when is_integer(N) -> integer_to_binary(N);
+cell(F) when is_float(F), F == trunc(F), abs(F) < ?PLAIN_LIMIT ->
+    %% 1000.0, not 1.0e3 (the shortest form): what a spreadsheet user expects
+    <<(integer_to_binary(trunc(F)))/binary, ".0">>;
 cell(F) when is_float(F) -> float_to_binary(F, [short]);
 cell(Text) when is_binary(Text) -> quote(Text).
 
