@@ -62,7 +62,9 @@
          format_default_width/0, format_2_3_example/0, format_bad_input/0]).
 -export([bad_compare/0, bad_compare/1, compare_modes/0, compare_modes/1,
          interleaved_isolated/0, interleaved_isolated/1, bad_confidence/0, bad_confidence/1,
-         verdict_lines/0, verdict_lines/1,
+         verdict_lines/0, verdict_lines/1, bad_format/0, bad_format/1,
+         bad_output_extension/0, bad_output_extension/1, unwritable_output/0, unwritable_output/1,
+         formats_stdout/0, formats_stdout/1, output_files/0, output_files/1,
          busy_100k/0, busy_100k/1]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
@@ -91,7 +93,7 @@ groups() ->
       [no_arguments, help, unknown_option, bad_concurrency, bad_loop, missing_value,
        syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
        runner_crash, undefined_function, init_crash, unreachable_node, bad_compare,
-       interleaved_isolated, bad_confidence]},
+       interleaved_isolated, bad_confidence, bad_format, bad_output_extension]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -107,7 +109,7 @@ groups() ->
        format_2_3_example, format_bad_input]},
      {options_timed, [],
       [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes,
-       compare_modes, busy_100k, verdict_lines]},
+       compare_modes, busy_100k, verdict_lines, unwritable_output, formats_stdout, output_files]},
      {seed, [parallel],
       [readme_squeeze_max, readme_squeeze_is_loaded, readme_squeeze_persistent_term,
        readme_timed_compare, readme_compare_warmup, readme_rand_uniform, readme_concurrency,
@@ -246,6 +248,58 @@ compare_modes(Config) ->
     {0, Turns} = run(Config, ["rand:uniform().", "rand:uniform(1000).", "--compare", "interleaved"]
                              ++ ?QUICK),
     ?assertEqual(2, length(table(?BASIC ++ ["Rel"], Turns))).
+
+bad_format() ->
+    [{doc, "--format takes text, json, csv or markdown"}].
+bad_format(Config) ->
+    usage_error(Config, ["ok.", "--format", "xml"], "'xml' is not text, json, csv or markdown").
+
+bad_output_extension() ->
+    [{doc, "-o needs a file name whose extension names a format; nothing runs otherwise"}].
+bad_output_extension(Config) ->
+    usage_error(Config, ["ok.", "-o", "results.xyz"], "no known extension").
+
+unwritable_output() ->
+    [{doc, "A results file that cannot be written fails the run with one line, exit 1"}].
+unwritable_output(Config) ->
+    {1, Out} = run(Config, ["ok.", "-o", "/nonexistent/erlperf/results.csv" | ?QUICK]),
+    ?assertNotEqual(nomatch, string:find(Out, "cannot write /nonexistent/erlperf/results.csv"), Out).
+
+formats_stdout() ->
+    [{doc, "--format csv and markdown print the record on standard output, one row per runner"}].
+formats_stdout(Config) ->
+    Args = ["rand:uniform().", "rand:uniform(1000)." | ?QUICK],
+    {0, Csv} = run(Config, Args ++ ["--format", "csv"]),
+    [Header, Row1, Row2] = string:split(string:trim(Csv), "\r\n", all),
+    ?assertMatch("label,code,mode,concurrency," ++ _, Header),
+    ?assertMatch("rand:uniform().," ++ _, Row1),
+    ?assertMatch("rand:uniform(1000).," ++ _, Row2),
+    {0, Md} = run(Config, Args ++ ["--format", "markdown"]),
+    ["| Code |" ++ _, "| --- |" ++ _, "| `rand:uniform()" ++ _, "| `rand:uniform(1000)" ++ _] =
+        string:split(string:trim(Md), "\n", all).
+
+output_files() ->
+    [{doc, "-o FILE writes the format of its extension, --save FILE the JSON record; the table still prints"}].
+output_files(Config) ->
+    Priv = ?config(priv_dir, Config),
+    Csv = filename:join(Priv, "out.csv"),
+    Md = filename:join(Priv, "out.md"),
+    Json = filename:join(Priv, "saved.json"),
+    {0, Out} = run(Config, ["rand:uniform().", "-o", Csv, "--save", Json | ?QUICK]),
+    [#{"Code" := "rand:uniform()."}] = table(?BASIC, Out),
+    {ok, CsvText} = file:read_file(Csv),
+    ?assertMatch([<<"label,", _/binary>>, <<"rand:uniform().,", _/binary>>],
+                 binary:split(CsvText, <<"\r\n">>, [global, trim])),
+    {ok, JsonText} = file:read_file(Json),
+    {ok, #{<<"version">> := 1, <<"runs">> := [#{<<"label">> := <<"rand:uniform().">>,
+                                                <<"samples">> := [_]}]}} =
+        erlperf_json:decode(JsonText),
+    %% no temporary file is left beside them
+    ?assertEqual(["out.csv", "saved.json"],
+                 lists:sort([F || F <- element(2, file:list_dir(Priv)),
+                                  lists:prefix("out.", F) orelse lists:prefix("saved.", F)])),
+    {0, _} = run(Config, ["ok.", "-o", Md | ?QUICK]),
+    {ok, <<"| Code |", _/binary>>} = file:read_file(Md).
 
 bad_confidence() ->
     [{doc, "--confidence takes a percentage between 0 and 100"}].
