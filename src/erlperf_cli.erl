@@ -72,6 +72,7 @@
 -define(EXIT_OK, 0).
 -define(EXIT_FAILED, 1).
 -define(EXIT_USAGE, 2).
+-define(EXIT_REGRESSION, 3).
 %% Show progress when the run is expected to take longer than this (milliseconds).
 -define(PROGRESS_AFTER_MS, 3000).
 %% Terminal width assumed when stdout is a terminal of unknown width; also the default
@@ -84,7 +85,7 @@
 
 %% How an option's value is read.
 -type arg() :: flag | count | non_neg_count | report | compare | ratio | percent | code | text | dir
-             | nodes | output_format | file | out_file.
+             | nodes | output_format | file | out_file | gate.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, or every runner's code map (as a default).
 -type target() :: run | concurrency | cli | runner | all_runners.
@@ -107,6 +108,8 @@
                     report := erlperf_report:format() | auto,
                     format := erlperf_output:format(),
                     outputs := [{file:filename(), erlperf_output:format()}],
+                    baselines := [file:filename()],
+                    gate := float() | none,
                     verbose := boolean(),
                     paths := [string()],
                     help := boolean()}.
@@ -254,6 +257,10 @@ options() ->
      {output, ["-o", "--output"], out_file, cli,
       "also write the results to FILE, as its extension says (.json .csv .md .txt)"},
      {save, ["--save"], file, cli, "write the results record (JSON) to FILE, atomically"},
+     {baselines, ["--baseline"], file, cli,
+      "compare each runner with a saved record (--save); repeatable"},
+     {fail_on_regression, ["--fail-on-regression"], gate, cli,
+      "exit 3 when a runner is significantly slower than a baseline by more than PCT percent"},
      {verbose, ["-v", "--verbose"], flag, cli,
       "print generated code and a VM monitor line every second"},
      {paths, ["-pa"], dir, cli, "add DIR to the code path (repeatable)"},
@@ -300,6 +307,7 @@ metavar(percent) -> " PCT";
 metavar(output_format) -> " FORMAT";
 metavar(file) -> " FILE";
 metavar(out_file) -> " FILE";
+metavar(gate) -> " PCT";
 metavar(ratio) -> " CV";
 metavar(code) -> " CODE";
 metavar(text) -> " TEXT";
@@ -391,6 +399,11 @@ value(out_file, Name, Text) ->
         {ok, Format} -> {Text, Format};
         error -> usage("~ts: '~ts' has no known extension (.json, .csv, .md, .txt)", [Name, Text])
     end;
+value(gate, Name, Text) ->
+    case ratio(Text) of
+        P when is_float(P), P >= 0 -> P;
+        _ -> usage("~ts: '~ts' is not a percentage (0 or more)", [Name, Text])
+    end;
 value(code, _Name, Text) ->
     callable(Text);
 value(nodes, Name, Text) ->
@@ -462,8 +475,9 @@ apply_option({Key, _, _, runner, _}, _Name, Value, #{hooks := Hooks} = State) ->
     State#{hooks := Hooks#{Key => [Value | maps:get(Key, Hooks, [])]}};
 apply_option({Key, _, _, all_runners, _}, _Name, Value, #{all := All} = State) ->
     State#{all := All#{all_role(Key) => Value}};
-apply_option({paths, _, _, cli, _}, _Name, Dir, #{given := Given} = State) ->
-    State#{given := Given#{paths => maps:get(paths, Given, []) ++ [Dir]}};
+apply_option({Key, _, _, cli, _}, _Name, Value, #{given := Given} = State)
+  when Key =:= paths; Key =:= baselines ->
+    State#{given := Given#{Key => maps:get(Key, Given, []) ++ [Value]}};
 apply_option({Key, _, _, _, _}, _Name, Value, #{given := Given} = State) ->
     State#{given := Given#{Key => Value}}.
 
@@ -475,7 +489,8 @@ all_role(init_runner_all) -> init_runner.
 -spec finish(map()) -> parsed().
 finish(#{given := #{help := true}}) ->
     #{codes => [], run_options => #{}, concurrency_options => undefined, report => auto,
-      format => text, outputs => [], verbose => false, paths => [], help => true};
+      format => text, outputs => [], verbose => false, baselines => [], gate => none,
+      paths => [], help => true};
 finish(#{codes := []}) ->
     usage("no code to benchmark", []);
 finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
@@ -491,6 +506,8 @@ finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
                                  Save -> {Save, json}
                              end], O =/= none],
       verbose => maps:get(verbose, Settings),
+      baselines => maps:get(baselines, Settings, []),
+      gate => maps:get(fail_on_regression, Settings, none),
       paths => maps:get(paths, Settings, []),
       help => false}.
 
@@ -572,8 +589,22 @@ run(Args) ->
 execute(#{paths := Paths} = Parsed) ->
     ok = preload(),
     case add_paths(Paths) of
-        ok -> distributed(Parsed);
-        {error, Reason} -> fail(Reason)
+        ok ->
+            case load_baselines(Parsed) of
+                {ok, WithBaselines} -> distributed(WithBaselines);
+                {error, Reason} -> fail({usage, erlperf_baseline:format_error(Reason)})
+            end;
+        {error, Reason} ->
+            fail(Reason)
+    end.
+
+%% Baselines are read before anything runs: a missing or broken one is a usage error.
+-spec load_baselines(parsed()) -> {ok, parsed()} | {error, term()}.
+load_baselines(#{baselines := Files} = Parsed) ->
+    Loaded = [{F, erlperf_baseline:load(F)} || F <- Files],
+    case [E || {_, {error, _} = E} <- Loaded] of
+        [] -> {ok, Parsed#{baselines := [{F, Record} || {F, {ok, Record}} <- Loaded]}};
+        [{error, Reason} | _] -> {error, Reason}
     end.
 
 %% --nodes: this VM becomes a hidden node that connects out but does not listen (so it
@@ -622,8 +653,12 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
     stop_progress(Progress),
     case Outcome of
         {ok, Result} ->
-            print_results(Parsed, Result),
-            write_outputs(Parsed, Result);
+            Rows = baseline_rows(Parsed, Result),
+            print_results(Parsed#{baseline_rows => Rows}, Result),
+            case write_outputs(Parsed#{baseline_rows => Rows}, Result) of
+                ?EXIT_OK -> gate(Parsed, Rows);
+                Failed -> Failed
+            end;
         {error, Why} ->
             fail(Why)
     end.
@@ -653,15 +688,44 @@ load_all(Modules) ->
         {error, _} -> ok
     end.
 
--spec print_results(parsed(), [map()]) -> ok.
-print_results(#{report := Report, format := Format}, Reports) ->
-    Options = #{format => Report, width => terminal_width(), colour => colour(1)},
+-spec print_results(map(), [map()]) -> ok.
+print_results(#{report := Report, format := Format, baseline_rows := Rows}, Reports) ->
+    Options = #{format => Report, width => terminal_width(), colour => colour(1),
+                baselines => Rows},
     io:put_chars(erlperf_output:format(Format, Reports, Options)).
 
+-spec baseline_rows(parsed(), [map()]) -> [erlperf_baseline:row()].
+baseline_rows(#{baselines := []}, _Reports) ->
+    [];
+baseline_rows(#{baselines := Baselines, run_options := Run}, Reports) ->
+    erlperf_baseline:compare(Baselines, erlperf_record:from_reports(Reports),
+                             maps:with([confidence], Run)).
+
+%% --fail-on-regression: exit 3, saying which runner regressed against which baseline.
+-spec gate(parsed(), [erlperf_baseline:row()]) -> non_neg_integer().
+gate(#{gate := none}, _Rows) ->
+    ?EXIT_OK;
+gate(#{gate := Percent}, Rows) ->
+    case erlperf_baseline:regressions(Rows, Percent) of
+        [] ->
+            ?EXIT_OK;
+        Regressions ->
+            _ = [io:put_chars(standard_error,
+                              io_lib:format("erlperf: regression: ~ts is ~.1f% slower than in ~ts "
+                                            "(limit ~s%)~n", [Label, abs(C), File, number(Percent)]))
+                 || {Label, Entries} <- Regressions, #{file := File, change_pct := C} <- Entries],
+            ?EXIT_REGRESSION
+    end.
+
+-spec number(float()) -> string().
+number(F) when F == trunc(F) -> integer_to_list(trunc(F));
+number(F) -> float_to_list(F, [short]).
+
 %% -o and --save; the first file that cannot be written fails the run.
--spec write_outputs(parsed(), [map()]) -> non_neg_integer().
-write_outputs(#{outputs := Outputs}, Reports) ->
-    case [E || {File, Format} <- Outputs, E <- [erlperf_output:write(File, Format, Reports)], E =/= ok] of
+-spec write_outputs(map(), [map()]) -> non_neg_integer().
+write_outputs(#{outputs := Outputs, baseline_rows := Rows}, Reports) ->
+    case [E || {File, Format} <- Outputs,
+               E <- [erlperf_output:write(File, Format, Reports, #{baselines => Rows})], E =/= ok] of
         [] -> ?EXIT_OK;
         [{error, Reason} | _] -> fail(Reason)
     end.

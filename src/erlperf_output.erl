@@ -15,7 +15,7 @@
 -module(erlperf_output).
 
 %% API: called by the command line.
--export([format/3, write/3, format_from_extension/1, format_error/1]).
+-export([format/3, write/3, write/4, format_from_extension/1, format_error/1]).
 
 -export_type([format/0]).
 
@@ -24,22 +24,30 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Full reports in a format; `Options' are the text table's (see
-%% {@link erlperf_report:options()}).
--spec format(format(), [erlperf:report(), ...], erlperf_report:options()) -> unicode:chardata().
+%% @doc Full reports in a format. `Options' are the text table's (see
+%% {@link erlperf_report:options()}) and `baselines': the rows of
+%% {@link erlperf_baseline:compare/3}, printed under the table and added to the record.
+-spec format(format(), [erlperf:report(), ...], map()) -> unicode:chardata().
 format(text, Reports, Options) ->
-    erlperf_report:format(Reports, Options);
-format(json, Reports, _Options) ->
-    [erlperf_json:encode(erlperf_record:from_reports(Reports), #{pretty => true}), $\n];
-format(csv, Reports, _Options) ->
-    erlperf_csv:format(erlperf_record:from_reports(Reports));
-format(markdown, Reports, _Options) ->
-    erlperf_markdown:format(erlperf_record:from_reports(Reports)).
+    [erlperf_report:format(Reports, maps:without([baselines], Options)),
+     erlperf_baseline:format(maps:get(baselines, Options, []))];
+format(json, Reports, Options) ->
+    [erlperf_json:encode(record(Reports, Options), #{pretty => true}), $\n];
+format(csv, Reports, Options) ->
+    erlperf_csv:format(record(Reports, Options));
+format(markdown, Reports, Options) ->
+    erlperf_markdown:format(record(Reports, Options)).
 
 %% @doc Writes full reports to `File' in a format, atomically.
 -spec write(file:filename(), format(), [erlperf:report(), ...]) -> ok | {error, {write, string(), term()}}.
 write(File, Format, Reports) ->
-    Text = unicode:characters_to_binary(format(Format, Reports, #{colour => false})),
+    write(File, Format, Reports, #{}).
+
+%% @doc {@link write/3} with `baselines' (see {@link format/3}).
+-spec write(file:filename(), format(), [erlperf:report(), ...], map()) ->
+    ok | {error, {write, string(), term()}}.
+write(File, Format, Reports, Options) ->
+    Text = unicode:characters_to_binary(format(Format, Reports, Options#{colour => false})),
     Tmp = lists:flatten([File, ".tmp.", os:getpid()]),
     case file:write_file(Tmp, Text) of
         ok ->
@@ -50,6 +58,10 @@ write(File, Format, Reports) ->
         {error, Reason} ->
             {error, {write, File, Reason}}
     end.
+
+record(Reports, Options) ->
+    erlperf_record:with_baselines(erlperf_record:from_reports(Reports),
+                                  maps:get(baselines, Options, [])).
 
 %% @doc The format a file name's extension asks for.
 -spec format_from_extension(file:filename()) -> {ok, format()} | error.

@@ -23,7 +23,7 @@
 -module(erlperf_record).
 
 %% API: called by the command line and the output formats.
--export([from_reports/1, version/0]).
+-export([from_reports/1, with_baselines/2, version/0]).
 
 -export_type([record/0]).
 
@@ -46,6 +46,25 @@ from_reports([First | _] = Reports) ->
       <<"options">> => options(maps:get(run_options, First, #{})),
       <<"compare">> => text(maps:get(compare, maps:get(run_options, First, #{}), parallel)),
       <<"runs">> => Runs}.
+
+%% @doc Adds to each run its comparison with baselines (rows of
+%% {@link erlperf_baseline:compare/3}, in the runs' order): `baselines', a list of
+%% `{file, match, verdict, change_pct, ci95_pct, significant}' objects.
+-spec with_baselines(record(), [erlperf_baseline:row()]) -> record().
+with_baselines(Record, []) ->
+    Record;
+with_baselines(#{<<"runs">> := Runs} = Record, Rows) ->
+    Record#{<<"runs">> := [Run#{<<"baselines">> => [baseline(E) || E <- Entries]}
+                           || {Run, #{baselines := Entries}} <- lists:zip(Runs, Rows)]}.
+
+baseline(#{file := File, match := none}) ->
+    #{<<"file">> => unicode:characters_to_binary(File), <<"match">> => <<"none">>};
+baseline(#{file := File, match := Match} = E) ->
+    #{<<"file">> => unicode:characters_to_binary(File), <<"match">> => atom_to_binary(Match),
+      <<"verdict">> => atom_to_binary(maps:get(verdict, E)),
+      <<"change_pct">> => number(maps:get(change_pct, E)),
+      <<"ci95_pct">> => interval(maps:get(ci_pct, E)),
+      <<"significant">> => maps:get(significant, E)}.
 
 %% @doc The layout version this release writes.
 -spec version() -> pos_integer().

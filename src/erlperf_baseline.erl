@@ -1,0 +1,147 @@
+%%% @doc Baselines and the regression gate: a run compared, runner by runner, with saved
+%%% results records ({@link erlperf_record}, written by `--save').
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>baseline</b>: a saved record, from an earlier run (another commit, another
+%%%       release). Several can be given: each is a column of the comparison.</li>
+%%%   <li><b>match</b>: a runner of the run and one of a baseline with the same label, or,
+%%%       when no label matches, the same code. A runner without a match is reported as
+%%%       such, never guessed.</li>
+%%%   <li><b>change</b>: the runner's samples against the baseline's, with Welch's test
+%%%       (the two were measured at different times: nothing pairs them). Throughput
+%%%       (continuous) higher is better; time (timed) lower is better.</li>
+%%%   <li><b>regression</b>: a runner significantly slower than a baseline, by more than
+%%%       the gate's percentage (the change's point estimate).</li>
+%%% </ul>
+%%%
+%%% Example:
+%%% ```
+%%% {ok, Base} = erlperf_baseline:load("before.json"),
+%%% Record = erlperf_record:from_reports(erlperf:compare(["rand:uniform()."], #{report => full})),
+%%% [#{label := <<"rand:uniform().">>, baselines := [#{verdict := _}]}] =
+%%%     erlperf_baseline:compare([{"before.json", Base}], Record, #{}).
+%%% '''
+-module(erlperf_baseline).
+
+%% API: called by the command line and users.
+-export([load/1, compare/3, regressions/2, format/1, format_error/1]).
+
+-export_type([entry/0, row/0]).
+
+%% One baseline's verdict for one runner.
+-type entry() :: #{file := string(), match := label | code | none,
+                   verdict => faster | slower | no_difference,
+                   change_pct => float() | undefined,
+                   ci_pct => {float(), float()} | undefined,
+                   significant => boolean(),
+                   comparison => erlperf_stat:comparison()}.
+-type row() :: #{label := binary(), baselines := [entry()]}.
+
+-define(CONFIDENCE, 95).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc Reads a saved record.
+-spec load(file:filename()) -> {ok, erlperf_record:record()} | {error, term()}.
+load(File) ->
+    case file:read_file(File) of
+        {ok, Bin} ->
+            case erlperf_json:decode(Bin) of
+                {ok, #{<<"version">> := V, <<"runs">> := Runs} = Record} when is_integer(V), is_list(Runs) ->
+                    case V =< erlperf_record:version() of
+                        true -> {ok, Record};
+                        false -> {error, {baseline, File, {newer_version, V}}}
+                    end;
+                {ok, _Other} ->
+                    {error, {baseline, File, not_a_record}};
+                {error, Reason} ->
+                    {error, {baseline, File, Reason}}
+            end;
+        {error, Reason} ->
+            {error, {baseline, File, Reason}}
+    end.
+
+%% @doc Compares every runner of `Record' with each baseline, in order.
+%% `Options': `#{confidence => Percent}' [95].
+-spec compare([{file:filename(), erlperf_record:record()}], erlperf_record:record(), map()) -> [row()].
+compare(Baselines, #{<<"runs">> := Runs}, Options) ->
+    Confidence = maps:get(confidence, Options, ?CONFIDENCE),
+    [#{label => maps:get(<<"label">>, Run),
+       baselines => [entry(File, Run, Base, Confidence) || {File, Base} <- Baselines]}
+     || Run <- Runs].
+
+%% @doc The rows with a regression beyond `Percent', and the baselines they regressed
+%% against.
+-spec regressions([row()], number()) -> [{binary(), [entry()]}].
+regressions(Rows, Percent) ->
+    [{Label, Bad} || #{label := Label, baselines := Entries} <- Rows,
+                     Bad <- [[E || E <- Entries, regression(E, Percent)]], Bad =/= []].
+
+%% @doc Text lines: each runner against each baseline.
+-spec format([row()]) -> unicode:chardata().
+format(Rows) ->
+    [[io_lib:format("~ts against ~ts: ~ts~n", [Label, File, entry_text(E)])
+      || #{file := File} = E <- Entries]
+     || #{label := Label, baselines := Entries} <- Rows].
+
+%% @doc One line for an error of {@link load/1}.
+-spec format_error({baseline, string(), term()}) -> string().
+format_error({baseline, File, {newer_version, V}}) ->
+    flat("baseline ~ts: written by a newer erlperf (record version ~b)", [File, V]);
+format_error({baseline, File, not_a_record}) ->
+    flat("baseline ~ts: not an erlperf results record (write one with --save)", [File]);
+format_error({baseline, File, {json, _} = Reason}) ->
+    flat("baseline ~ts: ~ts", [File, erlperf_json:format_error(Reason)]);
+format_error({baseline, File, Reason}) when is_atom(Reason) ->
+    flat("baseline ~ts: ~ts", [File, file:format_error(Reason)]);
+format_error({baseline, File, Reason}) ->
+    flat("baseline ~ts: ~0tp", [File, Reason]).
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+entry(File, Run, #{<<"runs">> := BaseRuns}, Confidence) ->
+    case match(Run, BaseRuns) of
+        {none, _} ->
+            #{file => File, match => none};
+        {How, BaseRun} ->
+            Better = case maps:get(<<"mode">>, Run) of
+                         <<"timed">> -> lower;
+                         _ -> higher
+                     end,
+            Cmp = erlperf_stat:compare(values(BaseRun), values(Run),
+                                       #{test => welch, confidence => Confidence, better => Better}),
+            (maps:with([verdict, change_pct, ci_pct, significant], Cmp))#{file => File, match => How,
+                                                                          comparison => Cmp}
+    end.
+
+match(Run, BaseRuns) ->
+    Label = maps:get(<<"label">>, Run),
+    Code = maps:get(<<"code">>, Run, null),
+    case [B || B <- BaseRuns, maps:get(<<"label">>, B, undefined) =:= Label] of
+        [B | _] -> {label, B};
+        [] ->
+            case [B || B <- BaseRuns, Code =/= null, maps:get(<<"code">>, B, undefined) =:= Code] of
+                [B | _] -> {code, B};
+                [] -> {none, undefined}
+            end
+    end.
+
+values(Run) ->
+    maps:get(<<"samples">>, Run).
+
+regression(#{verdict := slower, significant := true, change_pct := Change}, Percent)
+  when is_number(Change) ->
+    abs(Change) > Percent;
+regression(_Entry, _Percent) ->
+    false.
+
+entry_text(#{match := none}) ->
+    "no runner with this label or code";
+entry_text(#{comparison := Comparison}) ->
+    erlperf_stat:verdict_text(Comparison).
+
+flat(Format, Args) ->
+    lists:flatten(io_lib:format(Format, Args)).
