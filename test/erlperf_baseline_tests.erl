@@ -1,0 +1,75 @@
+%%% @doc Tests of baseline comparison and the regression gate, on records built here.
+-module(erlperf_baseline_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+run(Label, Code, Mode, Samples) ->
+    #{<<"label">> => Label, <<"code">> => Code, <<"mode">> => Mode, <<"samples">> => Samples}.
+
+record(Runs) ->
+    #{<<"version">> => 1, <<"runs">> => Runs}.
+
+base() ->
+    record([run(<<"a">>, <<"x().">>, <<"continuous">>, [1000, 1010, 990, 1005, 995]),
+            run(<<"b">>, <<"y().">>, <<"continuous">>, [500, 505, 495, 502, 498])]).
+
+same_code_passes_test() ->
+    Rows = erlperf_baseline:compare([{"base.json", base()}], base(), #{}),
+    [#{label := <<"a">>, baselines := [#{match := label, verdict := no_difference}]},
+     #{label := <<"b">>, baselines := [#{match := label, verdict := no_difference}]}] = Rows,
+    ?assertEqual([], erlperf_baseline:regressions(Rows, 0)).
+
+slower_by_half_fails_the_gate_test() ->
+    Now = record([run(<<"a">>, <<"x().">>, <<"continuous">>, [500, 505, 495, 502, 498])]),
+    Rows = erlperf_baseline:compare([{"base.json", base()}], Now, #{}),
+    [#{baselines := [#{verdict := slower, significant := true, change_pct := Change}]}] = Rows,
+    ?assert(abs(Change + 50) < 1, Change),
+    ?assertMatch([{<<"a">>, [#{file := "base.json"}]}], erlperf_baseline:regressions(Rows, 10)),
+    %% a gate wider than the change lets it pass
+    ?assertEqual([], erlperf_baseline:regressions(Rows, 60)).
+
+faster_is_no_regression_test() ->
+    Now = record([run(<<"b">>, <<"y().">>, <<"continuous">>, [1000, 1010, 990, 1005, 995])]),
+    Rows = erlperf_baseline:compare([{"base.json", base()}], Now, #{}),
+    [#{baselines := [#{verdict := faster}]}] = Rows,
+    ?assertEqual([], erlperf_baseline:regressions(Rows, 0)).
+
+timed_lower_is_better_test() ->
+    Base = record([run(<<"t">>, <<"z().">>, <<"timed">>, [100, 101, 99, 100])]),
+    Now = record([run(<<"t">>, <<"z().">>, <<"timed">>, [200, 202, 198, 200])]),
+    [#{baselines := [#{verdict := slower, significant := true}]}] =
+        erlperf_baseline:compare([{"t.json", Base}], Now, #{}).
+
+match_by_code_then_none_test() ->
+    Now = record([run(<<"renamed">>, <<"y().">>, <<"continuous">>, [500, 505, 495, 502, 498]),
+                  run(<<"new">>, <<"w().">>, <<"continuous">>, [1, 2, 3])]),
+    [#{baselines := [#{match := code, verdict := no_difference}]},
+     #{baselines := [#{match := none}]}] = Rows =
+        erlperf_baseline:compare([{"base.json", base()}], Now, #{}),
+    Text = unicode:characters_to_list(erlperf_baseline:format(Rows)),
+    ?assertNotEqual(nomatch, string:find(Text, "new against base.json: no runner with this label or code")).
+
+several_baselines_in_order_test() ->
+    Old = record([run(<<"a">>, <<"x().">>, <<"continuous">>, [2000, 2010, 1990, 2005, 1995])]),
+    [#{baselines := [#{file := "old.json", verdict := slower}, #{file := "base.json", verdict := no_difference}]}] =
+        erlperf_baseline:compare([{"old.json", Old}, {"base.json", base()}],
+                                 record([run(<<"a">>, <<"x().">>, <<"continuous">>,
+                                             [1000, 1010, 990, 1005, 995])]), #{}).
+
+load_errors_test() ->
+    Dir = filename:join(["/tmp", "erlperf_baseline_tests_" ++ os:getpid()]),
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    Missing = filename:join(Dir, "missing.json"),
+    ?assertMatch({error, {baseline, _, enoent}}, erlperf_baseline:load(Missing)),
+    NotRecord = filename:join(Dir, "array.json"),
+    ok = file:write_file(NotRecord, <<"[1, 2]">>),
+    ?assertMatch({error, {baseline, _, not_a_record}}, erlperf_baseline:load(NotRecord)),
+    Newer = filename:join(Dir, "newer.json"),
+    ok = file:write_file(Newer, <<"{\"version\": 99, \"runs\": []}">>),
+    ?assertMatch({error, {baseline, _, {newer_version, 99}}}, erlperf_baseline:load(Newer)),
+    Broken = filename:join(Dir, "broken.json"),
+    ok = file:write_file(Broken, <<"{\"version\": ">>),
+    {error, Reason} = erlperf_baseline:load(Broken),
+    ?assertMatch("baseline " ++ _, erlperf_baseline:format_error(Reason)),
+    [ok = file:delete(F) || F <- [NotRecord, Newer, Broken]],
+    ok = file:del_dir(Dir).
