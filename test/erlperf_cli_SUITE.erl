@@ -65,6 +65,7 @@
          verdict_lines/0, verdict_lines/1, bad_format/0, bad_format/1,
          bad_output_extension/0, bad_output_extension/1, unwritable_output/0, unwritable_output/1,
          formats_stdout/0, formats_stdout/1, output_files/0, output_files/1,
+         baseline_gate/0, baseline_gate/1, bad_baseline/0, bad_baseline/1,
          busy_100k/0, busy_100k/1]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
@@ -93,7 +94,7 @@ groups() ->
       [no_arguments, help, unknown_option, bad_concurrency, bad_loop, missing_value,
        syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
        runner_crash, undefined_function, init_crash, unreachable_node, bad_compare,
-       interleaved_isolated, bad_confidence, bad_format, bad_output_extension]},
+       interleaved_isolated, bad_confidence, bad_format, bad_output_extension, bad_baseline]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -109,7 +110,8 @@ groups() ->
        format_2_3_example, format_bad_input]},
      {options_timed, [],
       [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes,
-       compare_modes, busy_100k, verdict_lines, unwritable_output, formats_stdout, output_files]},
+       compare_modes, busy_100k, verdict_lines, unwritable_output, formats_stdout, output_files,
+       baseline_gate]},
      {seed, [parallel],
       [readme_squeeze_max, readme_squeeze_is_loaded, readme_squeeze_persistent_term,
        readme_timed_compare, readme_compare_warmup, readme_rand_uniform, readme_concurrency,
@@ -300,6 +302,30 @@ output_files(Config) ->
                                   lists:prefix("out.", F) orelse lists:prefix("saved.", F)])),
     {0, _} = run(Config, ["ok.", "-o", Md | ?QUICK]),
     {ok, <<"| Code |", _/binary>>} = file:read_file(Md).
+
+bad_baseline() ->
+    [{doc, "A missing baseline is a usage error before anything runs"}].
+bad_baseline(Config) ->
+    usage_error(Config, ["ok.", "--baseline", "/nonexistent/base.json"],
+                "baseline /nonexistent/base.json: no such file or directory").
+
+baseline_gate() ->
+    [{doc, "--save, then --baseline with --fail-on-regression: the same code passes (exit 0), code made about 50% slower exits 3"}].
+baseline_gate(Config) ->
+    Base = filename:join(?config(priv_dir, Config), "base.json"),
+    Opts = ["--label", "work", "-d", "100", "-s", "8"],
+    {0, _} = run(Config, ["timer:sleep(2)." | Opts] ++ ["--save", Base]),
+    {0, Same} = run(Config, ["timer:sleep(2)." | Opts] ++ ["--baseline", Base,
+                                                           "--fail-on-regression", "20"]),
+    ?assertNotEqual(nomatch, string:find(Same, "work against " ++ Base ++ ": "), Same),
+    %% two sleeps of 2 ms a call: half the calls
+    {3, Slow} = run(Config, ["timer:sleep(2), timer:sleep(2)." | Opts] ++
+                    ["--baseline", Base, "--fail-on-regression", "20"]),
+    ?assertNotEqual(nomatch, string:find(Slow, "erlperf: regression: work is "), Slow),
+    ?assertNotEqual(nomatch, string:find(Slow, "slower than in " ++ Base ++ " (limit 20%)"), Slow),
+    %% without the gate, the same slowdown is reported and exits 0
+    {0, Reported} = run(Config, ["timer:sleep(2), timer:sleep(2)." | Opts] ++ ["--baseline", Base]),
+    ?assertNotEqual(nomatch, string:find(Reported, "% slower (95% CI"), Reported).
 
 bad_confidence() ->
     [{doc, "--confidence takes a percentage between 0 and 100"}].
