@@ -276,6 +276,10 @@ formats_stdout(Config) ->
     ?assertMatch("label,code,mode,concurrency," ++ _, Header),
     ?assertMatch("rand:uniform().," ++ _, Row1),
     ?assertMatch("rand:uniform(1000).," ++ _, Row2),
+    {0, Json} = run(Config, Args ++ ["--format", "json"]),
+    {ok, #{<<"version">> := 1, <<"compare">> := <<"parallel">>,
+           <<"runs">> := [#{<<"label">> := <<"rand:uniform().">>}, #{<<"comparison">> := _}]}} =
+        erlperf_json:decode(Json),
     {0, Md} = run(Config, Args ++ ["--format", "markdown"]),
     ["| Code |" ++ _, "| --- |" ++ _, "| `rand:uniform()" ++ _, "| `rand:uniform(1000)" ++ _] =
         string:split(string:trim(Md), "\n", all).
