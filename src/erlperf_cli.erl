@@ -108,7 +108,8 @@
                     report := erlperf_report:format() | auto,
                     format := erlperf_output:format(),
                     outputs := [{file:filename(), erlperf_output:format()}],
-                    baselines := [file:filename()],
+                    %% file names, then (once read) the records
+                    baselines := [file:filename()] | [{file:filename(), erlperf_record:record()}],
                     gate := float() | none,
                     verbose := boolean(),
                     paths := [string()],
