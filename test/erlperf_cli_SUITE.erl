@@ -1149,7 +1149,13 @@ table(Header, Out) ->
                                                lines(Out)),
     ?assertEqual(Header, string:lexemes(HeaderLine, " "), Out),
     [row(tl(Header), R) || R <- lists:takewhile(fun (L) -> L =/= "" end, Rows),
-                           not lists:prefix("Note:", R)].
+                           not lists:prefix("Note:", R), not is_verdict(R)].
+
+%% The lines under extended tables: "X against Y: 12.3% slower (95% CI ...)".
+is_verdict(Line) ->
+    string:find(Line, " against ") =/= nomatch andalso
+        (string:find(Line, "% CI ") =/= nomatch orelse string:find(Line, "(too few samples") =/= nomatch
+         orelse string:find(Line, "no runner with this label") =/= nomatch).
 
 %% Cells are read from the right (a value with a unit is two tokens); the Code column is
 %% the text before them, leading spaces kept.
