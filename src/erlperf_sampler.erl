@@ -145,21 +145,10 @@ turns(Jobs, #{samples := N} = Opts, Clock, Rounds) ->
     _ = is_map_key(progress, Opts)
         andalso notify(Opts, {sample, min(Taken, N), N,
                               erlperf_stat:mean(turn_values(lists:sublist(All, N), 1, Clock))}),
-    case turns_done(Taken, Jobs, All, Clock, Opts) of
+    Windows = fun () -> [turn_values(lists:sublist(All, N), I, Clock) || I <- lists:seq(1, length(Jobs))] end,
+    case enough(Taken, Windows, Opts) of
         {true, Met} -> turn_runs(Jobs, lists:reverse(lists:sublist(All, N)), NewClock, Opts, Met);
         false -> turns(Jobs, Opts, NewClock, All)
-    end.
-
-turns_done(Taken, _Jobs, _All, _Clock, #{samples := N}) when Taken < N ->
-    false;
-turns_done(_Taken, _Jobs, _All, _Clock, #{cv := undefined}) ->
-    {true, true};
-turns_done(Taken, Jobs, All, Clock, #{samples := N, cv := Cv}) ->
-    Met = lists:all(fun (I) -> erlperf_stat:cv(turn_values(lists:sublist(All, N), I, Clock)) =< Cv end,
-                    lists:seq(1, length(Jobs))),
-    case Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N) of
-        true -> {true, Met};
-        false -> false
     end.
 
 %% A round: one turn per job (resume it, read, wait a period, read, suspend it).
@@ -202,16 +191,15 @@ interleaved_timed(Jobs, #{sample_duration := {timed, Count}, warmup := Warmup} =
     timed_rounds(Jobs, Count, Opts, []).
 
 %% Rounds newest first, each the microseconds of every job.
-timed_rounds(Jobs, Count, #{samples := N, cv := Cv} = Opts, Acc) ->
+timed_rounds(Jobs, Count, #{samples := N} = Opts, Acc) ->
     All = [[measure(Pid, Count) / 1000 || #{pid := Pid} <- Jobs] | Acc],
     Taken = length(All),
     Window = lists:reverse(lists:sublist(All, N)),
     Series = [[lists:nth(I, Round) || Round <- Window] || I <- lists:seq(1, length(Jobs))],
     _ = is_map_key(progress, Opts)
         andalso notify(Opts, {sample, min(Taken, N), N, erlperf_stat:mean(hd(Series))}),
-    Met = Cv =:= undefined orelse lists:all(fun (Us) -> erlperf_stat:cv(Us) =< Cv end, Series),
-    case Taken >= N andalso (Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N)) of
-        true ->
+    case enough(Taken, fun () -> Series end, Opts) of
+        {true, Met} ->
             [cv_flag(Opts, Met, #{samples => [round(U) || U <- Us], values => Us,
                                   time => round(lists:sum(Us)), sleep => sleep, overdue => 0})
              || Us <- Series];
@@ -229,19 +217,24 @@ sample_loop(Jobs, #{samples := N} = Opts, Clock, Readings) ->
     Taken = length(All) - 1,
     _ = is_map_key(progress, Opts)
         andalso notify(Opts, {sample, min(Taken, N), N, running_mean(All, N, Clock)}),
-    case done(Taken, Jobs, All, Clock, Opts) of
+    Windows = fun () ->
+                  Window = lists:reverse(lists:sublist(All, N + 1)),
+                  [values(Window, I, Clock) || I <- lists:seq(1, length(Jobs))]
+              end,
+    case enough(Taken, Windows, Opts) of
         {true, Met} -> runs(Jobs, lists:sublist(All, N + 1), NewClock, Opts, Met);
         false -> sample_loop(Jobs, Opts, NewClock, All)
     end.
 
-done(Taken, _Jobs, _All, _Clock, #{samples := N}) when Taken < N ->
+%% Whether sampling stops after Taken samples: once there are `samples' of them, and in
+%% cv mode once every job's window (Windows() computes them) varies less than `cv', or
+%% at the cap. Returns {true, CvMet} or false.
+enough(Taken, _Windows, #{samples := N}) when Taken < N ->
     false;
-done(_Taken, _Jobs, _All, _Clock, #{cv := undefined}) ->
+enough(_Taken, _Windows, #{cv := undefined}) ->
     {true, true};
-done(Taken, Jobs, All, Clock, #{samples := N, cv := Cv}) ->
-    Window = lists:reverse(lists:sublist(All, N + 1)),
-    Met = lists:all(fun (I) -> erlperf_stat:cv(values(Window, I, Clock)) =< Cv end,
-                    lists:seq(1, length(Jobs))),
+enough(Taken, Windows, #{samples := N, cv := Cv}) ->
+    Met = lists:all(fun (Values) -> erlperf_stat:cv(Values) =< Cv end, Windows()),
     case Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N) of
         true -> {true, Met};
         false -> false
@@ -345,21 +338,15 @@ timed_run(#{pid := Pid}, #{sample_duration := {timed, Count}, warmup := Warmup} 
     cv_flag(Opts, Met, #{samples => [round(U) || U <- Us], values => Us,
                          time => round(lists:sum(Us)), sleep => sleep, overdue => 0}).
 
-timed_samples(Pid, Count, #{samples := N, cv := Cv} = Opts, Acc) ->
+timed_samples(Pid, Count, #{samples := N} = Opts, Acc) ->
     All = [measure(Pid, Count) / 1000 | Acc],
     Taken = length(All),
     _ = is_map_key(progress, Opts)
         andalso notify(Opts, {sample, min(Taken, N), N, erlperf_stat:mean(lists:sublist(All, N))}),
     Window = lists:reverse(lists:sublist(All, N)),
-    if
-        Taken < N -> timed_samples(Pid, Count, Opts, All);
-        Cv =:= undefined -> {Window, true};
-        true ->
-            Met = erlperf_stat:cv(Window) =< Cv,
-            case Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N) of
-                true -> {Window, Met};
-                false -> timed_samples(Pid, Count, Opts, All)
-            end
+    case enough(Taken, fun () -> [Window] end, Opts) of
+        {true, Met} -> {Window, Met};
+        false -> timed_samples(Pid, Count, Opts, All)
     end.
 
 measure(Pid, Count) ->
