@@ -22,7 +22,10 @@
 %%%       `erlperf_job:stop(Job)' against killing as many idle processes and waiting
 %%%       for their exits; both sides run in a process at `high' priority, as the CLI
 %%%       does, best of ?MANY_ROUNDS rounds (no goal: the ratio is what the engine
-%%%       costs over the VM's own spawn and kill).</li>
+%%%       costs over the VM's own spawn and kill);</li>
+%%%   <li>verdicts: 20 runs of the same code against itself, 10 s each, and how many are
+%%%       called significantly different (goal: at most 1 in 20 at 95%); 5 runs of code
+%%%       doing 3% more work, and how many are called slower (goal: every one).</li>
 %%% </ul>
 %%% References and erlperf runs alternate, each about ?ROUND_MS long, and the best of
 %%% `?ROUNDS' rounds is kept for each side (as `timeit' keeps the fastest run): on a shared
@@ -56,6 +59,13 @@
 %% How long processes stopped by a measurement may take to disappear from the VM,
 %% and how often that is checked.
 -define(SETTLE_MS, 10000).
+%% Verdicts: runs of 10 s (20 samples of 500 ms) for the power and false-alarm figures;
+%% trials of each; the work of the two runners of the power figure differs by 3%.
+-define(VERDICT_OPTS, #{sample_duration => 500, samples => 20, report => full}).
+-define(FALSE_ALARM_TRIALS, 20).
+-define(POWER_TRIALS, 5).
+-define(LOOP_STEPS, 2000).
+-define(LOOP_STEPS_3PCT, 2060).
 -define(SETTLE_POLL_MS, 10).
 
 %% @doc Runs every measurement and prints the figures.
@@ -69,7 +79,37 @@ main() ->
     scaling(),
     Bare = startup(),
     command_many(Bare),
-    workers_many().
+    workers_many(),
+    power().
+
+%%--------------------------------------------------------------------
+%% Verdicts: how often the same code is called different (false alarms), and how often
+%% code doing 3% more work is called slower (power)
+
+power() ->
+    io:format("verdicts, 10 s runs (20 x 500 ms)                 trials   called different~n"),
+    Same = [verdict(loop(?LOOP_STEPS), loop(?LOOP_STEPS)) || _ <- lists:seq(1, ?FALSE_ALARM_TRIALS)],
+    io:format("  same code against itself                         ~6b   ~6b  (goal: at most 1 in 20)~n",
+              [length(Same), length([V || V <- Same, V =/= no_difference])]),
+    More = [verdict(loop(?LOOP_STEPS), loop(?LOOP_STEPS_3PCT)) || _ <- lists:seq(1, ?POWER_TRIALS)],
+    Changes = [C || {slower, C} <- More],
+    io:format("  3% more work, called slower                      ~6b   ~6b  (goal: every time; changes ~s)~n",
+              [length(More), length(Changes),
+               lists:join(", ", [io_lib:format("~.1f%", [C]) || C <- Changes])]).
+
+%% A runner counting down from Steps: its cost is proportional to Steps.
+loop(Steps) ->
+    lists:flatten(io_lib:format("r() -> l(~b). l(0) -> ok; l(N) -> l(N - 1).", [Steps])).
+
+%% The verdict on B against A, run side by side (parallel, paired samples).
+verdict(A, B) ->
+    [RA, RB] = erlperf:compare([#{runner => A, label => "a"}, #{runner => B, label => "b"}],
+                               ?VERDICT_OPTS),
+    case [C || #{comparison := C} <- [RA, RB]] of
+        [#{significant := false}] -> no_difference;
+        [#{verdict := slower, change_pct := Change, against := <<"a">>}] -> {slower, Change};
+        [#{verdict := Verdict, against := Against}] -> {Verdict, Against}
+    end.
 
 %%--------------------------------------------------------------------
 %% Reference loops
