@@ -19,6 +19,25 @@
 -export([suite/0, all/0, groups/0, init_per_group/2, end_per_group/2,
          init_per_testcase/2, end_per_testcase/2]).
 
+%% Case documentation (Common Test reads Case() -> [{doc, ...}]).
+-export([form_bare/0, form_clauses/0, form_fun/0, form_mfa/0, form_replay/0, mixed_forms/0,
+         clause_name_and_helpers/0, mfa_non_literal_args/0, label_option/0,
+         runner1_without_init_runner/0, runner2_without_init_runner/0, runner_arity3/0,
+         init_runner1_without_init/0, done1_without_init/0, init_arity1/0,
+         rejected_before_start/0, parse_error/0, parse_error_multiline/0, missing_dot/0,
+         scan_error/0, compile_error/0, compile_error_role_line/0, bad_callable/0,
+         dead_code_warning/0, invalid_run_options/0, invalid_concurrency_options/0,
+         format_error_shapes/0, format_error_pg2/0, continuous_basic/0, continuous_extended/0,
+         continuous_full/0, timed_basic/0, timed_full/0, sleep_plausible/0,
+         concurrency_doubles/0, squeeze_basic/0, squeeze_serialised/0, squeeze_max/0,
+         squeeze_threshold/0, squeeze_full/0, squeeze_extended/0, compare/0, compare_one/0,
+         benchmark_several/0, benchmark_several_squeeze/0, time/0, run_mfa/0, warmup/0, cv_met/0,
+         cv_always_ends/0, cv_timed/0, samples_one/0, priority/0, progress/0,
+         progress_concurrency/0, runner_crash/0, runner_erases_state/0, runner_crash_classes/0,
+         runner_crash_later/0, init_crash/0, init_runner_crash/0, done_crash/0, hanging_runner/0,
+         no_leak_success/0, no_leak_failures/0, no_leak_timed_and_squeeze/0, no_files_written/0,
+         workers_100k/0, start_job/0]).
+
 %% Callables given as {M, F, A} by the cases below.
 -export([cb/2]).
 
@@ -152,27 +171,33 @@ no_modules_left() ->
 %%   done/0, /1    -> {done, none | 1000, ControllerPid}
 %% A crash makes the run raise, so a wrong argument fails the case.
 
-form_bare(doc) -> "Bare expressions for every role (arity 0 only).";
+form_bare() ->
+    [{doc, "Bare expressions for every role (arity 0 only)."}].
 form_bare(Config) when is_list(Config) ->
     matrix(fun (_Role, _Arity) -> bare end).
 
-form_clauses(doc) -> "Function clauses with helpers, every arity and combination.";
+form_clauses() ->
+    [{doc, "Function clauses with helpers, every arity and combination."}].
 form_clauses(Config) when is_list(Config) ->
     matrix(fun (_Role, _Arity) -> clauses end).
 
-form_fun(doc) -> "Funs, every arity and combination.";
+form_fun() ->
+    [{doc, "Funs, every arity and combination."}].
 form_fun(Config) when is_list(Config) ->
     matrix(fun (_Role, _Arity) -> 'fun' end).
 
-form_mfa(doc) -> "{M, F, A} for every role (arity 0 only).";
+form_mfa() ->
+    [{doc, "{M, F, A} for every role (arity 0 only)."}].
 form_mfa(Config) when is_list(Config) ->
     matrix(fun (_Role, _Arity) -> mfa end).
 
-form_replay(doc) -> "[{M, F, A}] replay for every role (arity 0 only).";
+form_replay() ->
+    [{doc, "[{M, F, A}] replay for every role (arity 0 only)."}].
 form_replay(Config) when is_list(Config) ->
     matrix(fun (_Role, _Arity) -> replay end).
 
-mixed_forms(doc) -> "Roles of one job given in different forms, every combination.";
+mixed_forms() ->
+    [{doc, "Roles of one job given in different forms, every combination."}].
 mixed_forms(Config) when is_list(Config) ->
     %% rotate the forms over the roles, so that each role meets each form
     Forms = [bare, clauses, 'fun', mfa, replay],
@@ -185,7 +210,8 @@ mixed_forms(Config) when is_list(Config) ->
              end) || Shift <- lists:seq(0, length(Forms) - 1)],
     ok.
 
-clause_name_and_helpers(doc) -> "Several clauses, any entry name, helpers with clashing names in each role.";
+clause_name_and_helpers() ->
+    [{doc, "Several clauses, any entry name, helpers with clashing names in each role."}].
 clause_name_and_helpers(Config) when is_list(Config) ->
     T = new_table(),
     Code = #{init => src("whatever_name() -> helper(2). helper(X) -> X * 500.", T),
@@ -198,7 +224,8 @@ clause_name_and_helpers(Config) when is_list(Config) ->
     ?assert(is_integer(Result) andalso Result > 0, Result),
     ?assert(ets:lookup_element(T, calls, 2) > 0).
 
-mfa_non_literal_args(doc) -> "{M, F, A} whose arguments are not literals (a pid) runs, or is rejected as bad code.";
+mfa_non_literal_args() ->
+    [{doc, "{M, F, A} whose arguments are not literals (a pid) runs, or is rejected as bad code."}].
 mfa_non_literal_args(Config) when is_list(Config) ->
     Result = try erlperf:run({erlang, is_process_alive, [self()]}, ?FAST)
              catch error:Reason -> {error, Reason}
@@ -207,7 +234,8 @@ mfa_non_literal_args(Config) when is_list(Config) ->
                         element(1, R) =:= error andalso
                         element(1, element(2, R)) =:= bad_code, Result).
 
-label_option(doc) -> "The label key names the job in the full report; default is the runner text.";
+label_option() ->
+    [{doc, "The label key names the job in the full report; default is the runner text."}].
 label_option(Config) when is_list(Config) ->
     ?assertMatch(#{label := <<"my job">>},
                  erlperf:run(#{runner => "ok.", label => "my job"}, ?FAST#{report => full})),
@@ -217,47 +245,54 @@ label_option(Config) when is_list(Config) ->
 %%--------------------------------------------------------------------
 %% Errors
 
-runner1_without_init_runner(doc) -> "runner/1 without init_runner is rejected, for source and fun.";
+runner1_without_init_runner() ->
+    [{doc, "runner/1 without init_runner is rejected, for source and fun."}].
 runner1_without_init_runner(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, runner, {arity, 1, _}},
                      erlperf:run(#{runner => "r(X) -> X."}, ?FAST)),
     ?assertException(error, {bad_code, runner, {arity, 1, _}},
                      erlperf:run(#{runner => fun (X) -> X end, init => "1."}, ?FAST)).
 
-runner2_without_init_runner(doc) -> "runner/2 without init_runner is rejected.";
+runner2_without_init_runner() ->
+    [{doc, "runner/2 without init_runner is rejected."}].
 runner2_without_init_runner(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, runner, {arity, 2, _}},
                      erlperf:run(fun (_, S) -> S end, ?FAST)),
     ?assertException(error, {bad_code, runner, {arity, 2, _}},
                      erlperf:run("r(_, S) -> S.", ?FAST)).
 
-runner_arity3(doc) -> "A runner of arity 3 is rejected, even with init_runner.";
+runner_arity3() ->
+    [{doc, "A runner of arity 3 is rejected, even with init_runner."}].
 runner_arity3(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, runner, {arity, 3, _}},
                      erlperf:run(#{runner => "r(A, B, C) -> {A, B, C}.", init_runner => "1."}, ?FAST)),
     ?assertException(error, {bad_code, runner, {arity, 3, _}},
                      erlperf:run(#{runner => fun (A, B, C) -> {A, B, C} end, init_runner => "1."}, ?FAST)).
 
-init_runner1_without_init(doc) -> "init_runner/1 without init is rejected.";
+init_runner1_without_init() ->
+    [{doc, "init_runner/1 without init is rejected."}].
 init_runner1_without_init(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, init_runner, {arity, 1, _}},
                      erlperf:run(#{runner => "ok.", init_runner => "ir(X) -> X."}, ?FAST)),
     ?assertException(error, {bad_code, init_runner, {arity, 1, _}},
                      erlperf:run(#{runner => "ok.", init_runner => fun (X) -> X end}, ?FAST)).
 
-done1_without_init(doc) -> "done/1 without init is rejected.";
+done1_without_init() ->
+    [{doc, "done/1 without init is rejected."}].
 done1_without_init(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, done, {arity, 1, _}},
                      erlperf:run(#{runner => "ok.", done => "d(X) -> X."}, ?FAST)),
     ?assertException(error, {bad_code, done, {arity, 1, _}},
                      erlperf:run(#{runner => "ok.", done => fun (X) -> X end}, ?FAST)).
 
-init_arity1(doc) -> "init takes no arguments.";
+init_arity1() ->
+    [{doc, "init takes no arguments."}].
 init_arity1(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, init, {arity, 1, _}},
                      erlperf:run(#{runner => "ok.", init => fun (X) -> X end}, ?FAST)).
 
-rejected_before_start(doc) -> "Rejected code starts nothing: init never runs, no process, no module.";
+rejected_before_start() ->
+    [{doc, "Rejected code starts nothing: init never runs, no process, no module."}].
 rejected_before_start(Config) when is_list(Config) ->
     Self = self(),
     Init = fun () -> Self ! init_ran end,
@@ -271,36 +306,42 @@ rejected_before_start(Config) when is_list(Config) ->
     ?assert(erlperf:run(#{init => Init, runner => "ok."}, ?FAST) >= 0),
     receive init_ran -> ok after 0 -> ct:fail(init_not_run) end.
 
-parse_error(doc) -> "A syntax error gives line and column.";
+parse_error() ->
+    [{doc, "A syntax error gives line and column."}].
 parse_error(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, runner, {parse, 1, 5, "syntax error before: '.'"}},
                      erlperf:run("foo(.", ?FAST)).
 
-parse_error_multiline(doc) -> "Line and column count from the start of the role's text.";
+parse_error_multiline() ->
+    [{doc, "Line and column count from the start of the role's text."}].
 parse_error_multiline(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, runner, {parse, 2, 7, _}},
                      erlperf:run("ok,\n  foo(.", ?FAST)),
     ?assertException(error, {bad_code, init, {parse, 3, 1, _}},
                      erlperf:run(#{runner => "ok.", init => "i() ->\n  ok\n)."}, ?FAST)).
 
-missing_dot(doc) -> "Source without the final period is a parse error at the last token.";
+missing_dot() ->
+    [{doc, "Source without the final period is a parse error at the last token."}].
 missing_dot(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, runner, {parse, 1, 14, _}},
                      erlperf:run("rand:uniform()", ?FAST)).
 
-scan_error(doc) -> "A scanner error (unterminated string) is a parse error with a location.";
+scan_error() ->
+    [{doc, "A scanner error (unterminated string) is a parse error with a location."}].
 scan_error(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, runner, {parse, 1, 1, _}},
                      erlperf:run("\"abc.", ?FAST)).
 
-compile_error(doc) -> "A compile error gives line and column of the role's text.";
+compile_error() ->
+    [{doc, "A compile error gives line and column of the role's text."}].
 compile_error(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, runner, {compile, [{1, 8, "variable 'Y' is unbound"}]}},
                      erlperf:run("r() -> Y.", ?FAST)),
     ?assertException(error, {bad_code, runner, {compile, [{2, 5, "variable 'Y' is unbound"}]}},
                      erlperf:run("r() ->\n    Y.", ?FAST)).
 
-compile_error_role_line(doc) -> "A compile error in init names init, with its own line numbers; a bare expression's error is reported once.";
+compile_error_role_line() ->
+    [{doc, "A compile error in init names init, with its own line numbers; a bare expression's error is reported once."}].
 compile_error_role_line(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, init, {compile, [{2, 3, "variable 'Z' is unbound"}]}},
                      erlperf:run(#{runner => "ok.", init => "i() ->\n  Z."}, ?FAST)),
@@ -308,7 +349,8 @@ compile_error_role_line(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, runner, {compile, [{1, 1, "variable 'X' is unbound"}]}},
                      erlperf:run("X + 1.", ?FAST)).
 
-bad_callable(doc) -> "Something that is not a callable is rejected as bad_callable.";
+bad_callable() ->
+    [{doc, "Something that is not a callable is rejected as bad_callable."}].
 bad_callable(Config) when is_list(Config) ->
     ?assertException(error, {bad_code, runner, {bad_callable, 42}}, erlperf:run(42, ?FAST)),
     ?assertException(error, {bad_code, init, {bad_callable, {1, 2}}},
@@ -316,7 +358,8 @@ bad_callable(Config) when is_list(Config) ->
     ?assertException(error, {invalid_option, code, #{init := "ok."}},
                      erlperf:run(#{init => "ok."}, ?FAST)).
 
-dead_code_warning(doc) -> "A runner the compiler removes is flagged dead_code; a real call is not.";
+dead_code_warning() ->
+    [{doc, "A runner the compiler removes is flagged dead_code; a real call is not."}].
 dead_code_warning(Config) when is_list(Config) ->
     Warnings = fun (Code) -> maps:get(warnings, erlperf:run(Code, ?FAST#{report => full})) end,
     ?assertEqual([{dead_code, runner}], Warnings("erlang:node().")),
@@ -324,7 +367,8 @@ dead_code_warning(Config) when is_list(Config) ->
     ?assertEqual([], Warnings("erlang:phash2(1).")),
     ?assertEqual([], Warnings({erlang, phash2, [1]})).
 
-invalid_run_options(doc) -> "Each bad run option raises {invalid_option, Key, Value} before starting.";
+invalid_run_options() ->
+    [{doc, "Each bad run option raises {invalid_option, Key, Value} before starting."}].
 invalid_run_options(Config) when is_list(Config) ->
     Bad = [{concurrency, 0}, {concurrency, two}, {samples, 0}, {samples, 1.5},
            {sample_duration, 0}, {sample_duration, {timed, 0}}, {sample_duration, {other, 1}},
@@ -334,14 +378,16 @@ invalid_run_options(Config) when is_list(Config) ->
      || {Key, Value} <- Bad],
     ?assertException(error, {invalid_option, run_options, [samples]}, erlperf:run("ok.", [samples])).
 
-invalid_concurrency_options(doc) -> "Each bad concurrency option raises {invalid_option, Key, Value}.";
+invalid_concurrency_options() ->
+    [{doc, "Each bad concurrency option raises {invalid_option, Key, Value}."}].
 invalid_concurrency_options(Config) when is_list(Config) ->
     Bad = [{min, 0}, {step, 0}, {max, 0}, {threshold, 0}, {threshold, 1.0}, {other, 1}],
     [?assertException(error, {invalid_option, Key, Value}, erlperf:run("ok.", ?FAST, #{Key => Value}))
      || {Key, Value} <- Bad],
     ?assertException(error, {invalid_option, max, 2}, erlperf:run("ok.", ?FAST, #{min => 3, max => 2})).
 
-format_error_shapes(doc) -> "format_error/1 renders every reason shape as one line.";
+format_error_shapes() ->
+    [{doc, "format_error/1 renders every reason shape as one line."}].
 format_error_shapes(Config) when is_list(Config) ->
     Reasons = [{invalid_option, samples, 0},
                {bad_code, runner, {parse, 1, 5, "syntax error before: '.'"}},
@@ -364,7 +410,8 @@ format_error_shapes(Config) when is_list(Config) ->
     ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(3, Reasons)), "init")),
     ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(6, Reasons)), "badarg")).
 
-format_error_pg2(doc) -> "A runner calling the removed pg2:join/2 crashes, and the text mentions pg2.";
+format_error_pg2() ->
+    [{doc, "A runner calling the removed pg2:join/2 crashes, and the text mentions pg2."}].
 format_error_pg2(Config) when is_list(Config) ->
     Reason = try erlperf:run({pg2, join, [group, self]}, ?FAST#{sample_duration => 1000, samples => 10}), no_error
              catch error:R -> R
@@ -378,19 +425,22 @@ format_error_pg2(Config) when is_list(Config) ->
 %%--------------------------------------------------------------------
 %% Modes
 
-continuous_basic(doc) -> "Continuous mode, basic report: an integer, iterations per sample.";
+continuous_basic() ->
+    [{doc, "Continuous mode, basic report: an integer, iterations per sample."}].
 continuous_basic(Config) when is_list(Config) ->
     Result = erlperf:run("rand:uniform().", #{sample_duration => ?SHORT_MS}),
     %% rand:uniform/0 takes well under 10 us anywhere
     ?assert(is_integer(Result) andalso Result > 10 * ?SHORT_MS, Result).
 
-continuous_extended(doc) -> "Extended report: the list of `samples' integers.";
+continuous_extended() ->
+    [{doc, "Extended report: the list of `samples' integers."}].
 continuous_extended(Config) when is_list(Config) ->
     Samples = erlperf:run("rand:uniform().", #{sample_duration => 50, samples => 4, report => extended}),
     ?assertMatch([_, _, _, _], Samples),
     ?assert(lists:all(fun (S) -> is_integer(S) andalso S > 0 end, Samples), Samples).
 
-continuous_full(doc) -> "Full report: every documented key, consistent figures.";
+continuous_full() ->
+    [{doc, "Full report: every documented key, consistent figures."}].
 continuous_full(Config) when is_list(Config) ->
     Report = erlperf:run("rand:uniform().", #{sample_duration => 50, report => full}),
     ?assertMatch(#{version := 1, mode := continuous, label := <<"rand:uniform().">>,
@@ -428,13 +478,15 @@ continuous_full(Config) when is_list(Config) ->
     ?assert(Time >= 140000 andalso Time < 600000, Time),
     ?assert(is_float(IterNs) andalso abs(IterNs - 50.0e6 / Avg) < 1.0e-6 * IterNs, IterNs).
 
-timed_basic(doc) -> "Timed mode, basic report: average microseconds for N iterations.";
+timed_basic() ->
+    [{doc, "Timed mode, basic report: average microseconds for N iterations."}].
 timed_basic(Config) when is_list(Config) ->
     Us = erlperf:run({timer, sleep, [1]}, #{sample_duration => {timed, 10}}),
     %% timer:sleep(1) takes 1-3 ms, more on a loaded machine
     ?assert(is_integer(Us) andalso Us >= 9000 andalso Us < 60000, Us).
 
-timed_full(doc) -> "Timed mode, full report: integer samples and float values in microseconds.";
+timed_full() ->
+    [{doc, "Timed mode, full report: integer samples and float values in microseconds."}].
 timed_full(Config) when is_list(Config) ->
     Report = erlperf:run({timer, sleep, [1]}, #{sample_duration => {timed, 5}, samples => 4,
                                                report => full}),
@@ -452,12 +504,14 @@ timed_full(Config) when is_list(Config) ->
     ?assertMatch([_, _, _, _], erlperf:run({timer, sleep, [1]}, #{sample_duration => {timed, 2}, samples => 4,
                                                                 report => extended})).
 
-sleep_plausible(doc) -> "timer:sleep(1) runs 300-1100 times per second.";
+sleep_plausible() ->
+    [{doc, "timer:sleep(1) runs 300-1100 times per second."}].
 sleep_plausible(Config) when is_list(Config) ->
     PerSample = erlperf:run("timer:sleep(1).", #{sample_duration => 200, samples => 2}),
     ?assert(PerSample >= 60 andalso PerSample =< 220, PerSample).
 
-concurrency_doubles(doc) -> "Two workers of timer:sleep(1) do about twice the iterations of one.";
+concurrency_doubles() ->
+    [{doc, "Two workers of timer:sleep(1) do about twice the iterations of one."}].
 concurrency_doubles(Config) when is_list(Config) ->
     Opts = #{sample_duration => 200, samples => 2},
     One = erlperf:run({timer, sleep, [1]}, Opts),
@@ -465,14 +519,16 @@ concurrency_doubles(Config) when is_list(Config) ->
     Ratio = Two / One,
     ?assert(Ratio > 1.6 andalso Ratio < 2.4, {One, Two}).
 
-squeeze_basic(doc) -> "run/3 returns {QPS, Concurrency}; sleeping workers scale up to max.";
+squeeze_basic() ->
+    [{doc, "run/3 returns {QPS, Concurrency}; sleeping workers scale up to max."}].
 squeeze_basic(Config) when is_list(Config) ->
     {QPS, C} = erlperf:run("timer:sleep(1).", #{sample_duration => 50, samples => 1}, #{max => 4}),
     ?assert(C >= 3 andalso C =< 4, C),
     %% 50 ms samples of 3-4 sleeping workers
     ?assert(QPS >= 3 * 10 andalso QPS =< 4 * 55, QPS).
 
-squeeze_serialised(doc) -> "A runner serialised on one busy process: no gain from more workers, best concurrency small.";
+squeeze_serialised() ->
+    [{doc, "A runner serialised on one busy process: no gain from more workers, best concurrency small."}].
 squeeze_serialised(Config) when is_list(Config) ->
     {Server, Runner} = serialised_runner(?SERVER_WORK_US),
     try
@@ -489,7 +545,8 @@ squeeze_serialised(Config) when is_list(Config) ->
         exit(Server, kill)
     end.
 
-squeeze_max(doc) -> "max bounds the concurrency tried; the full report's history has every step.";
+squeeze_max() ->
+    [{doc, "max bounds the concurrency tried; the full report's history has every step."}].
 squeeze_max(Config) when is_list(Config) ->
     Report = erlperf:run("timer:sleep(1).", #{sample_duration => 30, samples => 1, report => full},
                          #{min => 2, step => 2, max => 7}),
@@ -498,7 +555,8 @@ squeeze_max(Config) when is_list(Config) ->
     ?assertEqual([2, 4, 6], [Conc || {Conc, _} <- History]),
     ?assert(C =< 7 andalso C >= 4, C).
 
-squeeze_threshold(doc) -> "threshold: the search stops after that many steps without gain.";
+squeeze_threshold() ->
+    [{doc, "threshold: the search stops after that many steps without gain."}].
 squeeze_threshold(Config) when is_list(Config) ->
     {Server, Runner} = serialised_runner(?SERVER_WORK_US),
     try
@@ -517,7 +575,8 @@ squeeze_threshold(Config) when is_list(Config) ->
         exit(Server, kill)
     end.
 
-squeeze_full(doc) -> "Concurrency mode full report: mode, best concurrency and result, history.";
+squeeze_full() ->
+    [{doc, "Concurrency mode full report: mode, best concurrency and result, history."}].
 squeeze_full(Config) when is_list(Config) ->
     Report = erlperf:run({timer, sleep, [1]}, #{sample_duration => 30, samples => 2, report => full},
                          #{max => 3}),
@@ -527,7 +586,8 @@ squeeze_full(Config) when is_list(Config) ->
                    concurrency_options := #{min := 1, max := 3, threshold := 3, step := 1},
                    run_options := #{samples := 2, concurrency := 3}, system := #{}}, Report).
 
-squeeze_extended(doc) -> "Concurrency mode extended report (erlperf 2.3): {{QPS, Best}, [{QPS, C}]} for every step, in order.";
+squeeze_extended() ->
+    [{doc, "Concurrency mode extended report (erlperf 2.3): {{QPS, Best}, [{QPS, C}]} for every step, in order."}].
 squeeze_extended(Config) when is_list(Config) ->
     {{QPS, C}, Steps} = erlperf:run({timer, sleep, [1]},
                                     #{sample_duration => 30, samples => 2, report => extended},
@@ -536,7 +596,8 @@ squeeze_extended(Config) when is_list(Config) ->
     ?assertMatch([{Q1, 1}, {Q2, 2}] when is_integer(Q1) andalso is_integer(Q2), Steps),
     ?assertEqual({QPS, 2}, lists:keyfind(2, 2, Steps)).
 
-compare(doc) -> "compare/2 runs each code in order with the same options.";
+compare() ->
+    [{doc, "compare/2 runs each code in order with the same options."}].
 compare(Config) when is_list(Config) ->
     [Fast, Slow] = erlperf:compare(["timer:sleep(1).", {timer, sleep, [10]}],
                                    #{sample_duration => 100, samples => 2}),
@@ -545,11 +606,13 @@ compare(Config) when is_list(Config) ->
         erlperf:compare([#{runner => "ok.", label => "a"}, #{runner => "ok.", label => "b"}],
                         ?FAST#{report => full}).
 
-compare_one(doc) -> "compare/2 of one code is a list of one result.";
+compare_one() ->
+    [{doc, "compare/2 of one code is a list of one result."}].
 compare_one(Config) when is_list(Config) ->
     ?assertMatch([R] when is_integer(R), erlperf:compare(["rand:uniform()."], ?FAST)).
 
-benchmark_several(doc) -> "benchmark/3 with several jobs returns one result per job, in order.";
+benchmark_several() ->
+    [{doc, "benchmark/3 with several jobs returns one result per job, in order."}].
 benchmark_several(Config) when is_list(Config) ->
     Codes = [#{runner => "timer:sleep(1).", label => "one"},
              #{runner => {timer, sleep, [3]}, label => "three"},
@@ -564,13 +627,15 @@ benchmark_several(Config) when is_list(Config) ->
     ?assertMatch([Z] when is_integer(Z), erlperf:benchmark(["ok."], ?FAST, undefined)),
     ?assertMatch([#{mode := continuous}], erlperf:benchmark(["ok."], ?FAST#{report => full}, undefined)).
 
-benchmark_several_squeeze(doc) -> "benchmark/3 with several jobs and concurrency options: one {QPS, C} per job.";
+benchmark_several_squeeze() ->
+    [{doc, "benchmark/3 with several jobs and concurrency options: one {QPS, C} per job."}].
 benchmark_several_squeeze(Config) when is_list(Config) ->
     Result = erlperf:benchmark(["timer:sleep(1).", {timer, sleep, [2]}],
                                #{sample_duration => 30, samples => 1}, #{max => 2}),
     ?assertMatch([{Q1, 2}, {Q2, 2}] when Q1 > 0 andalso Q2 > 0, Result).
 
-time(doc) -> "time/2: microseconds taken by N iterations.";
+time() ->
+    [{doc, "time/2: microseconds taken by N iterations."}].
 time(Config) when is_list(Config) ->
     Us = erlperf:time({timer, sleep, [1]}, 10),
     %% timer:sleep(1) takes 1-3 ms, more on a loaded machine
@@ -578,12 +643,14 @@ time(Config) when is_list(Config) ->
     Fast = erlperf:time("rand:uniform().", 1000),
     ?assert(is_integer(Fast) andalso Fast < 20000, Fast).
 
-run_mfa(doc) -> "run(M, F, A) with the defaults (3 samples of 1 s): 300-1100 sleeps per second.";
+run_mfa() ->
+    [{doc, "run(M, F, A) with the defaults (3 samples of 1 s): 300-1100 sleeps per second."}].
 run_mfa(Config) when is_list(Config) ->
     PerSecond = erlperf:run(timer, sleep, [1]),
     ?assert(PerSecond >= 300 andalso PerSecond =< 1100, PerSecond).
 
-warmup(doc) -> "warmup samples are taken, reported as progress and discarded.";
+warmup() ->
+    [{doc, "warmup samples are taken, reported as progress and discarded."}].
 warmup(Config) when is_list(Config) ->
     Self = self(),
     Report = erlperf:run("rand:uniform().", #{sample_duration => 30, samples => 2, warmup => 2,
@@ -598,13 +665,15 @@ warmup(Config) when is_list(Config) ->
     %% time counts only the two measured samples (60 ms), not the warmup
     ?assert(Time >= 55000 andalso Time < 110000, Time).
 
-cv_met(doc) -> "cv mode with an easy target stops early and reports cv_met => true.";
+cv_met() ->
+    [{doc, "cv mode with an easy target stops early and reports cv_met => true."}].
 cv_met(Config) when is_list(Config) ->
     Report = erlperf:run("timer:sleep(1).", #{sample_duration => 50, samples => 3, cv => 0.5,
                                               report => full}),
     ?assertMatch(#{cv_met := true, result := #{values := [_, _, _], samples := [_, _, _, _]}}, Report).
 
-cv_always_ends(doc) -> "cv mode with an impossible target ends after max(20, 10 x samples) samples, cv_met => false.";
+cv_always_ends() ->
+    [{doc, "cv mode with an impossible target ends after max(20, 10 x samples) samples, cv_met => false."}].
 cv_always_ends(Config) when is_list(Config) ->
     Self = self(),
     Report = erlperf:run("rand:uniform().", #{sample_duration => 20, samples => 2, cv => 1.0e-12,
@@ -617,13 +686,15 @@ cv_always_ends(Config) when is_list(Config) ->
     ?assert(is_integer(Report3)),
     ?assertEqual(30, length(progress_events())).
 
-cv_timed(doc) -> "cv in timed mode also ends and reports cv_met.";
+cv_timed() ->
+    [{doc, "cv in timed mode also ends and reports cv_met."}].
 cv_timed(Config) when is_list(Config) ->
     Report = erlperf:run("rand:uniform().", #{sample_duration => {timed, 1000}, samples => 2,
                                               cv => 1.0e-12, report => full}),
     ?assertMatch(#{mode := timed, cv_met := false, result := #{samples := [_, _]}}, Report).
 
-samples_one(doc) -> "samples => 1 works in every report and mode.";
+samples_one() ->
+    [{doc, "samples => 1 works in every report and mode."}].
 samples_one(Config) when is_list(Config) ->
     Opts = #{sample_duration => 30, samples => 1},
     ?assert(is_integer(erlperf:run("rand:uniform().", Opts))),
@@ -634,7 +705,8 @@ samples_one(Config) when is_list(Config) ->
                                                       report => extended})),
     ?assertMatch({_, C} when C >= 1, erlperf:run("rand:uniform().", Opts, #{max => 2})).
 
-priority(doc) -> "The caller samples at `priority' and gets its own priority back.";
+priority() ->
+    [{doc, "The caller samples at `priority' and gets its own priority back."}].
 priority(Config) when is_list(Config) ->
     Self = self(),
     Before = element(2, process_info(self(), priority)),
@@ -647,7 +719,8 @@ priority(Config) when is_list(Config) ->
     ?assertMatch(#{run_options := #{priority := low}},
                  erlperf:run("ok.", #{sample_duration => 10, samples => 1, priority => low, report => full})).
 
-progress(doc) -> "progress receives {sample, I, N, RunningAverage} after each sample; a crashing callback is ignored.";
+progress() ->
+    [{doc, "progress receives {sample, I, N, RunningAverage} after each sample; a crashing callback is ignored."}].
 progress(Config) when is_list(Config) ->
     Self = self(),
     Result = erlperf:run("rand:uniform().", #{sample_duration => 20, samples => 3, report => extended,
@@ -659,7 +732,8 @@ progress(Config) when is_list(Config) ->
     ?assert(is_integer(erlperf:run("ok.", #{sample_duration => 10, samples => 1,
                                             progress => fun (_) -> erlang:error(oops) end}))).
 
-progress_concurrency(doc) -> "progress receives {concurrency, C} before each concurrency step.";
+progress_concurrency() ->
+    [{doc, "progress receives {concurrency, C} before each concurrency step."}].
 progress_concurrency(Config) when is_list(Config) ->
     Self = self(),
     {_, _} = erlperf:run("timer:sleep(1).", #{sample_duration => 20, samples => 1,
@@ -816,21 +890,24 @@ overlap(Extra) ->
 %%--------------------------------------------------------------------
 %% Reliability
 
-runner_crash(doc) -> "A crashing runner raises {crashed, runner, _} within a second, not after the run.";
+runner_crash() ->
+    [{doc, "A crashing runner raises {crashed, runner, _} within a second, not after the run."}].
 runner_crash(Config) when is_list(Config) ->
     {Ms, Result} = timed_call(fun () -> erlperf:run("erlang:error(boom).",
                                                    #{sample_duration => 1000, samples => 10}) end),
     ?assertMatch({error, {crashed, runner, {error, boom, [_ | _]}}}, Result),
     ?assert(Ms < 3000, {took_ms, Ms}).
 
-runner_erases_state(doc) -> "A runner erasing the process dictionary stops the run with a named reason.";
+runner_erases_state() ->
+    [{doc, "A runner erasing the process dictionary stops the run with a named reason."}].
 runner_erases_state(Config) when is_list(Config) ->
     Result = catch_error(fun () -> erlperf:run("erase().", #{sample_duration => 100, samples => 3}) end),
     ?assertMatch({error, {crashed, runner, {error, erlperf_state_erased, _}}}, Result),
     {error, Reason} = Result,
     ?assertNotEqual(nomatch, string:find(erlperf:format_error(Reason), "'$erlperf_publish'")).
 
-runner_crash_classes(doc) -> "throw and exit in a runner are reported with their class.";
+runner_crash_classes() ->
+    [{doc, "throw and exit in a runner are reported with their class."}].
 runner_crash_classes(Config) when is_list(Config) ->
     Opts = #{sample_duration => 1000, samples => 10},
     {Ms1, R1} = timed_call(fun () -> erlperf:run(fun () -> throw(oops) end, Opts) end),
@@ -839,7 +916,8 @@ runner_crash_classes(Config) when is_list(Config) ->
     ?assertMatch({error, {crashed, runner, {exit, bye, _}}}, R2),
     ?assert(Ms1 < 3000 andalso Ms2 < 3000, {took_ms, Ms1, Ms2}).
 
-runner_crash_later(doc) -> "A runner crashing after many iterations, with 2 workers, stops the run quickly.";
+runner_crash_later() ->
+    [{doc, "A runner crashing after many iterations, with 2 workers, stops the run quickly."}].
 runner_crash_later(Config) when is_list(Config) ->
     T = new_table(),
     Runner = src("r() -> case ets:update_counter(~w, calls, 1) of 100000 -> erlang:error(late); _ -> ok end.", T),
@@ -848,27 +926,31 @@ runner_crash_later(Config) when is_list(Config) ->
     ?assertMatch({error, {crashed, runner, {error, late, _}}}, Result),
     ?assert(Ms < 3000, {took_ms, Ms}).
 
-init_crash(doc) -> "A crashing init raises {crashed, init, _}.";
+init_crash() ->
+    [{doc, "A crashing init raises {crashed, init, _}."}].
 init_crash(Config) when is_list(Config) ->
     {Ms, Result} = timed_call(fun () -> erlperf:run(#{runner => "ok.", init => "erlang:error(no_init)."}) end),
     ?assertMatch({error, {crashed, init, {error, no_init, _}}}, Result),
     ?assert(Ms < 1000, {took_ms, Ms}).
 
-init_runner_crash(doc) -> "A crashing init_runner raises {crashed, init_runner, _} quickly.";
+init_runner_crash() ->
+    [{doc, "A crashing init_runner raises {crashed, init_runner, _} quickly."}].
 init_runner_crash(Config) when is_list(Config) ->
     {Ms, Result} = timed_call(fun () -> erlperf:run(#{runner => "ok.", init_runner => "erlang:error(no_ir)."},
                                                    #{sample_duration => 1000, samples => 10}) end),
     ?assertMatch({error, {crashed, init_runner, {error, no_ir, _}}}, Result),
     ?assert(Ms < 3000, {took_ms, Ms}).
 
-done_crash(doc) -> "A crashing done raises {crashed, done, _} after the run.";
+done_crash() ->
+    [{doc, "A crashing done raises {crashed, done, _} after the run."}].
 done_crash(Config) when is_list(Config) ->
     ?assertException(error, {crashed, done, {error, no_done, _}},
                      erlperf:run(#{runner => "ok.", done => fun () -> erlang:error(no_done) end}, ?FAST)),
     ?assertException(error, {crashed, done, {throw, no_done, _}},
                      erlperf:run(#{runner => "ok.", init => "1.", done => "d(1) -> throw(no_done)."}, ?FAST)).
 
-hanging_runner(doc) -> "A runner that never returns is stopped at the end of the run.";
+hanging_runner() ->
+    [{doc, "A runner that never returns is stopped at the end of the run."}].
 hanging_runner(Config) when is_list(Config) ->
     Check = leak_check(),
     {Ms, Result} = timed_call(fun () -> erlperf:run("receive after infinity -> ok end.",
@@ -877,7 +959,8 @@ hanging_runner(Config) when is_list(Config) ->
     ?assert(Ms < 1000, {took_ms, Ms}),
     Check().
 
-no_leak_success(doc) -> "After successful runs: no worker, no module, no monitor, link or message left.";
+no_leak_success() ->
+    [{doc, "After successful runs: no worker, no module, no monitor, link or message left."}].
 no_leak_success(Config) when is_list(Config) ->
     Check = leak_check(),
     _ = erlperf:run("rand:uniform().", #{sample_duration => 20, samples => 2, concurrency => 4}),
@@ -887,7 +970,8 @@ no_leak_success(Config) when is_list(Config) ->
     _ = erlperf:time("ok.", 100),
     Check().
 
-no_leak_failures(doc) -> "After failed runs (crashes in every role, bad code): nothing left behind.";
+no_leak_failures() ->
+    [{doc, "After failed runs (crashes in every role, bad code): nothing left behind."}].
 no_leak_failures(Config) when is_list(Config) ->
     Check = leak_check(),
     Opts = #{sample_duration => 50, samples => 2, concurrency => 2},
@@ -901,7 +985,8 @@ no_leak_failures(Config) when is_list(Config) ->
     ?assertMatch({error, {crashed, runner, _}}, catch_error(fun () -> erlperf:time("erlang:error(x).", 10) end)),
     Check().
 
-no_leak_timed_and_squeeze(doc) -> "After timed and concurrency-estimation runs, nothing is left behind.";
+no_leak_timed_and_squeeze() ->
+    [{doc, "After timed and concurrency-estimation runs, nothing is left behind."}].
 no_leak_timed_and_squeeze(Config) when is_list(Config) ->
     Check = leak_check(),
     _ = erlperf:run("rand:uniform().", #{sample_duration => {timed, 1000}}),
@@ -910,7 +995,8 @@ no_leak_timed_and_squeeze(Config) when is_list(Config) ->
                  catch_error(fun () -> erlperf:run("erlang:error(x).", #{sample_duration => {timed, 10}}) end)),
     Check().
 
-no_files_written(doc) -> "Running a benchmark writes no file to the current directory.";
+no_files_written() ->
+    [{doc, "Running a benchmark writes no file to the current directory."}].
 no_files_written(Config) when is_list(Config) ->
     Dir = filename:join(?config(priv_dir, Config), "cwd"),
     ok = file:make_dir(Dir),
@@ -924,7 +1010,8 @@ no_files_written(Config) when is_list(Config) ->
         ok = file:set_cwd(Cwd)
     end.
 
-workers_100k(doc) -> "100,000 workers start and stop.";
+workers_100k() ->
+    [{doc, "100,000 workers start and stop."}].
 workers_100k(Config) when is_list(Config) ->
     Check = leak_check(),
     N = 100000,
@@ -943,7 +1030,8 @@ workers_100k(Config) when is_list(Config) ->
 %%--------------------------------------------------------------------
 %% Application
 
-start_job(doc) -> "start/2 runs a job under the application; set_concurrency/2 and concurrency/1 change and read it.";
+start_job() ->
+    [{doc, "start/2 runs a job under the application; set_concurrency/2 and concurrency/1 change and read it."}].
 start_job(Config) when is_list(Config) ->
     Job = erlperf:start("rand:uniform().", 2),
     ?assert(is_pid(Job) andalso is_process_alive(Job)),

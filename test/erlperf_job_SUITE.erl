@@ -8,6 +8,13 @@
 %% common_test callbacks
 -export([suite/0, all/0, groups/0, end_per_testcase/2]).
 
+%% Case documentation (Common Test reads Case() -> [{doc, ...}]).
+-export([start_stop/0, start_link/0, request_stop/0, start_errors/0, init_crash_cleans_up/0,
+         start_link_init_crash/0, concurrency/0, source/0, info/0, set_priority/0, owner_exit/0,
+         done_runs_once/0, workers_linked/0, sample_grows/0, sample_kept_after_workers_stop/0,
+         measure/0, measure_fresh_worker/0, pg_group/0, worker_crash/0,
+         worker_crash_many_workers/0, init_runner_crash/0, measure_crash/0, done_crash/0]).
+
 %% Test cases
 -export([start_stop/1, start_link/1, start_link_init_crash/1, request_stop/1, start_errors/1, init_crash_cleans_up/1,
          concurrency/1, sample_grows/1, sample_kept_after_workers_stop/1, measure/1,
@@ -57,7 +64,8 @@ end_per_testcase(_Case, _Config) ->
 %%--------------------------------------------------------------------
 %% Lifecycle
 
-start_stop(doc) -> "start/1 starts a job with no workers; stop/1 stops it and unloads its module.";
+start_stop() ->
+    [{doc, "start/1 starts a job with no workers; stop/1 stops it and unloads its module."}].
 start_stop(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "rand:uniform()."}),
     #{module := Mod} = erlperf_job:info(Job),
@@ -69,14 +77,16 @@ start_stop(Config) when is_list(Config) ->
     ?assertEqual(normal, down_reason(Mon)),
     ?assertNot(erlang:module_loaded(Mod)).
 
-start_link(doc) -> "start_link/1 links the job to the caller.";
+start_link() ->
+    [{doc, "start_link/1 links the job to the caller."}].
 start_link(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{runner => "ok."}),
     ?assert(lists:member(Job, element(2, process_info(self(), links)))),
     ok = erlperf_job:stop(Job),
     ?assertNot(is_process_alive(Job)).
 
-request_stop(doc) -> "request_stop/1 returns at once; the job goes with reason normal and cleans up.";
+request_stop() ->
+    [{doc, "request_stop/1 returns at once; the job goes with reason normal and cleans up."}].
 request_stop(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "rand:uniform()."}),
     #{module := Mod} = erlperf_job:info(Job),
@@ -88,21 +98,24 @@ request_stop(Config) when is_list(Config) ->
     ?assertNot(erlang:module_loaded(Mod)),
     ?assert(all_gone(Workers)).
 
-start_errors(doc) -> "Bad code and arity problems are returned as {error, {bad_code, ...}}.";
+start_errors() ->
+    [{doc, "Bad code and arity problems are returned as {error, {bad_code, ...}}."}].
 start_errors(Config) when is_list(Config) ->
     ?assertMatch({error, {bad_code, runner, {parse, 1, 5, _}}}, erlperf_job:start(#{runner => "foo(."})),
     ?assertMatch({error, {bad_code, runner, {arity, 1, _}}}, erlperf_job:start(#{runner => fun (_) -> ok end})),
     ?assertMatch({error, {bad_code, runner, {bad_callable, 1}}}, erlperf_job:start(#{runner => 1})),
     ?assertMatch({error, {bad_code, runner, {bad_callable, not_a_map}}}, erlperf_job:start(not_a_map)).
 
-init_crash_cleans_up(doc) -> "A crashing init fails start with {crashed, init, _} and unloads the module.";
+init_crash_cleans_up() ->
+    [{doc, "A crashing init fails start with {crashed, init, _} and unloads the module."}].
 init_crash_cleans_up(Config) when is_list(Config) ->
     Before = job_modules(),
     ?assertMatch({error, {crashed, init, {error, badarith, [_ | _]}}},
                  erlperf_job:start(#{runner => "ok.", init => "1 / erlang:length([])."})),
     ?assertEqual([], job_modules() -- Before).
 
-start_link_init_crash(doc) -> "start_link/1 with a crashing init returns an error and does not kill its caller.";
+start_link_init_crash() ->
+    [{doc, "start_link/1 with a crashing init returns an error and does not kill its caller."}].
 start_link_init_crash(Config) when is_list(Config) ->
     Self = self(),
     {Caller, Mon} = spawn_monitor(fun () ->
@@ -121,7 +134,8 @@ start_link_init_crash(Config) when is_list(Config) ->
     end,
     ?assertEqual(normal, down_reason(Mon)).
 
-concurrency(doc) -> "set_concurrency/2 starts and stops workers; concurrency/1 reads it.";
+concurrency() ->
+    [{doc, "set_concurrency/2 starts and stops workers; concurrency/1 reads it."}].
 concurrency(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "receive after infinity -> ok end."}),
     [begin
@@ -134,7 +148,8 @@ concurrency(Config) when is_list(Config) ->
     ?assert(all_gone(Workers)),
     ?assertException(error, function_clause, erlperf_job:set_concurrency(Job, -1)).
 
-source(doc) -> "source/1 returns the generated module's text, for a job and for a code map.";
+source() ->
+    [{doc, "source/1 returns the generated module's text, for a job and for a code map."}].
 source(Config) when is_list(Config) ->
     Code = #{runner => "erlang:phash2(12345).", init_runner => "prepare() -> 42."},
     {ok, Job} = erlperf_job:start(Code),
@@ -150,7 +165,8 @@ source(Config) when is_list(Config) ->
     ?assert(length(Tokens) > 10),
     ok = erlperf_job:stop(Job).
 
-info(doc) -> "info/1: module, runner arity, label and warnings.";
+info() ->
+    [{doc, "info/1: module, runner arity, label and warnings."}].
 info(Config) when is_list(Config) ->
     {ok, J0} = erlperf_job:start(#{runner => "erlang:phash2(1)."}),
     ?assertMatch(#{module := M, arity := 0, label := <<"erlang:phash2(1).">>, warnings := []}
@@ -166,7 +182,8 @@ info(Config) when is_list(Config) ->
     [ok = erlperf_job:stop(J) || J <- [J0, J1, J2, J3, J4]],
     ok.
 
-set_priority(doc) -> "set_priority/2 returns the previous priority; the controller uses it only while workers run.";
+set_priority() ->
+    [{doc, "set_priority/2 returns the previous priority; the controller uses it only while workers run."}].
 set_priority(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "receive after infinity -> ok end."}),
     Initial = priority(Job),
@@ -182,7 +199,8 @@ set_priority(Config) when is_list(Config) ->
     ?assertException(error, function_clause, erlperf_job:set_priority(Job, urgent)),
     ok = erlperf_job:stop(Job).
 
-owner_exit(doc) -> "When the owner exits, the job stops, kills its workers and unloads its module.";
+owner_exit() ->
+    [{doc, "When the owner exits, the job stops, kills its workers and unloads its module."}].
 owner_exit(Config) when is_list(Config) ->
     Self = self(),
     Owner = spawn(fun () ->
@@ -201,7 +219,8 @@ owner_exit(Config) when is_list(Config) ->
     ?assertNot(erlang:module_loaded(Mod)),
     ?assert(all_gone(Workers)).
 
-done_runs_once(doc) -> "done runs once, in the controller, with init's result, when the job stops.";
+done_runs_once() ->
+    [{doc, "done runs once, in the controller, with init's result, when the job stops."}].
 done_runs_once(Config) when is_list(Config) ->
     Self = self(),
     {ok, Job} = erlperf_job:start(#{init => fun () -> {init, self()} end,
@@ -214,7 +233,8 @@ done_runs_once(Config) when is_list(Config) ->
     end,
     receive {done, _, _} = Again -> ct:fail({done_twice, Again}) after 100 -> ok end.
 
-workers_linked(doc) -> "Workers are linked to the controller and run init_runner in their own process.";
+workers_linked() ->
+    [{doc, "Workers are linked to the controller and run init_runner in their own process."}].
 workers_linked(Config) when is_list(Config) ->
     Self = self(),
     {ok, Job} = erlperf_job:start(#{init_runner => fun () -> Self ! {ir, self()}, self() end,
@@ -230,7 +250,8 @@ workers_linked(Config) when is_list(Config) ->
 %%--------------------------------------------------------------------
 %% Measuring
 
-sample_grows(doc) -> "sample/1 counts iterations of all workers and only grows.";
+sample_grows() ->
+    [{doc, "sample/1 counts iterations of all workers and only grows."}].
 sample_grows(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{runner => "rand:uniform()."}),
     ?assertEqual(0, erlperf_job:sample(Job)),
@@ -241,7 +262,8 @@ sample_grows(Config) when is_list(Config) ->
     ?assertEqual(Samples, lists:sort(Samples)),
     ok = erlperf_job:stop(Job).
 
-sample_kept_after_workers_stop(doc) -> "Iterations of stopped workers stay counted; with no workers the sample stays still.";
+sample_kept_after_workers_stop() ->
+    [{doc, "Iterations of stopped workers stay counted; with no workers the sample stays still."}].
 sample_kept_after_workers_stop(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{runner => "rand:uniform()."}),
     ok = erlperf_job:set_concurrency(Job, 1),
@@ -255,7 +277,8 @@ sample_kept_after_workers_stop(Config) when is_list(Config) ->
     ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Job) > Stopped end, ?WAIT_MS)),
     ok = erlperf_job:stop(Job).
 
-measure(doc) -> "measure/2 returns the microseconds N iterations took (erlperf 2.3).";
+measure() ->
+    [{doc, "measure/2 returns the microseconds N iterations took (erlperf 2.3)."}].
 measure(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{runner => {timer, sleep, [1]}}),
     Us = erlperf_job:measure(Job, 10),
@@ -270,7 +293,8 @@ measure(Config) when is_list(Config) ->
     ?assertException(error, function_clause, erlperf_job:measure(Fast, 0)),
     ok = erlperf_job:stop(Fast).
 
-measure_fresh_worker(doc) -> "measure/2 runs init_runner in a fresh worker and threads runner/2 state.";
+measure_fresh_worker() ->
+    [{doc, "measure/2 runs init_runner in a fresh worker and threads runner/2 state."}].
 measure_fresh_worker(Config) when is_list(Config) ->
     Self = self(),
     {ok, Job} = erlperf_job:start_link(#{init => "100.",
@@ -284,7 +308,8 @@ measure_fresh_worker(Config) when is_list(Config) ->
     receive {iter, _} = Extra -> ct:fail({extra, Extra}) after 0 -> ok end,
     ok = erlperf_job:stop(Job).
 
-pg_group(doc) -> "Jobs join the pg group `jobs' of scope `erlperf' when that scope runs.";
+pg_group() ->
+    [{doc, "Jobs join the pg group `jobs' of scope `erlperf' when that scope runs."}].
 pg_group(Config) when is_list(Config) ->
     %% the scope may be running already (the application, started by another suite)
     Started = case pg:start(erlperf) of
@@ -303,7 +328,8 @@ pg_group(Config) when is_list(Config) ->
 %%--------------------------------------------------------------------
 %% Failures
 
-worker_crash(doc) -> "A runner crash stops the job at once with {shutdown, {crashed, runner, _}}.";
+worker_crash() ->
+    [{doc, "A runner crash stops the job at once with {shutdown, {crashed, runner, _}}."}].
 worker_crash(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "erlang:error(boom)."}),
     #{module := Mod} = erlperf_job:info(Job),
@@ -315,7 +341,8 @@ worker_crash(Config) when is_list(Config) ->
     ?assertNot(erlang:module_loaded(Mod)),
     ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
 
-worker_crash_many_workers(doc) -> "One crashing worker among many stops the job and all other workers quickly.";
+worker_crash_many_workers() ->
+    [{doc, "One crashing worker among many stops the job and all other workers quickly."}].
 worker_crash_many_workers(Config) when is_list(Config) ->
     Self = self(),
     {ok, Job} = erlperf_job:start(#{init_runner => fun () -> Self ! {worker, self()}, ok end,
@@ -330,7 +357,8 @@ worker_crash_many_workers(Config) when is_list(Config) ->
     ?assert(all_gone(Workers)),
     ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
 
-init_runner_crash(doc) -> "An init_runner crash stops the job with {shutdown, {crashed, init_runner, _}}; set_concurrency/2 exits with it.";
+init_runner_crash() ->
+    [{doc, "An init_runner crash stops the job with {shutdown, {crashed, init_runner, _}}; set_concurrency/2 exits with it."}].
 init_runner_crash(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "ok.", init_runner => "exit(no)."}),
     Mon = erlang:monitor(process, Job),
@@ -341,7 +369,8 @@ init_runner_crash(Config) when is_list(Config) ->
     Took = erlang:monotonic_time(millisecond) - T0,
     ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
 
-measure_crash(doc) -> "A runner crash during measure/2 stops the job; the caller's call exits with the crash.";
+measure_crash() ->
+    [{doc, "A runner crash during measure/2 stops the job; the caller's call exits with the crash."}].
 measure_crash(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "erlang:error(boom)."}),
     Mon = erlang:monitor(process, Job),
@@ -349,7 +378,8 @@ measure_crash(Config) when is_list(Config) ->
                      erlperf_job:measure(Job, 10)),
     ?assertMatch({shutdown, {crashed, runner, _}}, down_reason(Mon)).
 
-done_crash(doc) -> "stop/1 returns {error, {crashed, done, _}} when done crashes, and still cleans up.";
+done_crash() ->
+    [{doc, "stop/1 returns {error, {crashed, done, _}} when done crashes, and still cleans up."}].
 done_crash(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "ok.", done => "erlang:error(no_done)."}),
     #{module := Mod} = erlperf_job:info(Job),
