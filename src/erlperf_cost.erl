@@ -12,10 +12,11 @@
 %%%   <li><b>reductions</b>: the worker's reductions over the memory batch, less the empty
 %%%       batch's and the loop's own call (`?LOOP_REDUCTIONS' per iteration).</li>
 %%%   <li><b>time batch</b>: iterations lasting about `?TIME_BATCH_NS' (from the measured
-%%%       time per call), with an ordinary heap. CPU time is `erlang:statistics(runtime)',
-%%%       the VM's whole CPU time in milliseconds: run it with no other job working. It
-%%%       includes other VM threads (schedulers spinning before sleeping, I/O, other
-%%%       processes), so it is an upper bound; wall-clock time is the timed loop's.</li>
+%%%       time per call), with an ordinary heap and collections not traced. CPU time is
+%%%       `erlang:statistics(runtime)', the VM's whole CPU time in milliseconds: run it
+%%%       with no other job working. It includes other VM threads (schedulers spinning
+%%%       before sleeping, I/O, other processes), so it is an upper bound; wall-clock
+%%%       time is the timed loop's.</li>
 %%% </ul>
 %%%
 %%% Example:
@@ -65,7 +66,7 @@
 -spec measure(pid(), number() | infinity) -> cost().
 measure(Job, IterationNs) ->
     {N, Heap, Retries, Batch} = memory_batch(Job, ?MEMORY_ITERATIONS, ?MEMORY_HEAP_WORDS, 0),
-    Empty = erlperf_job:cost(Job, 0, #{heap => Heap}),
+    Empty = erlperf_job:cost(Job, 0, #{heap => Heap, collections => true}),
     Timed = time_iterations(IterationNs),
     Time = erlperf_job:cost(Job, Timed, #{}),
     Cost = per_iteration({N, Batch}, Empty, {Timed, Time}, erlang:system_info(wordsize)),
@@ -95,7 +96,7 @@ per_iteration({N, Batch}, Empty, {Timed, Time}, WordSize) ->
 
 %% Fewer iterations first, then a bigger heap, until no collection happens.
 memory_batch(Job, N, Heap, Retries) ->
-    case erlperf_job:cost(Job, N, #{heap => Heap}) of
+    case erlperf_job:cost(Job, N, #{heap => Heap, collections => true}) of
         #{gc := false} = Batch ->
             {N, Heap, Retries, Batch};
         #{} when N > 1 ->

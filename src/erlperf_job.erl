@@ -83,9 +83,9 @@
 %% One batch measured by {@link cost/3}: heap words allocated (heap top and heap
 %% fragments, read before and after the batch in the worker), reductions, wall-clock and
 %% VM CPU nanoseconds, and whether a garbage collection happened during the batch (the
-%% words are then meaningless).
+%% words are then meaningless; `unknown' when collections were not traced).
 -type batch_cost() :: #{words := integer(), reductions := integer(), wall_ns := integer(),
-                        cpu_ns := integer(), gc := boolean()}.
+                        cpu_ns := integer(), gc := boolean() | unknown}.
 
 %% How long the controller waits for killed workers to exit before giving up on them.
 -define(WORKER_EXIT_TIMEOUT, 10000).
@@ -273,8 +273,10 @@ measure_ns(Job, Count) when is_integer(Count), Count > 0 ->
 %% reductions while it waits before and after the batch (a process's heap top is only
 %% current when it is not running), and the VM's CPU time around the batch. The
 %% worker's garbage collections are traced (`garbage_collection' trace flag, this
-%% process the tracer) to tell whether one happened during the batch.
--spec cost(server_ref(), non_neg_integer(), #{heap => pos_integer()}) -> batch_cost().
+%% process the tracer) with `collections => true', to tell whether one happened during
+%% the batch (`gc => unknown' otherwise: tracing them slows a batch that collects).
+-spec cost(server_ref(), non_neg_integer(), #{heap => pos_integer(), collections => boolean()}) ->
+    batch_cost().
 cost(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
     Heap = maps:get(heap, Options, ?COST_DEFAULT_HEAP),
     Worker = gen_server:call(Job, {cost, Count, Heap, self()}, infinity),
@@ -282,15 +284,13 @@ cost(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
     try
         ok = cost_wait(Worker, Mon, cost_ready),
         %% garbage collections of the worker are traced to this process
-        1 = erlang:trace(Worker, true, [garbage_collection]),
+        Trace = maps:get(collections, Options, false),
+        1 = erlang:trace(Worker, Trace, [garbage_collection]),
         Before = cost_reading(Worker),
         Worker ! {cost_go, self()},
         Nanoseconds = cost_wait(Worker, Mon, cost_done),
         After = cost_reading(Worker),
-        1 = erlang:trace(Worker, false, [garbage_collection]),
-        Delivered = erlang:trace_delivered(Worker),
-        receive {trace_delivered, Worker, Delivered} -> ok end,
-        (cost_delta(Before, After, Nanoseconds))#{gc => flush_gc(Worker, false)}
+        (cost_delta(Before, After, Nanoseconds))#{gc => collected(Worker, Trace)}
     after
         Worker ! {cost_finish, self()},
         erlang:demonitor(Mon, [flush])
@@ -524,6 +524,15 @@ cost_reading(Worker) ->
     [{garbage_collection_info, Gc}, {reductions, Reds}] =
         erlang:process_info(Worker, [garbage_collection_info, reductions]),
     {proplists:get_value(heap_size, Gc) + proplists:get_value(mbuf_size, Gc), Reds, CpuMs}.
+
+%% Whether a collection was traced (`unknown' when not traced).
+collected(_Worker, false) ->
+    unknown;
+collected(Worker, true) ->
+    1 = erlang:trace(Worker, false, [garbage_collection]),
+    Delivered = erlang:trace_delivered(Worker),
+    receive {trace_delivered, Worker, Delivered} -> ok end,
+    flush_gc(Worker, false).
 
 %% Whether a collection was traced (and drops the trace messages).
 flush_gc(Worker, Collected) ->
