@@ -66,7 +66,8 @@
 -export([memory_seq/0, memory_seq/1, memory_ok/0, memory_ok/1, memory_tuple/0, memory_tuple/1,
          memory_runner1/0, memory_runner1/1, memory_runner2/0, memory_runner2/1,
          memory_fun/0, memory_fun/1, memory_timed/0, memory_timed/1,
-         memory_gc_retry/0, memory_gc_retry/1, memory_off/0, memory_off/1]).
+         memory_gc_retry/0, memory_gc_retry/1, memory_off/0, memory_off/1,
+         memory_crash/0, memory_crash/1, memory_no_leak/0, memory_no_leak/1]).
 
 %% Short samples keep the suite fast; cases that need more say so.
 -define(FAST, #{sample_duration => 20, samples => 1}).
@@ -112,7 +113,7 @@ groups() ->
                    overdue_reported, compare_interleaved, interleaved_timed]},
      {evidence, [], [evidence_one, verdict_parallel, verdict_sequential_timed, confidence_option]},
      {memory, [], [memory_seq, memory_ok, memory_tuple, memory_runner1, memory_runner2, memory_fun,
-                    memory_timed, memory_gc_retry, memory_off]}].
+                    memory_timed, memory_gc_retry, memory_off, memory_crash, memory_no_leak]}].
 
 init_per_group(application, Config) ->
     case code:which(erlperf_app) =/= non_existing andalso code:which(erlperf_job_sup) =/= non_existing of
@@ -1245,3 +1246,19 @@ memory_off(Config) when is_list(Config) ->
                                           #{max => 2}),
     ?assertNot(is_map_key(cost, R2)),
     ?assertError({invalid_option, memory, 1}, erlperf:run(#{runner => "ok."}, #{memory => 1})).
+
+memory_crash() ->
+    [{doc, "A runner crashing in a cost worker raises {crashed, runner, _}, like a crash in the run"}].
+memory_crash(Config) when is_list(Config) ->
+    T = new_table(),
+    Runner = src("r() -> case ets:update_counter(~w, calls, 1) of 500 -> erlang:error(late); _ -> ok end.", T),
+    ?assertError({crashed, runner, {error, late, _}},
+                 erlperf:run(Runner, #{sample_duration => {timed, 10}, samples => 1, memory => true})).
+
+memory_no_leak() ->
+    [{doc, "A run with memory => true leaves no process, module, monitor or message behind"}].
+memory_no_leak(Config) when is_list(Config) ->
+    Check = leak_check(),
+    _ = erlperf:compare(["lists:seq(1, 10).", "ok."], ?FAST#{memory => true, compare => interleaved}),
+    _ = erlperf:run("lists:seq(1, 10).", ?FAST#{memory => true, sample_duration => {timed, 100}}),
+    Check().
