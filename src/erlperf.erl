@@ -58,6 +58,7 @@
                          priority => erlang:priority_level(),   % of the sampler [high]
                          compare => parallel | sequential | interleaved, % several codes [parallel]
                          confidence => number(),                % percent, of intervals and verdicts [95]
+                         memory => boolean(),                   % cost per call in result.cost [false]
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
                          progress => fun((erlperf_sampler:progress()) -> any())}.
@@ -83,7 +84,8 @@
                             iteration_time := float() | infinity,
                             ci => {float(), float()} | undefined,
                             confidence => number(),
-                            outliers => erlperf_stat:outliers()}.
+                            outliers => erlperf_stat:outliers(),
+                            cost => erlperf_cost:cost()}.
 %% A runner against the fastest of the same call (see erlperf_comparison).
 -type comparison() :: #{against := binary(), atom() => term()}.
 -type report() :: #{version := 1,
@@ -205,7 +207,7 @@ format_error(Other) ->
 defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
       cv => undefined, report => basic, priority => high, compare => parallel,
-      confidence => 95}.
+      confidence => 95, memory => false}.
 
 %% @doc Default concurrency estimation options.
 -spec concurrency_defaults() -> concurrency_options().
@@ -244,6 +246,7 @@ valid_option(nodes, Nodes) -> is_list(Nodes) andalso Nodes =/= [] andalso lists:
 valid_option(progress, F) -> is_function(F, 1);
 valid_option(compare, C) -> lists:member(C, [parallel, sequential, interleaved]);
 valid_option(confidence, C) -> is_number(C) andalso C > 0 andalso C < 100;
+valid_option(memory, M) -> is_boolean(M);
 valid_option(_, _) -> false.
 
 concurrency_options(undefined) ->

@@ -271,6 +271,8 @@ options() ->
       "confidence of intervals and verdicts, percent"},
      {isolation, ["-i", "--isolated", "--isolation"], flag, run,
       "run each runner in a fresh peer node"},
+     {memory, ["--memory"], flag, run,
+      "also measure each runner's cost per call: heap bytes, reductions, CPU and wall time"},
      {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
      {squeeze, ["-q", "--squeeze"], flag, cli,
       "concurrency estimation: add workers while throughput grows"},

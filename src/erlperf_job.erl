@@ -59,17 +59,20 @@
 %% measurements in nanoseconds.
 -export([sample_status/1, measure_ns/2]).
 
+%% Internal API: erlperf_cost measures one batch's allocation, reductions and times.
+-export([cost/3]).
+
 %% gen_server callbacks
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
 
 %% Internal exports: worker bodies, spawned by the controller; publish/0, called by
 %% the generated worker loop at the end of each batch.
--export([worker/6, timed_worker/6, publish/0]).
+-export([worker/6, timed_worker/6, cost_worker/6, publish/0]).
 
 %% Internal export: the batch sizing rule, pure (tested on its own).
 -export([next_batch/2]).
 
--export_type([callable/0, code_map/0, info/0, handle/0]).
+-export_type([callable/0, code_map/0, info/0, handle/0, batch_cost/0]).
 
 -type callable() :: erlperf_codegen:callable().
 -type code_map() :: erlperf_codegen:code_map().
@@ -77,6 +80,12 @@
                   warnings := [erlperf_codegen:warning()]}.
 -type server_ref() :: gen_server:server_ref().
 -opaque handle() :: {?MODULE, ets:tid()}.
+%% One batch measured by {@link cost/3}: heap words allocated (heap top and heap
+%% fragments, read before and after the batch in the worker), reductions, wall-clock and
+%% VM CPU nanoseconds, and whether a garbage collection happened during the batch (the
+%% words are then meaningless; `unknown' when collections were not traced).
+-type batch_cost() :: #{words := integer(), reductions := integer(), wall_ns := integer(),
+                        cpu_ns := integer(), gc := boolean() | unknown}.
 
 %% How long the controller waits for killed workers to exit before giving up on them.
 -define(WORKER_EXIT_TIMEOUT, 10000).
@@ -110,6 +119,9 @@
 -define(SLOTS, 16).
 %% ETS key of the number of running workers, beside the {Position, Counter} rows.
 -define(CONCURRENCY_KEY, concurrency).
+
+%% Heap (words) of a cost worker when the caller names none (erlperf_cost sizes it).
+-define(COST_DEFAULT_HEAP, 233).
 
 -record(starting, {
     ref :: reference(),
@@ -253,6 +265,37 @@ measure(Job, Count) ->
 measure_ns(Job, Count) when is_integer(Count), Count > 0 ->
     gen_server:call(Job, {measure, Count}, infinity).
 
+%% @private
+%% Runs `Count' iterations (0: the harness alone) in a fresh worker spawned with a
+%% heap of at least `heap' words (`#{heap => Words}'), after its `init_runner', and
+%% returns what the batch cost. The worker runs the same timed loop as
+%% {@link measure/2}; the caller reads the worker's heap top, collections and
+%% reductions while it waits before and after the batch (a process's heap top is only
+%% current when it is not running), and the VM's CPU time around the batch. The
+%% worker's garbage collections are traced (`garbage_collection' trace flag, this
+%% process the tracer) with `collections => true', to tell whether one happened during
+%% the batch (`gc => unknown' otherwise: tracing them slows a batch that collects).
+-spec cost(server_ref(), non_neg_integer(), #{heap => pos_integer(), collections => boolean()}) ->
+    batch_cost().
+cost(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
+    Heap = maps:get(heap, Options, ?COST_DEFAULT_HEAP),
+    Worker = gen_server:call(Job, {cost, Count, Heap, self()}, infinity),
+    Mon = erlang:monitor(process, Worker),
+    try
+        ok = cost_wait(Worker, Mon, cost_ready),
+        %% garbage collections of the worker are traced to this process
+        Trace = maps:get(collections, Options, false),
+        1 = erlang:trace(Worker, Trace, [garbage_collection]),
+        Before = cost_reading(Worker),
+        Worker ! {cost_go, self()},
+        Nanoseconds = cost_wait(Worker, Mon, cost_done),
+        After = cost_reading(Worker),
+        (cost_delta(Before, After, Nanoseconds))#{gc => collected(Worker, Trace)}
+    after
+        Worker ! {cost_finish, self()},
+        erlang:demonitor(Mon, [flush])
+    end.
+
 %% @doc Returns the source text of the generated module, one string per form.
 -spec source(server_ref() | code_map()) -> [string()].
 source(#{runner := _} = Code) ->
@@ -376,7 +419,10 @@ handle_call({set_concurrency, N}, _From, State) ->
     {reply, ok, set_priority_flag(shrink(N, State))};
 handle_call({measure, Count}, From, #state{timed = Timed} = State) ->
     Pid = spawn_timed(From, Count, State),
-    {noreply, State#state{timed = Timed#{Pid => From}}}.
+    {noreply, State#state{timed = Timed#{Pid => From}}};
+handle_call({cost, Count, Heap, Reader}, From, #state{timed = Timed} = State) ->
+    Pid = spawn_cost(Reader, Count, Heap, State),
+    {reply, Pid, State#state{timed = Timed#{Pid => From}}}.
 
 %% @private
 -spec handle_cast(stop, #state{}) -> {stop, normal, #state{}}.
@@ -450,6 +496,54 @@ timed_worker(From, Count, Module, Context, HasInitRunner, InitResult) ->
     Nanoseconds = guarded(runner, fun () -> Module:'erlperf timed'(Count, InitRunner, Context) end),
     gen_server:reply(From, Nanoseconds).
 
+%% @private
+%% Cost worker: runs init_runner, then waits for the reader (the caller of cost/3)
+%% before and after `Count' iterations of the timed loop, so that it can read the
+%% worker's heap. The messages cost the same for every count: an empty batch measures
+%% them.
+-spec cost_worker(pid(), non_neg_integer(), module(), tuple(), boolean(), term()) -> ok.
+cost_worker(Reader, Count, Module, Context, HasInitRunner, InitResult) ->
+    InitRunner = init_runner(HasInitRunner, Module, InitResult, Context),
+    Reader ! {cost_ready, self(), ok},
+    receive {cost_go, Reader} -> ok end,
+    Nanoseconds = guarded(runner, fun () -> Module:'erlperf timed'(Count, InitRunner, Context) end),
+    Reader ! {cost_done, self(), Nanoseconds},
+    receive {cost_finish, Reader} -> ok end.
+
+cost_wait(Worker, Mon, Tag) ->
+    receive
+        {Tag, Worker, Value} -> Value;
+        {'DOWN', Mon, process, Worker, {crashed, _, _} = Crash} ->
+            exit({{shutdown, Crash}, {?MODULE, cost, [Worker]}});
+        {'DOWN', Mon, process, Worker, Reason} ->
+            exit({Reason, {?MODULE, cost, [Worker]}})
+    end.
+
+cost_reading(Worker) ->
+    {CpuMs, _} = erlang:statistics(runtime),
+    [{garbage_collection_info, Gc}, {reductions, Reds}] =
+        erlang:process_info(Worker, [garbage_collection_info, reductions]),
+    {proplists:get_value(heap_size, Gc) + proplists:get_value(mbuf_size, Gc), Reds, CpuMs}.
+
+%% Whether a collection was traced (`unknown' when not traced).
+collected(_Worker, false) ->
+    unknown;
+collected(Worker, true) ->
+    1 = erlang:trace(Worker, false, [garbage_collection]),
+    Delivered = erlang:trace_delivered(Worker),
+    receive {trace_delivered, Worker, Delivered} -> ok end,
+    flush_gc(Worker, false).
+
+%% Whether a collection was traced (and drops the trace messages).
+flush_gc(Worker, Collected) ->
+    receive {trace, Worker, _GcEvent, _Info} -> flush_gc(Worker, true)
+    after 0 -> Collected
+    end.
+
+cost_delta({Words0, Reds0, Cpu0}, {Words1, Reds1, Cpu1}, Nanoseconds) ->
+    #{words => Words1 - Words0, reductions => Reds1 - Reds0, wall_ns => Nanoseconds,
+      cpu_ns => (Cpu1 - Cpu0) * 1000000}.
+
 init_runner(true, Module, InitResult, Context) ->
     guarded(init_runner, fun () -> Module:'erlperf call'(init_runner, InitResult, Context) end);
 init_runner(false, _Module, _InitResult, _Context) ->
@@ -465,6 +559,10 @@ has_init_runner(#state{roles = Roles}) ->
 
 spawn_timed(From, Count, #state{module = Module, context = Context, init_result = Init} = State) ->
     spawn_link(?MODULE, timed_worker, [From, Count, Module, Context, has_init_runner(State), Init]).
+
+spawn_cost(Reader, Count, Heap, #state{module = Module, context = Context, init_result = Init} = State) ->
+    spawn_opt(?MODULE, cost_worker, [Reader, Count, Module, Context, has_init_runner(State), Init],
+              [link, {min_heap_size, Heap}]).
 
 %% Spawns the workers for positions above the current ones. Each counts down once
 %% init_runner is done; the last one tells the controller (one message, however many

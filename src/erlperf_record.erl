@@ -100,7 +100,15 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:confidence_interval(Values, C))}
              end,
-    maps:merge(maps:merge(Base, Chosen), comparison(Report, Reports)).
+    maps:merge(maps:merge(maps:merge(Base, Chosen), cost(Result)), comparison(Report, Reports)).
+
+%% With `memory => true': the cost per call.
+cost(#{cost := Cost}) ->
+    #{<<"bytes_per_iteration">> => number(maps:get(bytes_per_iteration, Cost)),
+      <<"reductions_per_iteration">> => maps:get(reductions_per_iteration, Cost),
+      <<"cpu_ns_per_iteration">> => maps:get(cpu_ns_per_iteration, Cost)};
+cost(_Result) ->
+    #{}.
 
 comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Values}}, Reports) ->
     %% the fastest is the one report without a comparison

@@ -75,7 +75,8 @@ format(Reports, Options) ->
      table(Format, Sorted, Options),
      verdicts(Format, Sorted),
      dead_code_notes(Sorted),
-     overdue_notes(Sorted)].
+     overdue_notes(Sorted),
+     cost_lines(Sorted)].
 
 %% @doc Resolves `auto' to `basic' or `extended' from the number of samples collected.
 -spec resolve_format(format() | auto, [report()]) -> format().
@@ -160,6 +161,22 @@ overdue_notes(Reports) ->
                    "far longer than expected (calls are counted when they start)~n",
                    [N, length(Values), label(R)])
      || #{result := #{overdue := N, values := Values}} = R <- Reports, N > 0].
+
+%% With `memory => true': each runner's cost per call (see erlperf_cost).
+-spec cost_lines([report()]) -> unicode:chardata().
+cost_lines(Reports) ->
+    [io_lib:format("~ts: ~s, ~s reductions, ~s CPU / ~s wall per call~n",
+                   [label(R), cost_bytes(B), cost_number(Reds), format_time(Cpu), format_time(Wall)])
+     || #{result := #{cost := #{bytes_per_iteration := B, reductions_per_iteration := Reds,
+                                cpu_ns_per_iteration := Cpu, wall_ns_per_iteration := Wall}}} = R
+            <- Reports].
+
+cost_bytes(undefined) -> "unknown bytes (collections in every batch)";
+cost_bytes(Bytes) -> cost_number(Bytes) ++ " bytes".
+
+%% Whole numbers without decimals, others with one.
+cost_number(N) when N == round(N) -> integer_to_list(round(N));
+cost_number(N) -> float_to_list(N / 1, [{decimals, 1}]).
 
 -spec table(format(), [report()], options()) -> unicode:chardata().
 table(Format, Reports, Options) ->

@@ -9,6 +9,7 @@
 %%%       compare, benchmark, time and the run options.</li>
 %%%   <li>`reliability' (sequential): crashes, hanging runners, leaks, 100,000 workers.</li>
 %%%   <li>`application': `start/2' (needs the application).</li>
+%%%   <li>`memory' (sequential): `memory => true', the cost per call in `result.cost'.</li>
 %%% </ul>
 -module(erlperf_SUITE).
 
@@ -80,6 +81,13 @@
          verdict_sequential_timed/0, verdict_sequential_timed/1, confidence_option/0,
          confidence_option/1]).
 
+%% Test cases: cost per call (memory => true)
+-export([memory_seq/0, memory_seq/1, memory_ok/0, memory_ok/1, memory_tuple/0, memory_tuple/1,
+         memory_runner1/0, memory_runner1/1, memory_runner2/0, memory_runner2/1,
+         memory_fun/0, memory_fun/1, memory_timed/0, memory_timed/1,
+         memory_gc_retry/0, memory_gc_retry/1, memory_off/0, memory_off/1,
+         memory_crash/0, memory_crash/1, memory_no_leak/0, memory_no_leak/1]).
+
 %% Short samples keep the suite fast; cases that need more say so.
 -define(FAST, #{sample_duration => 20, samples => 1}).
 -define(SHORT_MS, 100).
@@ -96,7 +104,7 @@ suite() ->
 
 all() ->
     [{group, callables}, {group, errors}, {group, modes}, {group, reliability},
-     {group, application}, {group, compat}, {group, evidence}].
+     {group, application}, {group, compat}, {group, evidence}, {group, memory}].
 
 groups() ->
     [{callables, [parallel],
@@ -122,7 +130,9 @@ groups() ->
      {application, [], [start_job]},
      {compat, [], [legacy_timed, compare_parallel, compare_sequential, invalid_compare,
                    overdue_reported, compare_interleaved, interleaved_timed]},
-     {evidence, [], [evidence_one, verdict_parallel, verdict_sequential_timed, confidence_option]}].
+     {evidence, [], [evidence_one, verdict_parallel, verdict_sequential_timed, confidence_option]},
+     {memory, [], [memory_seq, memory_ok, memory_tuple, memory_runner1, memory_runner2, memory_fun,
+                    memory_timed, memory_gc_retry, memory_off, memory_crash, memory_no_leak]}].
 
 init_per_group(application, Config) ->
     case code:which(erlperf_app) =/= non_existing andalso code:which(erlperf_job_sup) =/= non_existing of
@@ -1241,3 +1251,102 @@ leak_check() ->
 
 own_state() ->
     process_info(self(), [monitors, monitored_by, links, message_queue_len]).
+
+%%--------------------------------------------------------------------
+%% memory: cost per call
+
+%% The cost of one run of Code with memory => true.
+cost(Code) ->
+    cost(Code, #{}).
+
+cost(Code, Opts) ->
+    [#{result := #{cost := Cost}}] =
+        erlperf:benchmark([Code], maps:merge(?FAST#{report => full, memory => true}, Opts), undefined),
+    Cost.
+
+words(N) ->
+    N * erlang:system_info(wordsize).
+
+memory_seq() ->
+    [{doc, "lists:seq(1, 100) allocates 100 cons cells: 200 words (1600 bytes on 64-bit), within 5%"}].
+memory_seq(Config) when is_list(Config) ->
+    #{bytes_per_iteration := Bytes, reductions_per_iteration := Reds, cpu_ns_per_iteration := Cpu,
+      wall_ns_per_iteration := Wall, retries := 0} = cost(#{runner => "lists:seq(1, 100)."}),
+    ?assert(abs(Bytes - words(200)) =< words(200) * 0.05, Bytes),
+    ?assertEqual(words(200) * 1.0, Bytes),
+    ?assert(Reds > 0, Reds),
+    ?assert(Cpu >= 0 andalso Wall > 0, {Cpu, Wall}).
+
+memory_ok() ->
+    [{doc, "ok. allocates nothing and costs no reduction: the harness is subtracted"}].
+memory_ok(Config) when is_list(Config) ->
+    ?assertMatch(#{bytes_per_iteration := 0.0, reductions_per_iteration := 0.0},
+                 cost(#{runner => "ok."})).
+
+memory_tuple() ->
+    [{doc, "erlang:make_tuple(10, a) allocates 11 words (88 bytes on 64-bit)"}].
+memory_tuple(Config) when is_list(Config) ->
+    Bytes = words(11) * 1.0,
+    ?assertMatch(#{bytes_per_iteration := Bytes}, cost(#{runner => "erlang:make_tuple(10, a)."})).
+
+memory_runner1() ->
+    [{doc, "runner/1: init_runner runs in the cost worker and its result is the argument"}].
+memory_runner1(Config) when is_list(Config) ->
+    Bytes = words(20) * 1.0,
+    ?assertMatch(#{bytes_per_iteration := Bytes},
+                 cost(#{init_runner => "10.", runner => "runner(N) -> lists:seq(1, N)."})).
+
+memory_runner2() ->
+    [{doc, "runner/2: the state threads from call to call (one cons cell each, kept in the state)"}].
+memory_runner2(Config) when is_list(Config) ->
+    Bytes = words(2) * 1.0,
+    ?assertMatch(#{bytes_per_iteration := Bytes},
+                 cost(#{init_runner => "[].", runner => "runner(_, S) -> [a | S]."})).
+
+memory_fun() ->
+    [{doc, "A fun runner is measured the same way"}].
+memory_fun(Config) when is_list(Config) ->
+    Bytes = words(200) * 1.0,
+    ?assertMatch(#{bytes_per_iteration := Bytes}, cost(fun () -> lists:seq(1, 100) end)).
+
+memory_timed() ->
+    [{doc, "Timed mode reports the cost too"}].
+memory_timed(Config) when is_list(Config) ->
+    Bytes = words(11) * 1.0,
+    ?assertMatch(#{bytes_per_iteration := Bytes},
+                 cost(#{runner => "erlang:make_tuple(10, a)."}, #{sample_duration => {timed, 1000}})).
+
+memory_gc_retry() ->
+    [{doc, "A runner allocating more than the first heap holds is retried with fewer iterations, and says so"}].
+memory_gc_retry(Config) when is_list(Config) ->
+    Bytes = words(20000) * 1.0,
+    #{bytes_per_iteration := Got, retries := Retries, iterations := N} =
+        cost(#{runner => "lists:seq(1, 10000)."}),
+    ?assertEqual(Bytes, Got),
+    ?assert(Retries > 0 andalso N < 1000, {Retries, N}).
+
+memory_off() ->
+    [{doc, "No cost without memory => true, nor in concurrency estimation; memory must be a boolean"}].
+memory_off(Config) when is_list(Config) ->
+    [#{result := R1}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full}, undefined),
+    ?assertNot(is_map_key(cost, R1)),
+    [#{result := R2}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full, memory => true},
+                                          #{max => 2}),
+    ?assertNot(is_map_key(cost, R2)),
+    ?assertError({invalid_option, memory, 1}, erlperf:run(#{runner => "ok."}, #{memory => 1})).
+
+memory_crash() ->
+    [{doc, "A runner crashing in a cost worker raises {crashed, runner, _}, like a crash in the run"}].
+memory_crash(Config) when is_list(Config) ->
+    T = new_table(),
+    Runner = src("r() -> case ets:update_counter(~w, calls, 1) of 500 -> erlang:error(late); _ -> ok end.", T),
+    ?assertError({crashed, runner, {error, late, _}},
+                 erlperf:run(Runner, #{sample_duration => {timed, 10}, samples => 1, memory => true})).
+
+memory_no_leak() ->
+    [{doc, "A run with memory => true leaves no process, module, monitor or message behind"}].
+memory_no_leak(Config) when is_list(Config) ->
+    Check = leak_check(),
+    _ = erlperf:compare(["lists:seq(1, 10).", "ok."], ?FAST#{memory => true, compare => interleaved}),
+    _ = erlperf:run("lists:seq(1, 10).", ?FAST#{memory => true, sample_duration => {timed, 100}}),
+    Check().

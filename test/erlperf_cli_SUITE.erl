@@ -66,7 +66,7 @@
          bad_output_extension/0, bad_output_extension/1, unwritable_output/0, unwritable_output/1,
          formats_stdout/0, formats_stdout/1, output_files/0, output_files/1,
          baseline_gate/0, baseline_gate/1, bad_baseline/0, bad_baseline/1,
-         busy_100k/0, busy_100k/1]).
+         busy_100k/0, busy_100k/1, memory_flag/0, memory_flag/1]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
 -define(RUN_TIMEOUT_MS, 150000).
@@ -98,7 +98,7 @@ groups() ->
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
-       terminal_width]},
+       terminal_width, memory_flag]},
      {hooks, [parallel],
       [cli_md_init_runner_order, cli_md_init_runner_swapped, init_and_done_order,
        label_order, single_hook_first_runner, hooks_before_runners]},
@@ -266,6 +266,28 @@ unwritable_output() ->
 unwritable_output(Config) ->
     {1, Out} = run(Config, ["ok.", "-o", "/nonexistent/erlperf/results.csv" | ?QUICK]),
     ?assertNotEqual(nomatch, string:find(Out, "cannot write /nonexistent/erlperf/results.csv"), Out).
+
+memory_flag() ->
+    [{doc, "--memory prints each runner's cost per call under the table, and the JSON record has its run keys"}].
+memory_flag(Config) ->
+    Bytes = 200 * erlang:system_info(wordsize),
+    {0, Out} = run(Config, ["lists:seq(1, 100).", "--memory" | ?QUICK]),
+    Line = [L || L <- lines(Out), lists:prefix("lists:seq(1, 100).: ", L)],
+    ?assertMatch([_], Line, Out),
+    ?assertMatch("lists:seq(1, 100).: " ++ _, hd(Line)),
+    ?assertNotEqual(nomatch, string:find(hd(Line), io_lib:format(": ~b bytes, ", [Bytes])), Line),
+    ?assertNotEqual(nomatch, string:find(hd(Line), " reductions, "), Line),
+    ?assertNotEqual(nomatch, string:find(hd(Line), " CPU / "), Line),
+    ?assertNotEqual(nomatch, string:find(hd(Line), " wall per call"), Line),
+    {0, Json} = run(Config, ["lists:seq(1, 100).", "--memory", "--format", "json" | ?QUICK]),
+    {ok, #{<<"runs">> := [Run]}} = erlperf_json:decode(Json),
+    ?assertEqual(Bytes * 1.0, maps:get(<<"bytes_per_iteration">>, Run)),
+    ?assert(maps:get(<<"reductions_per_iteration">>, Run) > 0, Run),
+    ?assert(is_number(maps:get(<<"cpu_ns_per_iteration">>, Run)), Run),
+    %% without the flag, no cost
+    {0, Plain} = run(Config, ["lists:seq(1, 100).", "--format", "json" | ?QUICK]),
+    {ok, #{<<"runs">> := [PlainRun]}} = erlperf_json:decode(Plain),
+    ?assertNot(is_map_key(<<"bytes_per_iteration">>, PlainRun)).
 
 formats_stdout() ->
     [{doc, "--format csv and markdown print the record on standard output, one row per runner"}].
