@@ -92,7 +92,7 @@ power() ->
     io:format("  same code against itself                         ~6b   ~6b  (goal: at most 1 in 20)~n",
               [length(Same), length([V || V <- Same, V =/= no_difference])]),
     More = [verdict(loop(?LOOP_STEPS), loop(?LOOP_STEPS_3PCT)) || _ <- lists:seq(1, ?POWER_TRIALS)],
-    Changes = [C || {slower, C} <- More],
+    Changes = [C || {b_slower, C} <- More],
     io:format("  3% more work, called slower                      ~6b   ~6b  (goal: every time; changes ~s)~n",
               [length(More), length(Changes),
                lists:join(", ", [io_lib:format("~.1f%", [C]) || C <- Changes])]).
@@ -107,8 +107,8 @@ verdict(A, B) ->
                                ?VERDICT_OPTS),
     case [C || #{comparison := C} <- [RA, RB]] of
         [#{significant := false}] -> no_difference;
-        [#{verdict := slower, change_pct := Change, against := <<"a">>}] -> {slower, Change};
-        [#{verdict := Verdict, against := Against}] -> {Verdict, Against}
+        [#{verdict := slower, change_pct := Change, against := <<"a">>}] -> {b_slower, Change};
+        [#{verdict := Verdict, against := Against}] -> {other, Verdict, Against}
     end.
 
 %%--------------------------------------------------------------------
