@@ -21,7 +21,6 @@
 %% Largest accepted reductions ratio for 10x the elements: linear is 10, quadratic 100.
 -define(MAX_RATIO, 20).
 %% Process dictionary key holding the counter of the property being built.
--define(COUNTER, '$erlperf_json_prop_counter').
 
 %%--------------------------------------------------------------------
 %% Helpers
@@ -474,29 +473,11 @@ properties() ->
      {corrupted_never_crashes, fun prop_corrupted_never_crashes/0},
      {truncated_is_an_error, fun prop_truncated_is_an_error/0}].
 
-%% {Name, cases checked} when the property holds; the counterexample when it does not.
 check(Name, Build) ->
-    Counter = counters:new(1, []),
-    put(?COUNTER, Counter),
-    Prop = Build(),
-    erase(?COUNTER),
-    case proper:quickcheck(Prop, [{numtests, ?NUMTESTS}, quiet]) of
-        true -> {Name, counters:get(Counter, 1)};
-        Other -> {Name, Other, proper:counterexample()}
-    end.
+    erlperf_test_lib:prop_check(Name, Build, ?NUMTESTS).
 
-%% proper:forall/2, counting the cases checked. An exception fails the case: PropEr 1.2
-%% calls erlang:get_stacktrace/0 (removed in OTP 23) on one, hiding the counterexample.
 forall(Type, Fun) ->
-    Counter = get(?COUNTER),
-    proper:forall(Type, fun (Value) ->
-        ok = counters:add(Counter, 1, 1),
-        try Fun(Value)
-        catch Class:Reason ->
-            io:format(user, "~s:~0p for ~0p~n", [Class, Reason, Value]),
-            false
-        end
-    end).
+    erlperf_test_lib:prop_forall(Type, Fun).
 
 prop_round_trip() ->
     forall(json_term(), fun (T) -> same(T, dec(erlperf_json:encode(T))) end).

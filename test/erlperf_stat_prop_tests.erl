@@ -20,7 +20,6 @@
 %% Seconds allowed for all the properties together.
 -define(TIMEOUT_S, 120).
 %% Process dictionary key holding the counter of the property being built.
--define(COUNTER, '$erlperf_prop_counter').
 
 proper_test_() ->
     case code:which(proper) of
@@ -56,16 +55,8 @@ properties() ->
      {significant_iff_ci_excludes_zero, fun prop_significant_iff_ci_excludes_zero/0},
      {hodges_lehmann_is_median, fun prop_hodges_lehmann_is_median/0}].
 
-%% {Name, cases checked} when the property holds; the counterexample when it does not.
 check(Name, Build) ->
-    Counter = counters:new(1, []),
-    put(?COUNTER, Counter),
-    Prop = Build(),
-    erase(?COUNTER),
-    case proper:quickcheck(Prop, [{numtests, ?NUMTESTS}, quiet]) of
-        true -> {Name, counters:get(Counter, 1)};
-        Other -> {Name, Other, proper:counterexample()}
-    end.
+    erlperf_test_lib:prop_check(Name, Build, ?NUMTESTS).
 
 %%--------------------------------------------------------------------
 %% Generators (proper_types, called directly)
@@ -102,10 +93,8 @@ long_samples() ->
     proper_types:bind(proper_types:integer(33, 70),
                       fun (N) -> proper_types:vector(N, sample_value()) end, false).
 
-%% proper:forall/2, counting the cases checked.
 forall(Type, Fun) ->
-    Counter = get(?COUNTER),
-    proper:forall(Type, fun (Value) -> ok = counters:add(Counter, 1, 1), Fun(Value) end).
+    erlperf_test_lib:prop_forall(Type, Fun).
 
 %%--------------------------------------------------------------------
 %% Properties

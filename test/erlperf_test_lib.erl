@@ -1,7 +1,8 @@
 %%% @doc Helpers shared by the test suites: bounded polling and a capturing io device.
 -module(erlperf_test_lib).
 
--export([wait_for/2, capture/0, app_without_monitor/1, restore_app/1]).
+-export([wait_for/2, capture/0, app_without_monitor/1, restore_app/1,
+         prop_check/3, prop_forall/2]).
 
 %% @doc Polls `Pred' until it holds (true) or `Ms' milliseconds pass (false). A bounded
 %% poll, not synchronisation: it re-checks every 5 ms.
@@ -54,3 +55,35 @@ restore_app(Config) ->
     {ok, _} = supervisor:restart_child(erlperf_sup, erlperf_monitor),
     _ = [application:stop(App) || App <- lists:reverse(proplists:get_value(erlperf_started, Config))],
     ok.
+
+%% Process dictionary key of the case counter of the property being checked.
+-define(PROP_COUNTER, '$erlperf_prop_counter').
+
+%% @doc Checks the property built by `Build' with PropEr for `NumTests' cases: returns
+%% `{Name, CasesChecked}' when it holds, the counterexample when it does not (a property
+%% that ran no case shows a count of 0, so it cannot pass unseen).
+-spec prop_check(atom(), fun(() -> term()), pos_integer()) -> tuple().
+prop_check(Name, Build, NumTests) ->
+    Counter = counters:new(1, []),
+    put(?PROP_COUNTER, Counter),
+    Prop = Build(),
+    erase(?PROP_COUNTER),
+    case proper:quickcheck(Prop, [{numtests, NumTests}, quiet]) of
+        true -> {Name, counters:get(Counter, 1)};
+        Other -> {Name, Other, proper:counterexample()}
+    end.
+
+%% @doc proper:forall/2, counting the cases checked (for {@link prop_check/3}). An
+%% exception fails the case, printed with its value: Debian's PropEr 1.2 calls
+%% erlang:get_stacktrace/0 (removed in OTP 23) on one, which would hide the counterexample.
+-spec prop_forall(term(), fun((term()) -> boolean())) -> term().
+prop_forall(Type, Fun) ->
+    Counter = get(?PROP_COUNTER),
+    proper:forall(Type, fun (Value) ->
+        ok = counters:add(Counter, 1, 1),
+        try Fun(Value)
+        catch Class:Reason ->
+            io:format(user, "~s:~0p for ~0p~n", [Class, Reason, Value]),
+            false
+        end
+    end).
