@@ -58,6 +58,7 @@
                          priority => erlang:priority_level(),   % of the sampler [high]
                          compare => parallel | sequential | interleaved, % several codes [parallel]
                          confidence => number(),                % percent, of intervals and verdicts [95]
+                         noise => number(),                     % noise floor of verdicts, percent [1]
                          memory => boolean(),                   % cost per call in result.cost [false]
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
@@ -99,6 +100,7 @@
                     warnings := [erlperf_codegen:warning()],
                     system => system_information(),
                     history => [{pos_integer(), run_statistics()}],
+                    best_concurrency => pos_integer(),
                     concurrency_options => concurrency_options(),
                     cv_met => boolean(),
                     qps => float(),
@@ -156,8 +158,9 @@ benchmark([_ | _] = Codes, RunOptions, ConcurrencyOptions) ->
     CodeMaps = [code_map(C) || C <- Codes],
     _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
          || C <- CodeMaps],
-    #{report := Shape, confidence := Confidence} = Opts,
-    Reports = erlperf_comparison:annotate(relative(dispatch(CodeMaps, Opts, Conc)), Confidence),
+    #{report := Shape} = Opts,
+    Reports = erlperf_comparison:annotate(relative(dispatch(CodeMaps, Opts, Conc)),
+                                          maps:with([confidence, noise], Opts)),
     [shape(R, Shape) || R <- Reports];
 benchmark(Codes, _RunOptions, _ConcurrencyOptions) ->
     erlang:error({invalid_option, code, Codes}).
@@ -207,7 +210,7 @@ format_error(Other) ->
 defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
       cv => undefined, report => basic, priority => high, compare => parallel,
-      confidence => 95, memory => false}.
+      confidence => 95, noise => 1, memory => false}.
 
 %% @doc Default concurrency estimation options.
 -spec concurrency_defaults() -> concurrency_options().
@@ -246,6 +249,7 @@ valid_option(nodes, Nodes) -> is_list(Nodes) andalso Nodes =/= [] andalso lists:
 valid_option(progress, F) -> is_function(F, 1);
 valid_option(compare, C) -> lists:member(C, [parallel, sequential, interleaved]);
 valid_option(confidence, C) -> is_number(C) andalso C > 0 andalso C < 100;
+valid_option(noise, N) -> is_number(N) andalso N >= 0 andalso N < 100;
 valid_option(memory, M) -> is_boolean(M);
 valid_option(_, _) -> false.
 

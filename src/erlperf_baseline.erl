@@ -64,12 +64,14 @@ load(File) ->
     end.
 
 %% @doc Compares every runner of `Record' with each baseline, in order.
-%% `Options': `#{confidence => Percent}' [95].
+%% `Options': `#{confidence => Percent, noise => Percent}' [95, 0]: the interval's
+%% confidence and the noise floor (see {@link erlperf_stat:compare/3}).
 -spec compare([{file:filename(), erlperf_record:record()}], erlperf_record:record(), map()) -> [row()].
 compare(Baselines, #{<<"runs">> := Runs}, Options) ->
-    Confidence = maps:get(confidence, Options, ?CONFIDENCE),
+    Stat = #{test => welch, confidence => maps:get(confidence, Options, ?CONFIDENCE),
+             noise => maps:get(noise, Options, 0)},
     [#{label => maps:get(<<"label">>, Run),
-       baselines => [entry(File, Run, Base, Confidence) || {File, Base} <- Baselines]}
+       baselines => [entry(File, Run, Base, Stat) || {File, Base} <- Baselines]}
      || Run <- Runs].
 
 %% @doc The rows with a regression beyond `Percent', and the baselines they regressed
@@ -102,7 +104,7 @@ format_error({baseline, File, Reason}) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
-entry(File, Run, #{<<"runs">> := BaseRuns}, Confidence) ->
+entry(File, Run, #{<<"runs">> := BaseRuns}, Stat) ->
     case match(Run, BaseRuns) of
         {none, _} ->
             #{file => File, match => none};
@@ -111,8 +113,7 @@ entry(File, Run, #{<<"runs">> := BaseRuns}, Confidence) ->
                          <<"timed">> -> lower;
                          _ -> higher
                      end,
-            Cmp = erlperf_stat:compare(values(BaseRun), values(Run),
-                                       #{test => welch, confidence => Confidence, better => Better}),
+            Cmp = erlperf_stat:compare(values(BaseRun), values(Run), Stat#{better => Better}),
             (maps:with([verdict, change_pct, ci_pct, significant], Cmp))#{file => File, match => How,
                                                                           comparison => Cmp}
     end.

@@ -269,6 +269,8 @@ options() ->
       "several runners: parallel (at the same time), sequential or interleaved (taking turns)"},
      {confidence, ["--confidence"], percent, run,
       "confidence of intervals and verdicts, percent"},
+     {noise, ["--noise"], noise, run,
+      "noise floor, percent: smaller changes are never called significant"},
      {isolation, ["-i", "--isolated", "--isolation"], flag, run,
       "run each runner in a fresh peer node"},
      {memory, ["--memory"], flag, run,
@@ -307,6 +309,7 @@ metavar(flag) -> "";
 metavar(report) -> " FORMAT";
 metavar(compare) -> " HOW";
 metavar(percent) -> " PCT";
+metavar(noise) -> " PCT";
 metavar(output_format) -> " FORMAT";
 metavar(file) -> " FILE";
 metavar(out_file) -> " FILE";
@@ -391,6 +394,11 @@ value(percent, Name, Text) ->
     case ratio(Text) of
         P when is_float(P), P > 0, P < 100 -> P;
         _ -> usage("~ts: '~ts' is not a percentage between 0 and 100", [Name, Text])
+    end;
+value(noise, Name, Text) ->
+    case ratio(Text) of
+        P when is_float(P), P >= 0, P < 100 -> P;
+        _ -> usage("~ts: '~ts' is not a percentage from 0 to 100", [Name, Text])
     end;
 value(output_format, Name, Text) ->
     case lists:member(Text, ["text", "json", "csv", "markdown"]) of
@@ -702,7 +710,7 @@ baseline_rows(#{baselines := []}, _Reports) ->
     [];
 baseline_rows(#{baselines := Baselines, run_options := Run}, Reports) ->
     erlperf_baseline:compare(Baselines, erlperf_record:from_reports(Reports),
-                             maps:with([confidence], Run)).
+                             maps:with([confidence, noise], Run)).
 
 %% --fail-on-regression: exit 3, saying which runner regressed against which baseline.
 -spec gate(parsed(), [erlperf_baseline:row()]) -> non_neg_integer().

@@ -23,41 +23,75 @@
 %%% '''
 -module(erlperf_comparison).
 
-%% API: called by erlperf:benchmark/3 on full reports.
--export([annotate/2]).
+%% API: called by erlperf:benchmark/3 on full reports, and by erlperf_local on the
+%% steps of a concurrency estimation.
+-export([annotate/2, plateau/2]).
+
+-export_type([stat_options/0]).
+
+%% How runners are compared: the confidence of intervals and verdicts, and the noise
+%% floor (both percent; see erlperf_stat:compare/3).
+-type stat_options() :: #{confidence => number(), noise => number()}.
+
+%% Confidence when none is given, percent.
+-define(CONFIDENCE, 95).
 
 %%--------------------------------------------------------------------
 %% API
 
 %% @doc Adds `ci', `confidence' and `outliers' to every report's result, and a
-%% `comparison' to every report but the fastest (when there are several).
--spec annotate([erlperf:report()], Confidence :: number()) -> [erlperf:report()].
-annotate(Reports, Confidence) ->
+%% `comparison' to every report but the fastest (when there are several). `Stat':
+%% `#{confidence => Percent, noise => Percent}' [95, 0], or the confidence alone.
+-spec annotate([erlperf:report()], stat_options() | number()) -> [erlperf:report()].
+annotate(Reports, Confidence) when is_number(Confidence) ->
+    annotate(Reports, #{confidence => Confidence});
+annotate(Reports, Stat) ->
+    Confidence = maps:get(confidence, Stat, ?CONFIDENCE),
     Described = [describe(R, Confidence) || R <- Reports],
     case Described of
-        [_, _ | _] -> against_fastest(Described, Confidence);
+        [_, _ | _] -> against_fastest(Described, Stat#{confidence => Confidence});
         _ -> Described
     end.
 
+%% @doc The steps of a concurrency estimation, `{Concurrency, Values}' in the order
+%% run: returns `{Chosen, Best}'. `Best' has the highest average (the first of equals);
+%% `Chosen' is the smallest concurrency whose throughput is not significantly below the
+%% best's (Welch's test with `Stat': the steps ran one after another). With fewer than
+%% two samples a step there is no evidence either way, and `Chosen' is `Best'.
+-spec plateau([{pos_integer(), [number(), ...]}, ...], stat_options()) ->
+    {Chosen :: pos_integer(), Best :: pos_integer()}.
+plateau([First | Rest] = Steps, Stat) ->
+    {Best, BestValues} = lists:foldl(fun higher_mean/2, First, Rest),
+    Options = maps:with([confidence, noise], Stat#{test => welch, better => higher}),
+    Close = [C || {C, V} <- lists:keysort(1, Steps), length(V) > 1, length(BestValues) > 1,
+                  maps:get(verdict, erlperf_stat:compare(BestValues, V, Options)) =/= slower],
+    {hd(Close ++ [Best]), Best}.
+
 %%--------------------------------------------------------------------
 %% Internal functions
+
+higher_mean({_, Values} = Step, {_, BestValues} = Best) ->
+    case erlperf_stat:mean(Values) > erlperf_stat:mean(BestValues) of
+        true -> Step;
+        false -> Best
+    end.
 
 describe(#{result := #{values := Values} = Result} = Report, Confidence) ->
     Report#{result => Result#{ci => erlperf_stat:confidence_interval(Values, Confidence),
                               confidence => Confidence,
                               outliers => erlperf_stat:outliers(Values)}}.
 
-against_fastest(Reports, Confidence) ->
+against_fastest(Reports, Stat) ->
     Fastest = fastest(Reports),
     #{label := Label, result := #{values := Base}} = Fastest,
     [case R =:= Fastest of
          true -> R;
-         false -> R#{comparison => compare(Label, Base, R, Confidence)}
+         false -> R#{comparison => compare(Label, Base, R, Stat)}
      end || R <- Reports].
 
-compare(Label, Base, #{result := #{values := Values}} = Report, Confidence) ->
-    Options = #{test => test(Report, Base, Values), confidence => Confidence,
-                better => better(Report)},
+compare(Label, Base, #{result := #{values := Values}} = Report, Stat) ->
+    Options = (maps:with([confidence, noise], Stat))#{test => test(Report, Base, Values),
+                                                      better => better(Report)},
     Comparison = erlperf_stat:compare(Base, Values, Options),
     Comparison#{against => Label}.
 

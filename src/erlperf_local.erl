@@ -105,11 +105,15 @@ cost(Jobs, Reports, #{memory := true}) ->
 cost(_Jobs, Reports, _Opts) ->
     Reports.
 
+%% The report is the smallest concurrency not significantly below the best (noise
+%% alone would otherwise push the answer to the last step tried); the best is beside it.
 estimate(Job, Opts, Conc) ->
-    {Best, History} = erlperf_sampler:estimate(Job, Opts, Conc),
-    {Best, Run} = lists:keyfind(Best, 1, History),
-    Report = report(Job, continuous, Best, Run, Opts#{concurrency => Best}),
-    Report#{mode => concurrency, concurrency_options => Conc,
+    {_, History} = erlperf_sampler:estimate(Job, Opts, Conc),
+    {Chosen, Best} = erlperf_comparison:plateau([{C, V} || {C, #{values := V}} <- History],
+                                                maps:with([confidence, noise], Opts)),
+    {Chosen, Run} = lists:keyfind(Chosen, 1, History),
+    Report = report(Job, continuous, Chosen, Run, Opts#{concurrency => Chosen}),
+    Report#{mode => concurrency, concurrency_options => Conc, best_concurrency => Best,
             history => [{C, result(continuous, C, R, Opts)} || {C, R} <- History]}.
 
 %%--------------------------------------------------------------------

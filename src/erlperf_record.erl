@@ -100,7 +100,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:confidence_interval(Values, C))}
              end,
-    maps:merge(maps:merge(maps:merge(Base, Chosen), cost(Result)), comparison(Report, Reports)).
+    lists:foldl(fun maps:merge/2, Base,
+                [Chosen, cost(Result), search(Report), comparison(Report, Reports)]).
 
 %% With `memory => true': the cost per call.
 cost(#{cost := Cost}) ->
@@ -108,6 +109,16 @@ cost(#{cost := Cost}) ->
       <<"reductions_per_iteration">> => maps:get(reductions_per_iteration, Cost),
       <<"cpu_ns_per_iteration">> => maps:get(cpu_ns_per_iteration, Cost)};
 cost(_Result) ->
+    #{}.
+
+%% Concurrency estimation: the best step beside the one reported, and every step.
+search(#{mode := concurrency, best_concurrency := Best, history := History} = Report) ->
+    #{run_options := #{sample_duration := Ms}} = Report,
+    #{<<"best_concurrency">> => Best,
+      <<"steps">> => [#{<<"concurrency">> => C, <<"average">> => Avg,
+                        <<"qps">> => Avg * 1000 / Ms}
+                      || {C, #{average := Avg}} <- History]};
+search(_Report) ->
     #{}.
 
 comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Values}}, Reports) ->

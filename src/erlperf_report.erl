@@ -74,6 +74,7 @@ format(Reports, Options) ->
      timer_note(Reports),
      table(Format, Sorted, Options),
      verdicts(Format, Sorted),
+     search_lines(Sorted),
      dead_code_notes(Sorted),
      overdue_notes(Sorted),
      cost_lines(Sorted)].
@@ -148,6 +149,18 @@ verdicts(_Format, Reports) ->
     [io_lib:format("~ts against ~ts: ~ts~n",
                    [label(R), label(#{label => Against}), verdict_text(C)])
      || #{comparison := #{against := Against} = C} = R <- Reports].
+
+%% Concurrency estimation: the best step, when it is not the one reported.
+-spec search_lines([report()]) -> unicode:chardata().
+search_lines(Reports) ->
+    [io_lib:format("~ts: highest throughput at concurrency ~b (~ts), not significantly above "
+                   "concurrency ~b~n", [label(R), Best, format_count(qps_of(Best, R)), C])
+     || #{mode := concurrency, concurrency := C, best_concurrency := Best} = R <- Reports,
+        Best =/= C].
+
+qps_of(Concurrency, #{history := History, run_options := #{sample_duration := Ms}}) ->
+    {Concurrency, #{average := Avg}} = lists:keyfind(Concurrency, 1, History),
+    Avg * 1000 / Ms.
 
 -spec verdict_text(map()) -> iodata().
 verdict_text(Comparison) ->

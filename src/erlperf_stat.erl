@@ -48,6 +48,12 @@
 %%%   (no tie correction; rounding down widens it). When k &lt; 1 the samples are too few
 %%%   for that confidence and the interval is `undefined'. It is close to, not the same
 %%%   as, R's `wilcox.test(conf.int = TRUE)' interval (a root search).</dd>
+%%% <dt>noise floor</dt><dd>the `noise' option, percent of A's mean (0 by default): a
+%%%   change is significant only when the test rejects equality and its interval lies
+%%%   entirely outside ±noise (without an interval: the change itself). A rejected but
+%%%   smaller change is reported `within_noise'. Runs of identical code differ by about
+%%%   a percent (code placement, which scheduler runs which job); this keeps such
+%%%   differences from being called real.</dd>
 %%% <dt>verdict</dt><dd>`no_difference' unless significant; then `faster' or `slower':
 %%%   the sign of the test statistic (B above A for a positive one) read with the
 %%%   `better' option (higher samples are better by default).</dd>
@@ -97,15 +103,18 @@
 %% Options of compare/3; the defaults are compare_defaults/0.
 %% `test': the test (welch). `confidence': percent in (0, 100) (95).
 %% `better': which samples are better, `higher' (throughput, continuous mode) or
-%% `lower' (time, timed mode) (higher); it only names the verdict.
+%% `lower' (time, timed mode) (higher); it only names the verdict. `noise': the noise
+%% floor, percent (0).
 -type compare_options() :: #{test => test(), confidence => number(),
-                             better => higher | lower}.
+                             better => higher | lower, noise => number()}.
 
 %% The result of compare/3. `change_pct' and `ci_pct' are `undefined' when A's mean
 %% is 0; `ci_pct' and `p' are `undefined' when there are too few samples to test (then
 %% `significant' is false). `statistic' (t, or z for mann_whitney) and `df' (t-tests)
-%% are present when finite.
+%% are present when finite. `within_noise' is true when the test rejected equality but
+%% the change is within the noise floor.
 -type comparison() :: #{test := test(), confidence := number(), better := higher | lower,
+                        noise := number(), within_noise := boolean(),
                         verdict := faster | slower | no_difference,
                         change_pct := float() | undefined,
                         ci_pct := {float(), float()} | undefined,
@@ -255,22 +264,29 @@ compare([_ | _] = A, [_ | _] = B, Options) when is_map(Options) ->
     Alpha = alpha(Confidence),
     #{direction := Direction} = Result = run_test(Test, A, B, Alpha),
     P = maps:get(p, Result, undefined),
-    Significant = P =/= undefined andalso P < Alpha,
+    Rejected = P =/= undefined andalso P < Alpha,
+    Change = percent_of(maps:get(shift, Result), mean(A)),
+    CiPct = percent_of(maps:get(ci, Result, undefined), mean(A)),
+    Significant = Rejected andalso beyond_noise(CiPct, Change, maps:get(noise, Opts)),
     Extra = maps:with([statistic, df], Result),
     maps:merge(Extra, Opts#{verdict => verdict(Significant, Direction, Better),
                             significant => Significant, p => P,
-                            change_pct => percent_of(maps:get(shift, Result), mean(A)),
-                            ci_pct => percent_of(maps:get(ci, Result, undefined), mean(A))}).
+                            within_noise => Rejected andalso not Significant,
+                            change_pct => Change, ci_pct => CiPct}).
 
 %% @doc Default options of compare/3.
--spec compare_defaults() -> #{test := test(), confidence := number(), better := higher | lower}.
+-spec compare_defaults() -> #{test := test(), confidence := number(), better := higher | lower,
+                              noise := number()}.
 compare_defaults() ->
-    #{test => welch, confidence => ?DEFAULT_CONFIDENCE, better => higher}.
+    #{test => welch, confidence => ?DEFAULT_CONFIDENCE, better => higher, noise => 0}.
 
 %% @doc One line for people: "12.3% slower (95% CI 10.1..14.5%)", "4.0% faster (...)",
 %% "no significant difference (95% CI -1.2..2.0%)". A slower or faster change and its
 %% interval are given as magnitudes in that direction; no difference, signed (B - A).
 -spec verdict_text(comparison()) -> iodata().
+verdict_text(#{verdict := no_difference, within_noise := true, noise := Noise} = Comparison) ->
+    ["no significant difference", verdict_detail(Comparison, 1, decimals(Comparison)),
+     ", within the ", format_number(Noise), "% noise floor"];
 verdict_text(#{verdict := no_difference} = Comparison) ->
     ["no significant difference", verdict_detail(Comparison, 1, decimals(Comparison))];
 verdict_text(#{verdict := Verdict, change_pct := Change} = Comparison) ->
@@ -380,8 +396,16 @@ compare_option(confidence, C, Acc) when is_number(C), C > 0, C < 100 ->
     Acc#{confidence => C};
 compare_option(better, Better, Acc) when Better =:= higher; Better =:= lower ->
     Acc#{better => Better};
+compare_option(noise, Noise, Acc) when is_number(Noise), Noise >= 0 ->
+    Acc#{noise => Noise};
 compare_option(Key, Value, _Acc) ->
     erlang:error({invalid_option, Key, Value}).
+
+%% Whether the change (its interval, when there is one) lies outside ±Noise percent.
+beyond_noise(_CiPct, _Change, Noise) when Noise == 0 -> true;
+beyond_noise({Low, High}, _Change, Noise) -> Low > Noise orelse High < -Noise;
+beyond_noise(undefined, undefined, _Noise) -> false;
+beyond_noise(undefined, Change, Noise) -> abs(Change) > Noise.
 
 %% #{shift, direction, ci, p, statistic, df}: the shift of B against A (in samples'
 %% units), the sign of the effect, and what the test can tell (absent keys: nothing).

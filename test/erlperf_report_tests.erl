@@ -35,7 +35,7 @@ report(Mode, Label, Run, #{values := Values, stddev := StdDev} = Figures) ->
                code => #{runner => maps:get(runner, Run, unicode:characters_to_list(Label))},
                run_options => maps:merge(#{compare => parallel, concurrency => Concurrency,
                                            cv => undefined, priority => high, report => full,
-                                           confidence => 95, memory => false,
+                                           confidence => 95, noise => 1, memory => false,
                                            sample_duration => 1000, samples => 3, warmup => 0},
                                          Options),
                sleep => maps:get(sleep, Run, sleep), warnings => maps:get(warnings, Run, []),
