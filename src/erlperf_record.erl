@@ -125,7 +125,7 @@ comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Va
     %% the fastest is the one report without a comparison
     [Fastest | _] = [V || #{label := L, result := #{values := V}} = R <- Reports, L =:= Against,
                           not is_map_key(comparison, R)],
-    Options = maps:with([test, better], Cmp),
+    Options = maps:with([test, better, noise], Cmp),
     At95 = erlperf_stat:compare(Fastest, Values, Options#{confidence => ?RECORD_CONFIDENCE}),
     Base = #{<<"against">> => Against,
              <<"test">> => text(maps:get(test, Cmp)),
@@ -133,7 +133,9 @@ comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Va
              <<"ci95_pct">> => interval(maps:get(ci_pct, At95)),
              <<"significant">> => maps:get(significant, At95),
              <<"p">> => number(maps:get(p, At95)),
-             <<"verdict">> => text(maps:get(verdict, At95))},
+             <<"verdict">> => text(maps:get(verdict, At95)),
+             <<"noise_pct">> => maps:get(noise, At95),
+             <<"within_noise">> => maps:get(within_noise, At95)},
     Chosen = case maps:get(confidence, Cmp) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C, <<"ci_pct">> => interval(maps:get(ci_pct, Cmp)),

@@ -66,7 +66,9 @@
          bad_output_extension/0, bad_output_extension/1, unwritable_output/0, unwritable_output/1,
          formats_stdout/0, formats_stdout/1, output_files/0, output_files/1,
          baseline_gate/0, baseline_gate/1, bad_baseline/0, bad_baseline/1,
-         busy_100k/0, busy_100k/1, memory_flag/0, memory_flag/1]).
+         busy_100k/0, busy_100k/1, memory_flag/0, memory_flag/1,
+         bad_noise/0, bad_noise/1, noise_floor/0, noise_floor/1,
+         squeeze_plateau/0, squeeze_plateau/1]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
 -define(RUN_TIMEOUT_MS, 150000).
@@ -94,11 +96,12 @@ groups() ->
       [no_arguments, help, unknown_option, bad_concurrency, bad_loop, missing_value,
        syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
        runner_crash, undefined_function, init_crash, unreachable_node, bad_compare,
-       interleaved_isolated, bad_confidence, bad_format, bad_output_extension, bad_baseline]},
+       interleaved_isolated, bad_confidence, bad_noise, bad_format, bad_output_extension,
+       bad_baseline]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
-       terminal_width, memory_flag]},
+       terminal_width, memory_flag, noise_floor, squeeze_plateau]},
      {hooks, [parallel],
       [cli_md_init_runner_order, cli_md_init_runner_swapped, init_and_done_order,
        label_order, single_hook_first_runner, hooks_before_runners]},
@@ -358,6 +361,52 @@ bad_confidence() ->
     [{doc, "--confidence takes a percentage between 0 and 100"}].
 bad_confidence(Config) ->
     usage_error(Config, ["ok.", "--confidence", "100"], "not a percentage between 0 and 100").
+
+bad_noise() ->
+    [{doc, "--noise takes a percentage from 0 to 100"}].
+bad_noise(Config) ->
+    usage_error(Config, ["ok.", "--noise", "-1"], "not a percentage from 0 to 100"),
+    usage_error(Config, ["ok.", "--noise", "100"], "not a percentage from 0 to 100").
+
+noise_floor() ->
+    [{doc, "A difference inside --noise is no significant difference, said so; --noise 0 calls it"}].
+noise_floor(Config) ->
+    %% sleeping 5 ms instead of 1 ms is about 80% slower: inside a 95% floor, outside 0
+    Args = ["timer:sleep(1).", "timer:sleep(5).", "-r", "extended", "-d", "100", "-s", "5"],
+    {0, Out} = run(Config, Args ++ ["--noise", "95"]),
+    [Line] = [L || L <- lines(Out), lists:prefix("timer:sleep(5). against ", L)],
+    ?assertMatch("timer:sleep(5). against timer:sleep(1).: no significant difference (95% CI -" ++ _,
+                 Line),
+    ?assert(lists:suffix("%), within the 95% noise floor", Line), Line),
+    {0, Json} = run(Config, Args ++ ["--noise", "95", "--format", "json"]),
+    {ok, #{<<"runs">> := Runs}} = erlperf_json:decode(Json),
+    [Cmp] = [C || #{<<"comparison">> := C} <- Runs],
+    ?assertMatch(#{<<"significant">> := false, <<"within_noise">> := true, <<"noise_pct">> := 95.0,
+                   <<"verdict">> := <<"no_difference">>}, Cmp),
+    {0, Off} = run(Config, Args ++ ["--noise", "0"]),
+    ?assertNotEqual(nomatch, string:find(Off, "timer:sleep(5). against timer:sleep(1).: "), Off),
+    ?assertNotEqual(nomatch, string:find(Off, "% slower (95% CI "), Off).
+
+squeeze_plateau() ->
+    [{doc, "Squeeze reports the smallest concurrency not significantly below the best, "
+      "and the best beside it"}].
+squeeze_plateau(Config) ->
+    %% sleepers scale: every step is significantly above the last (no floor)...
+    Args = ["timer:sleep(1).", "-q", "--max", "3", "--threshold", "5", "-d", "100", "-s", "3"],
+    {0, Out} = run(Config, Args ++ ["--noise", "0"]),
+    [#{"||" := 3}] = table(?BASIC, Out),
+    ?assertEqual(nomatch, string:find(Out, "highest throughput"), Out),
+    %% ...but one third of the best is within a 99% floor: concurrency 1 is reported
+    {0, Wide} = run(Config, Args ++ ["--noise", "99"]),
+    [#{"||" := 1}] = table(?BASIC, Wide),
+    ?assertNotEqual(nomatch, string:find(Wide, "timer:sleep(1).: highest throughput at concurrency 3 ("),
+                    Wide),
+    ?assertNotEqual(nomatch, string:find(Wide, "), not significantly above concurrency 1"), Wide),
+    {0, Json} = run(Config, Args ++ ["--noise", "99", "--format", "json"]),
+    {ok, #{<<"runs">> := [Run]}} = erlperf_json:decode(Json),
+    ?assertMatch(#{<<"concurrency">> := 1, <<"best_concurrency">> := 3,
+                   <<"steps">> := [#{<<"concurrency">> := 1}, #{<<"concurrency">> := 2},
+                                   #{<<"concurrency">> := 3}]}, Run).
 
 verdict_lines() ->
     [{doc, "Extended tables say for each runner how it compares with the fastest, at --confidence"}].
@@ -1171,7 +1220,8 @@ table(Header, Out) ->
                                                lines(Out)),
     ?assertEqual(Header, string:lexemes(HeaderLine, " "), Out),
     [row(tl(Header), R) || R <- lists:takewhile(fun (L) -> L =/= "" end, Rows),
-                           not lists:prefix("Note:", R), not is_verdict(R)].
+                           not lists:prefix("Note:", R), not is_verdict(R),
+                           string:find(R, ": highest throughput at concurrency ") =:= nomatch].
 
 %% The lines under extended tables: "X against Y: 12.3% slower (95% CI ...)".
 is_verdict(Line) ->
