@@ -77,16 +77,33 @@ for (name in names(sets)) {
   out("{outliers, ", name, ", {", erl(q), "}, {", erl(f), "}, {", int(counts), "}}.")
 }
 
+# Fieller's interval of mean(b) / mean(a), less 1, in percent: the two roots of
+# g(r) = (mb - r ma)^2 - t^2 (vb - 2 r cab + r^2 va), found by root search (uniroot) on
+# either side of mb / ma, where g is negative.
+fieller_pct <- function(ma, mb, va, vb, cab, t) {
+  g <- function(r) (mb - r * ma)^2 - t^2 * (vb - 2 * r * cab + r^2 * va)
+  r0 <- mb / ma
+  width <- 1
+  while (g(r0 - width) <= 0 || g(r0 + width) <= 0) width <- width * 2
+  lo <- uniroot(g, c(r0 - width, r0), tol = 1e-15)$root
+  hi <- uniroot(g, c(r0, r0 + width), tol = 1e-15)$root
+  100 * (c(lo, hi) - 1)
+}
+
 cmp <- function(name, a, b, conf) {
   alpha <- 1 - conf / 100
   ma <- mean(a)
   pct <- function(v) 100 * v / abs(ma)
   w <- t.test(b, a, conf.level = conf / 100)
-  out("{compare, welch, ", name, ", ", erl(conf), ", ", erl(pct(mean(b) - ma)), ", {", erl(pct(w$conf.int)),
+  wci <- fieller_pct(ma, mean(b), var(a) / length(a), var(b) / length(b), 0,
+                     qt(1 - alpha / 2, w$parameter))
+  out("{compare, welch, ", name, ", ", erl(conf), ", ", erl(pct(mean(b) - ma)), ", {", erl(wci),
       "}, ", erl(w$p.value), ", ", erl(w$statistic), ", ", erl(w$parameter), "}.")
   if (length(a) == length(b)) {
+    n <- length(a)
     p <- t.test(b, a, paired = TRUE, conf.level = conf / 100)
-    out("{compare, paired, ", name, ", ", erl(conf), ", ", erl(pct(mean(b - a))), ", {", erl(pct(p$conf.int)),
+    pci <- fieller_pct(ma, mean(b), var(a) / n, var(b) / n, cov(a, b) / n, qt(1 - alpha / 2, n - 1))
+    out("{compare, paired, ", name, ", ", erl(conf), ", ", erl(pct(mean(b - a))), ", {", erl(pci),
         "}, ", erl(p$p.value), ", ", erl(p$statistic), ", ", erl(p$parameter), "}.")
   }
   m <- wilcox.test(b, a, exact = FALSE, correct = TRUE)
