@@ -62,9 +62,12 @@
 %% How long processes stopped by a measurement may take to disappear from the VM,
 %% and how often that is checked.
 -define(SETTLE_MS, 10000).
-%% Verdicts: runs of 10 s (20 samples of 500 ms) for the power and false-alarm figures;
-%% trials of each; the work of the two runners of the power figure differs by 3%.
--define(VERDICT_OPTS, #{sample_duration => 500, samples => 20, report => full}).
+%% Verdicts: runs of 10 s for the power and false-alarm figures, 20 samples of each
+%% runner (parallel: 20 x 500 ms; interleaved: 20 rounds of two 250 ms turns); trials
+%% of each; the work of the two runners of the power figure differs by 3%.
+-define(VERDICT_OPTS, #{parallel => #{sample_duration => 500, samples => 20, report => full},
+                       interleaved => #{sample_duration => 250, samples => 20, report => full,
+                                        compare => interleaved}}).
 -define(FALSE_ALARM_TRIALS, 20).
 -define(POWER_TRIALS, 5).
 -define(LOOP_STEPS, 2000).
@@ -92,16 +95,22 @@ main() ->
 -spec power() -> ok.
 power() ->
     #{noise := Noise} = erlperf:defaults(),
-    io:format("verdicts, 10 s runs (20 x 500 ms), noise floor ~p%     trials   called different~n",
+    io:format("verdicts, 10 s runs, noise floor ~p%                 trials   called different~n",
               [Noise]),
-    Same = [verdict(loop(?LOOP_STEPS), loop(?LOOP_STEPS)) || _ <- lists:seq(1, ?FALSE_ALARM_TRIALS)],
-    io:format("  same code against itself                         ~6b   ~6b  (goal: at most 1 in 20; "
+    lists:foreach(fun power/1, [parallel, interleaved]).
+
+power(Mode) ->
+    Opts = maps:get(Mode, ?VERDICT_OPTS),
+    Same = [verdict(loop(?LOOP_STEPS), loop(?LOOP_STEPS), Opts)
+            || _ <- lists:seq(1, ?FALSE_ALARM_TRIALS)],
+    io:format("  ~-11s same code against itself            ~6b   ~6b  (goal: at most 1 in 20; "
               "changes ~ts)~n",
-              [length(Same), length([V || {V, _} <- Same, V =/= no_difference]), changes(Same)]),
-    More = [verdict(loop(?LOOP_STEPS), loop(?LOOP_STEPS_3PCT)) || _ <- lists:seq(1, ?POWER_TRIALS)],
-    io:format("  3% more work, called slower                      ~6b   ~6b  (goal: every time; "
+              [Mode, length(Same), length([V || {V, _} <- Same, V =/= no_difference]), changes(Same)]),
+    More = [verdict(loop(?LOOP_STEPS), loop(?LOOP_STEPS_3PCT), Opts)
+            || _ <- lists:seq(1, ?POWER_TRIALS)],
+    io:format("  ~-11s 3% more work, called slower         ~6b   ~6b  (goal: every time; "
               "changes ~ts)~n",
-              [length(More), length([V || {V, _} <- More, V =:= b_slower]), changes(More)]).
+              [Mode, length(More), length([V || {V, _} <- More, V =:= b_slower]), changes(More)]).
 
 changes(Verdicts) ->
     lists:join(", ", [io_lib:format("~.1f%", [C]) || {_, C} <- Verdicts]).
@@ -110,11 +119,10 @@ changes(Verdicts) ->
 loop(Steps) ->
     lists:flatten(io_lib:format("r() -> l(~b). l(0) -> ok; l(N) -> l(N - 1).", [Steps])).
 
-%% The verdict on B against A, run side by side (parallel, paired samples), and B's
-%% change against A in percent (negative: B is slower).
-verdict(A, B) ->
-    [RA, RB] = erlperf:compare([#{runner => A, label => "a"}, #{runner => B, label => "b"}],
-                               ?VERDICT_OPTS),
+%% The verdict on B against A (paired samples), and B's change against A in percent
+%% (negative: B is slower).
+verdict(A, B, Opts) ->
+    [RA, RB] = erlperf:compare([#{runner => A, label => "a"}, #{runner => B, label => "b"}], Opts),
     case [C || #{comparison := C} <- [RA, RB]] of
         [#{significant := false, against := <<"a">>, change_pct := Change}] -> {no_difference, Change};
         [#{significant := false, change_pct := Change}] -> {no_difference, -Change};
