@@ -39,7 +39,7 @@
 -export([generate/2, check/1, source/1, label/1, format_error/1]).
 
 %% Internal exports: parameter sweeps (erlperf_sweep) find and check variables.
--export([variables/1, is_variable/1]).
+-export([variables/1, is_variable/1, is_literal/1]).
 
 -export_type([role/0, callable/0, code_map/0, generated/0, warning/0, error_detail/0]).
 
@@ -162,7 +162,7 @@ format_error({bound_in_head, Name, Line, Col}) ->
 variables(Code) ->
     Names = [Name || R <- ?ROLES, Text <- [maps:get(R, Code, none)], is_source(Text),
                      {var, _, Name} <- tokens(Text), Name =/= '_'],
-    unique(Names).
+    lists:uniq(Names).
 
 %% @doc True for an atom that is a variable name (`N', `Size', `_Pool'), `_' excepted.
 -spec is_variable(term()) -> boolean().
@@ -183,14 +183,6 @@ tokens(Text) ->
         {ok, Tokens, _} -> Tokens;
         {error, _, _} -> []
     end.
-
-unique(List) ->
-    lists:reverse(lists:foldl(fun (E, Acc) ->
-                                      case lists:member(E, Acc) of
-                                          true -> Acc;
-                                          false -> [E | Acc]
-                                      end
-                              end, [], List)).
 
 %%--------------------------------------------------------------------
 %% Parsing callables
@@ -224,6 +216,9 @@ parse_role(Role, [{_, _, _} | _] = List) ->
 parse_role(Role, Other) ->
     bad(Role, {bad_callable, Other}).
 
+%% @doc True for a term that can be a literal in generated code: no pid, port,
+%% reference or fun inside.
+-spec is_literal(term()) -> boolean().
 is_literal(T) when is_pid(T); is_port(T); is_reference(T); is_function(T) -> false;
 is_literal(T) when is_list(T) -> is_literal_list(T);
 is_literal(T) when is_tuple(T) -> is_literal(tuple_to_list(T));
@@ -418,7 +413,7 @@ bind_clause(Role, {clause, A, Patterns, Guards, Body}, Bindings) ->
 
 %% `Name = Value' in front of expressions, for each bound variable they use.
 bind_body(Exprs, Bindings) ->
-    Used = unique([Name || {Name, _} <- vars(Exprs), is_map_key(Name, Bindings)]),
+    Used = lists:uniq([Name || {Name, _} <- vars(Exprs), is_map_key(Name, Bindings)]),
     [{match, ?ANNO, {var, ?ANNO, Name}, literal(maps:get(Name, Bindings), ?ANNO)} || Name <- Used]
         ++ Exprs.
 
