@@ -58,6 +58,8 @@
 -define(MIN_CODE_WIDTH, 12).
 %% A rate of bytes is scaled to the next unit once it would round to this many.
 -define(RATE_LIMIT, 999.5).
+%% Narrowest parameter column (values are often short numbers: keep them off the Code).
+-define(PARAM_WIDTH, 5).
 %% Width of the Bytes/s column.
 -define(RATE_WIDTH, 11).
 %% Width of the concurrency column ("||"): basic and extended tables.
@@ -233,7 +235,7 @@ columns(_Extended, Rel) ->
 %% Sweeps: a column per parameter after Code (their names come from the first report:
 %% every report of a sweep has the same), Bytes/s with bytes, and the Best marker.
 -spec param_columns([report()]) -> [column()].
-param_columns([#{params := Params} | _]) -> [{atom_to_list(N), 2} || {N, _} <- Params];
+param_columns([#{params := Params} | _]) -> [{atom_to_list(N), ?PARAM_WIDTH} || {N, _} <- Params];
 param_columns(_Reports) -> [].
 
 -spec param_cells(report()) -> [string()].

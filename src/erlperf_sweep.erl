@@ -166,7 +166,8 @@ bound_codes(CodeMaps, Params) ->
 %% @doc `N=10, S=foo': a combination as text.
 -spec describe(combination()) -> string().
 describe(Combination) ->
-    lists:flatten(lists:join(", ", [[atom_to_list(N), $=, value_text(V)] || {N, V} <- Combination])).
+    unicode:characters_to_list(lists:join(", ", [[atom_to_list(N), $=, value_text(V)]
+                                                 || {N, V} <- Combination])).
 
 %% @doc A combination as a JSON object: numbers as they are, other terms as their
 %% Erlang text (`foo', `"abc"', `[1,2]').
