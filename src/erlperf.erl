@@ -31,6 +31,7 @@
 %%% {678469,1}
 %%% 4> [{P, round(Q)} || #{params := P, qps := Q} <- erlperf:sweep(["lists:seq(1, N)."],
 %%%                                     #{params => [{'N', [10, 1000]}]})].
+%%% [{[{'N',10}],32552399},{[{'N',1000}],573560}]
 %%% '''
 %%%
 %%% Jobs of one call run at the same time and are sampled at the same instants
