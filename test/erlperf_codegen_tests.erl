@@ -327,7 +327,8 @@ format_error_test_() ->
 %% The worker loop's instructions, without line information.
 loop_asm(Code) ->
     {ok, #{forms := Forms}} = erlperf_codegen:generate(Code, erlperf_codegen_tests_asm),
-    {ok, _, {_, _, _, Functions, _}} = compile:noenv_forms(Forms, ['S', binary]),
+    %% to_asm with binary: the assembly is returned, no file is written
+    {ok, _, {_, _, _, Functions, _}} = compile:noenv_forms(Forms, [to_asm, binary]),
     [Is] = [Is || {function, 'erlperf loop', _, _, Is} <- Functions],
     [I || I <- Is, element(1, I) =/= line].
 
