@@ -840,7 +840,8 @@ long_run(#{run_options := #{sample_duration := {timed, _}}}) ->
 long_run(#{codes := Codes, run_options := Run, params := Params}) ->
     #{samples := Samples, warmup := Warmup, sample_duration := Duration} =
         maps:merge(defaults(), Run),
-    Runs = length(Codes) * length(erlperf_sweep:combinations(Params)),
+    Combinations = lists:foldl(fun ({_, Values}, Acc) -> Acc * length(Values) end, 1, Params),
+    Runs = length(Codes) * Combinations,
     (Samples + Warmup) * Duration * Runs > ?PROGRESS_AFTER_MS.
 
 -spec printer(boolean()) -> ok.

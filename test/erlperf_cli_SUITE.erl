@@ -498,7 +498,7 @@ sweep_bytes(Config) ->
     Table = sweep_table(["Code", "N", "||", "QPS", "Time", "Rel", "Bytes/s"], Out),
     [Marked] = [R || #{"Best" := true} = R <- Table],
     ?assertEqual(lists:max([B || #{"Bytes/s" := B} <- Table]), maps:get("Bytes/s", Marked)),
-    [?assert(abs(Q * 5 * N * 8 - B) =< 0.01 * B, R)   % both cells rounded for display
+    [?assert(abs(Q * 5 * N * 8 - B) =< 0.02 * B, R)   % both cells rounded for display
      || #{"QPS" := Q, "N" := N, "Bytes/s" := B} = R <- Table].
 
 sweep_compare_baseline() ->
