@@ -12,6 +12,8 @@
 %%%       continuous runs with more and more workers, until throughput stops growing for
 %%%       `threshold' steps; the best run is reported.</li>
 %%% </ul>
+%%% A <b>sweep</b> (`sweep/2,3') runs the benchmark once per combination of parameter
+%%% values, bound to variables of the source text (see {@link erlperf_sweep}).
 %%% Layers: this module validates options (defaults in {@link defaults/0}) and picks a
 %%% strategy: {@link erlperf_local} on this node, {@link erlperf_isolation} (a peer node
 %%% per code) or {@link erlperf_cluster} (several nodes). Each strategy returns full
@@ -27,6 +29,9 @@
 %%% [17755489,390538]
 %%% 3> erlperf:run({code, is_loaded, [local_udp]}, #{warmup => 1}, #{max => 4}).
 %%% {678469,1}
+%%% 4> [{P, round(Q)} || #{params := P, qps := Q} <- erlperf:sweep(["lists:seq(1, N)."],
+%%%                                     #{params => [{'N', [10, 1000]}]})].
+%%% [{[{'N',10}],32552399},{[{'N',1000}],573560}]
 %%% '''
 %%%
 %%% Jobs of one call run at the same time and are sampled at the same instants
@@ -37,13 +42,14 @@
 -module(erlperf).
 
 %% API
--export([run/1, run/2, run/3, compare/2, benchmark/3, start/2, time/2, format_error/1]).
+-export([run/1, run/2, run/3, compare/2, benchmark/3, sweep/2, sweep/3, start/2, time/2,
+         format_error/1]).
 
 %% Internal exports: default options, shared with the command line.
--export([defaults/0, concurrency_defaults/0]).
+-export([defaults/0, concurrency_defaults/0, sweep_defaults/0]).
 
--export_type([code/0, run_options/0, concurrency_options/0, concurrency_test/0, report/0,
-              result/0, run_statistics/0, system_information/0]).
+-export_type([code/0, run_options/0, sweep_options/0, concurrency_options/0, concurrency_test/0,
+              report/0, result/0, run_statistics/0, system_information/0]).
 
 -type code() :: erlperf_job:code_map() | erlperf_job:callable().
 %% Run options; the defaults are {@link defaults/0}.
@@ -63,6 +69,14 @@
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
                          progress => fun((erlperf_sampler:progress()) -> any())}.
+%% Options of a sweep: run options and these two; the defaults are
+%% {@link sweep_defaults/0}. `params': the parameters, `[{Name, Values}]' in the order
+%% the combinations go through them, or a map (taken in the order of the names) [[]];
+%% `bytes': bytes processed per iteration, an expression of the parameters or a number
+%% [undefined]. `report' can only be `full'.
+-type sweep_options() :: #{params => erlperf_sweep:params() | #{atom() => [term(), ...]},
+                           bytes => erlperf_sweep:bytes() | undefined,
+                           atom() => term()}.
 %% Concurrency estimation options; the defaults are {@link concurrency_defaults/0}.
 -type concurrency_options() :: #{min => pos_integer(), step => pos_integer(),
                                  max => pos_integer(), threshold => pos_integer()}.
@@ -106,7 +120,13 @@
                     qps => float(),
                     relative => float(),
                     comparison => comparison(),
-                    nodes => #{node() => report()}}.
+                    nodes => #{node() => report()},
+                    %% sweeps (see erlperf_sweep): the combination, the best run, and with
+                    %% `bytes' the bytes processed per iteration and per second
+                    params => erlperf_sweep:combination(),
+                    best => boolean(),
+                    bytes_processed => number(),
+                    bytes_per_second => float()}.
 -type result() :: non_neg_integer() | [non_neg_integer()]
                 | {non_neg_integer(), pos_integer()}
                 | {{non_neg_integer(), pos_integer()}, [{non_neg_integer(), pos_integer()}]}
@@ -146,24 +166,33 @@ compare(Codes, RunOptions) when is_list(Codes) ->
 %% (`sequential'); concurrency estimation runs one job at a time.
 -spec benchmark([code()], run_options(), concurrency_options() | undefined) -> [result()].
 benchmark([_ | _] = Codes, RunOptions, ConcurrencyOptions) ->
-    Opts = run_options(RunOptions),
-    Conc = concurrency_options(ConcurrencyOptions),
-    %% concurrency estimation compares throughputs: it needs continuous mode
-    case {Opts, Conc} of
-        {#{sample_duration := {timed, _} = Timed}, #{}} ->
-            erlang:error({invalid_option, sample_duration, Timed});
-        _ ->
-            ok
-    end,
-    CodeMaps = [code_map(C) || C <- Codes],
-    _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
-         || C <- CodeMaps],
-    #{report := Shape} = Opts,
-    Reports = erlperf_comparison:annotate(relative(dispatch(CodeMaps, Opts, Conc)),
-                                          maps:with([confidence, noise], Opts)),
-    [shape(R, Shape) || R <- Reports];
+    {CodeMaps, #{report := Shape} = Opts, Conc} = prepare(Codes, RunOptions, ConcurrencyOptions),
+    [shape(R, Shape) || R <- measure(CodeMaps, Opts, Conc)];
 benchmark(Codes, _RunOptions, _ConcurrencyOptions) ->
     erlang:error({invalid_option, code, Codes}).
+
+%% @doc {@link sweep/3} without concurrency estimation.
+-spec sweep([code()], sweep_options()) -> [report()].
+sweep(Codes, Options) ->
+    sweep(Codes, Options, undefined).
+
+%% @doc Runs the benchmark of `Codes' once per combination of the `params' values,
+%% bound to variables of their source text, and returns full reports: for each
+%% combination in turn, one per code, in order. The codes of a combination run as
+%% `benchmark/3' runs them (and are compared with each other); every report gets
+%% `params' and `best', and with `bytes' also `bytes_processed' and `bytes_per_second'.
+%% Raises `{invalid_option, params | bytes, Bad}' for bad options and
+%% `{sweep, Reason}' (see {@link format_error/1}) for a parameter no source text uses
+%% or bytes that cannot be computed, before anything runs.
+-spec sweep([code()], sweep_options(), concurrency_options() | undefined) -> [report()].
+sweep([_ | _] = Codes, Options, ConcurrencyOptions) when is_map(Options) ->
+    {Sweep, RunOptions} = erlperf_sweep:options(maps:merge(sweep_defaults(), Options)),
+    {CodeMaps, Opts, Conc} = prepare(Codes, RunOptions#{report => full}, ConcurrencyOptions),
+    erlperf_sweep:run(CodeMaps, Sweep, fun (Bound) -> measure(Bound, Opts, Conc) end);
+sweep(Codes, Options, _ConcurrencyOptions) when is_map(Options) ->
+    erlang:error({invalid_option, code, Codes});
+sweep(_Codes, Options, _ConcurrencyOptions) ->
+    erlang:error({invalid_option, run_options, Options}).
 
 %% @doc Starts a job that runs until stopped (`erlperf_job:stop/1', or the application's
 %% shutdown) with `Concurrency' workers, under the application's supervisor.
@@ -196,6 +225,8 @@ format_error({crashed, Role, {Class, Reason, Stack}}) ->
     flat("~ts crashed: ~ts", [Role, format_crash(Class, Reason, Stack)]);
 format_error({Tag, _} = Reason) when Tag =:= nodedown; Tag =:= erpc ->
     erlperf_cluster:format_error(Reason);
+format_error({sweep, _} = Reason) ->
+    erlperf_sweep:format_error(Reason);
 format_error({load_failed, _, _, _} = Reason) ->
     erlperf_cluster:format_error(Reason);
 format_error({peer_start, _} = Reason) ->
@@ -211,6 +242,11 @@ defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
       cv => undefined, report => basic, priority => high, compare => parallel,
       confidence => 95, noise => 1, memory => false}.
+
+%% @doc Default sweep options (besides the run options).
+-spec sweep_defaults() -> #{params := [], bytes := undefined}.
+sweep_defaults() ->
+    #{params => [], bytes => undefined}.
 
 %% @doc Default concurrency estimation options.
 -spec concurrency_defaults() -> concurrency_options().
@@ -272,6 +308,27 @@ code_map(#{runner := _} = Code) -> Code;
 code_map(Code) when is_map(Code) -> erlang:error({invalid_option, code, Code});
 code_map(Callable) -> #{runner => Callable}.
 
+%% Options and code maps checked, before anything starts.
+prepare(Codes, RunOptions, ConcurrencyOptions) ->
+    Opts = run_options(RunOptions),
+    Conc = concurrency_options(ConcurrencyOptions),
+    %% concurrency estimation compares throughputs: it needs continuous mode
+    case {Opts, Conc} of
+        {#{sample_duration := {timed, _} = Timed}, #{}} ->
+            erlang:error({invalid_option, sample_duration, Timed});
+        _ ->
+            ok
+    end,
+    CodeMaps = [code_map(C) || C <- Codes],
+    _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
+         || C <- CodeMaps],
+    {CodeMaps, Opts, Conc}.
+
+%% Full reports of codes run together, compared with each other.
+measure(CodeMaps, Opts, Conc) ->
+    erlperf_comparison:annotate(relative(dispatch(CodeMaps, Opts, Conc)),
+                                maps:with([confidence, noise], Opts)).
+
 %%--------------------------------------------------------------------
 %% Where to run: strategies below the facade, each returning full reports.
 
@@ -292,17 +349,12 @@ dispatch(CodeMaps, Opts, Conc) ->
 %% Full reports of several jobs get `qps' (iterations per second, all workers) and
 %% `relative' (qps as a fraction of the fastest job's).
 relative([_, _ | _] = Reports) ->
-    WithQps = [R#{qps => qps(R)} || R <- Reports],
+    WithQps = [R#{qps => erlperf_local:qps(R)} || R <- Reports],
     Max = lists:max([Q || #{qps := Q} <- WithQps]),
     [R#{relative => case Max == 0 of true -> 0.0; false -> Q / Max end}
      || #{qps := Q} = R <- WithQps];
 relative(Reports) ->
     Reports.
-
-qps(#{mode := timed, result := #{average := Us}, run_options := #{sample_duration := {timed, N}}}) ->
-    case Us == 0 of true -> 0.0; false -> N * 1.0e6 / Us end;
-qps(#{result := #{average := Avg}, run_options := #{sample_duration := Ms}}) ->
-    Avg * 1000 / Ms.
 
 %% A full report in the shape `report' asks for: basic and extended results are
 %% integers, as erlperf 2.3 returns them.

@@ -6,8 +6,11 @@
 %%%   <li><b>baseline</b>: a saved record, from an earlier run (another commit, another
 %%%       release). Several can be given: each is a column of the comparison.</li>
 %%%   <li><b>match</b>: a runner of the run and one of a baseline with the same label, or,
-%%%       when no label matches, the same code. A runner without a match is reported as
-%%%       such, never guessed.</li>
+%%%       when no label matches, the same code; in a sweep ({@link erlperf_sweep}) the
+%%%       parameters must be the same as well (`params', compared as the record holds
+%%%       them). A runner without a match is reported as such, never guessed.</li>
+%%%   <li><b>name</b>: how a row is shown: its label, and in a sweep its combination,
+%%%       `lists:seq(1, N). (N=10)'.</li>
 %%%   <li><b>change</b>: the runner's samples against the baseline's, with Welch's test
 %%%       (the two were measured at different times: nothing pairs them). Throughput
 %%%       (continuous) higher is better; time (timed) lower is better.</li>
@@ -36,7 +39,7 @@
                    ci_pct => {float(), float()} | undefined,
                    significant => boolean(),
                    comparison => erlperf_stat:comparison()}.
--type row() :: #{label := binary(), baselines := [entry()]}.
+-type row() :: #{label := binary(), name := binary(), baselines := [entry()]}.
 
 -define(CONFIDENCE, 95).
 
@@ -67,26 +70,27 @@ load(File) ->
 %% `Options': `#{confidence => Percent, noise => Percent}' [95, 0]: the interval's
 %% confidence and the noise floor (see {@link erlperf_stat:compare/3}).
 -spec compare([{file:filename(), erlperf_record:record()}], erlperf_record:record(), map()) -> [row()].
-compare(Baselines, #{<<"runs">> := Runs}, Options) ->
+compare(Baselines, #{<<"runs">> := Runs} = Record, Options) ->
     Stat = #{test => welch, confidence => maps:get(confidence, Options, ?CONFIDENCE),
              noise => maps:get(noise, Options, 0)},
-    [#{label => maps:get(<<"label">>, Run),
+    Names = erlperf_record:param_names(Record),
+    [#{label => maps:get(<<"label">>, Run), name => name(Run, Names),
        baselines => [entry(File, Run, Base, Stat) || {File, Base} <- Baselines]}
      || Run <- Runs].
 
-%% @doc The rows with a regression beyond `Percent', and the baselines they regressed
-%% against.
+%% @doc The rows with a regression beyond `Percent', by name, and the baselines they
+%% regressed against.
 -spec regressions([row()], number()) -> [{binary(), [entry()]}].
 regressions(Rows, Percent) ->
-    [{Label, Bad} || #{label := Label, baselines := Entries} <- Rows,
+    [{Name, Bad} || #{name := Name, baselines := Entries} <- Rows,
                      Bad <- [[E || E <- Entries, regression(E, Percent)]], Bad =/= []].
 
 %% @doc Text lines: each runner against each baseline.
 -spec format([row()]) -> unicode:chardata().
 format(Rows) ->
-    [[io_lib:format("~ts against ~ts: ~ts~n", [Label, File, entry_text(E)])
+    [[io_lib:format("~ts against ~ts: ~ts~n", [Name, File, entry_text(E)])
       || #{file := File} = E <- Entries]
-     || #{label := Label, baselines := Entries} <- Rows].
+     || #{name := Name, baselines := Entries} <- Rows].
 
 %% @doc One line for an error of {@link load/1}.
 -spec format_error({baseline, string(), term()}) -> string().
@@ -118,9 +122,10 @@ entry(File, Run, #{<<"runs">> := BaseRuns}, Stat) ->
                                                                           comparison => Cmp}
     end.
 
-match(Run, BaseRuns) ->
+match(Run, AllBaseRuns) ->
     Label = maps:get(<<"label">>, Run),
     Code = maps:get(<<"code">>, Run, null),
+    BaseRuns = [B || B <- AllBaseRuns, params(B) =:= params(Run)],
     case [B || B <- BaseRuns, maps:get(<<"label">>, B, undefined) =:= Label] of
         [B | _] -> {label, B};
         [] ->
@@ -129,6 +134,21 @@ match(Run, BaseRuns) ->
                 [] -> {none, undefined}
             end
     end.
+
+%% A sweep's combination (none: records of erlperf before sweeps have no `params').
+params(Run) ->
+    maps:get(<<"params">>, Run, #{}).
+
+%% The label, and the combination in the order of the parameters.
+name(#{<<"label">> := Label} = Run, Names) ->
+    Params = params(Run),
+    case [[N, $=, value_text(maps:get(N, Params))] || N <- Names, is_map_key(N, Params)] of
+        [] -> Label;
+        Pairs -> unicode:characters_to_binary([Label, " (", lists:join(", ", Pairs), ")"])
+    end.
+
+value_text(N) when is_number(N) -> erlperf_sweep:value_text(N);
+value_text(Text) -> Text.
 
 values(Run) ->
     maps:get(<<"samples">>, Run).

@@ -19,6 +19,8 @@
 %%%   <li><b>usage error</b>: a mistake in the command line (unknown option, bad value,
 %%%       code that does not parse); exit status 2.</li>
 %%%   <li><b>benchmark failure</b>: the code crashed or the run failed; exit status 1.</li>
+%%%   <li><b>sweep</b>: with `--param' or `--bytes' the run goes to `erlperf:sweep/3'
+%%%       ({@link erlperf_sweep}): once per combination of parameter values.</li>
 %%% </ul>
 %%%
 %%% This is the only module that writes to stdout and stderr and calls `erlang:halt/1'.
@@ -29,6 +31,7 @@
 %%% ```
 %%% $ ./erlperf 'rand:uniform().' 'crypto:strong_rand_bytes(2).' -s 10
 %%% $ ./erlperf --init_runner '1.' 'run(1) -> ok.' 'run(2) -> ok.' --init_runner '2.'
+%%% $ ./erlperf 'lists:seq(1, N).' --param N=10,100,1000 --bytes 'N * 8'
 %%% '''
 %%% Example of `format/2' in an escript (erlperf's `ebin' in the code path):
 %%% ```
@@ -85,7 +88,7 @@
 
 %% How an option's value is read.
 -type arg() :: flag | count | non_neg_count | report | compare | ratio | percent | code | text | dir
-             | nodes | output_format | file | out_file | gate.
+             | nodes | output_format | file | out_file | gate | param | bytes.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, or every runner's code map (as a default).
 -type target() :: run | concurrency | cli | runner | all_runners.
@@ -111,6 +114,8 @@
                     %% file names, then (once read) the records
                     baselines := [file:filename()] | [{file:filename(), erlperf_record:record()}],
                     gate := float() | none,
+                    params := erlperf_sweep:params(),
+                    bytes := string() | undefined,
                     verbose := boolean(),
                     paths := [string()],
                     help := boolean()}.
@@ -152,7 +157,8 @@ format(Reports, _Options) ->
 %% disagree; the rest are the command line's.
 -spec defaults() -> #{atom() => term()}.
 defaults() ->
-    Engine = maps:merge(erlperf:defaults(), erlperf:concurrency_defaults()),
+    Engine = lists:foldl(fun maps:merge/2, erlperf:defaults(),
+                         [erlperf:concurrency_defaults(), erlperf:sweep_defaults()]),
     maps:merge(Engine, #{report => auto, format => text, verbose => false, isolation => false,
                          squeeze => false, help => false}).
 
@@ -275,6 +281,10 @@ options() ->
       "run each runner in a fresh peer node"},
      {memory, ["--memory"], flag, run,
       "also measure each runner's cost per call: heap bytes, reductions, CPU and wall time"},
+     {params, ["--param"], param, cli,
+      "sweep: run once per value of the variable NAME of the code (repeatable: every combination)"},
+     {bytes, ["--bytes"], bytes, cli,
+      "bytes processed per iteration, an expression of the parameters (N * 8): adds bytes/s"},
      {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
      {squeeze, ["-q", "--squeeze"], flag, cli,
       "concurrency estimation: add workers while throughput grows"},
@@ -299,7 +309,8 @@ options() ->
 option_help({Key, Names, Arg, _Target, Help}) ->
     Left = lists:join(", ", Names) ++ metavar(Arg),
     Default = case maps:find(Key, defaults()) of
-                  {ok, V} when Arg =/= flag, V =/= undefined -> io_lib:format(" (default: ~0p)", [V]);
+                  {ok, V} when Arg =/= flag, V =/= undefined, V =/= [] ->
+                      io_lib:format(" (default: ~0p)", [V]);
                   _ -> ""
               end,
     io_lib:format("  ~-36ts ~ts~ts~n", [lists:flatten(Left), Help, Default]).
@@ -319,6 +330,8 @@ metavar(code) -> " CODE";
 metavar(text) -> " TEXT";
 metavar(dir) -> " DIR";
 metavar(nodes) -> " NODES";
+metavar(param) -> " NAME=V1,V2,...";
+metavar(bytes) -> " EXPR";
 metavar(_Count) -> " N".
 
 %%--------------------------------------------------------------------
@@ -417,6 +430,16 @@ value(gate, Name, Text) ->
     end;
 value(code, _Name, Text) ->
     callable(Text);
+value(param, Name, Text) ->
+    case erlperf_sweep:parse_param(Text) of
+        {ok, Param} -> Param;
+        {error, Why} -> usage("~ts: ~ts", [Name, Why])
+    end;
+value(bytes, Name, Text) ->
+    case erlperf_sweep:parse_bytes(Text) of
+        {ok, _} -> Text;
+        {error, Why} -> usage("~ts: '~ts': ~ts", [Name, Text, Why])
+    end;
 value(nodes, Name, Text) ->
     case string:lexemes(Text, ",") of
         [] -> usage("~ts: no node names in '~ts'", [Name, Text]);
@@ -486,6 +509,10 @@ apply_option({Key, _, _, runner, _}, _Name, Value, #{hooks := Hooks} = State) ->
     State#{hooks := Hooks#{Key => [Value | maps:get(Key, Hooks, [])]}};
 apply_option({Key, _, _, all_runners, _}, _Name, Value, #{all := All} = State) ->
     State#{all := All#{all_role(Key) => Value}};
+apply_option({params, _, _, cli, _}, Name, {Var, _} = Value, #{given := Given} = State) ->
+    Params = maps:get(params, Given, []),
+    lists:keymember(Var, 1, Params) andalso usage("~ts ~ts is given twice", [Name, Var]),
+    State#{given := Given#{params => Params ++ [Value]}};
 apply_option({Key, _, _, cli, _}, _Name, Value, #{given := Given} = State)
   when Key =:= paths; Key =:= baselines ->
     State#{given := Given#{Key => maps:get(Key, Given, []) ++ [Value]}};
@@ -501,7 +528,7 @@ all_role(init_runner_all) -> init_runner.
 finish(#{given := #{help := true}}) ->
     #{codes => [], run_options => #{}, concurrency_options => undefined, report => auto,
       format => text, outputs => [], verbose => false, baselines => [], gate => none,
-      paths => [], help => true};
+      params => [], bytes => undefined, paths => [], help => true};
 finish(#{codes := []}) ->
     usage("no code to benchmark", []);
 finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
@@ -519,6 +546,8 @@ finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
       verbose => maps:get(verbose, Settings),
       baselines => maps:get(baselines, Settings, []),
       gate => maps:get(fail_on_regression, Settings, none),
+      params => maps:get(params, Settings),
+      bytes => maps:get(bytes, Settings),
       paths => maps:get(paths, Settings, []),
       help => false}.
 
@@ -657,7 +686,7 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
     %% any class: a load node may raise exit or throw, which must not end as a stack dump
     Outcome = try
                   verbose(Parsed),
-                  {ok, erlperf:benchmark(Codes, Options, Conc)}
+                  {ok, measure(Codes, Options, Conc, Parsed)}
               catch
                   _:Reason -> {error, Reason}
               end,
@@ -673,6 +702,13 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
         {error, Why} ->
             fail(Why)
     end.
+
+%% A sweep with --param or --bytes, else one benchmark.
+-spec measure([erlperf_job:code_map()], map(), map() | undefined, parsed()) -> [map()].
+measure(Codes, Options, Conc, #{params := [], bytes := undefined}) ->
+    erlperf:benchmark(Codes, Options, Conc);
+measure(Codes, Options, Conc, #{params := Params, bytes := Bytes}) ->
+    erlperf:sweep(Codes, Options#{params => Params, bytes => Bytes}, Conc).
 
 %% The engine compiles every runner, which loads about 45 compiler modules (2 MB of
 %% BEAM). Loaded on demand, one by one, each is looked up along the whole code path (the
@@ -723,8 +759,8 @@ gate(#{gate := Percent}, Rows) ->
         Regressions ->
             _ = [io:put_chars(standard_error,
                               io_lib:format("erlperf: regression: ~ts is ~.1f% slower than in ~ts "
-                                            "(limit ~s%)~n", [Label, abs(C), File, number(Percent)]))
-                 || {Label, Entries} <- Regressions, #{file := File, change_pct := C} <- Entries],
+                                            "(limit ~s%)~n", [Name, abs(C), File, number(Percent)]))
+                 || {Name, Entries} <- Regressions, #{file := File, change_pct := C} <- Entries],
             ?EXIT_REGRESSION
     end.
 
@@ -741,13 +777,14 @@ write_outputs(#{outputs := Outputs, baseline_rows := Rows}, Reports) ->
         [{error, Reason} | _] -> fail(Reason)
     end.
 
-%% -v: start the application, show the generated code, log the VM every second.
+%% -v: start the application, show the generated code (of every combination of a
+%% sweep), log the VM every second.
 -spec verbose(parsed()) -> ok.
 verbose(#{verbose := false}) ->
     ok;
-verbose(#{verbose := true, codes := Codes}) ->
+verbose(#{verbose := true, codes := Codes, params := Params}) ->
     {ok, _} = application:ensure_all_started(erlperf),
-    [io:put_chars([erlperf_job:source(Code), "\n"]) || Code <- Codes],
+    [io:put_chars([erlperf_job:source(Code), "\n"]) || Code <- erlperf_sweep:bound_codes(Codes, Params)],
     {ok, _Logger} = erlperf_file_log:start_link(),
     ok.
 
@@ -769,6 +806,7 @@ exit_status({usage, _}) -> ?EXIT_USAGE;
 exit_status({bad_code, _, _}) -> ?EXIT_USAGE;
 exit_status({invalid_option, _, _}) -> ?EXIT_USAGE;
 exit_status({incompatible_options, _, _, _}) -> ?EXIT_USAGE;
+exit_status({sweep, _}) -> ?EXIT_USAGE;
 exit_status(_Crashed) -> ?EXIT_FAILED.
 
 %%--------------------------------------------------------------------
@@ -807,10 +845,12 @@ long_run(#{run_options := #{cv := _}}) ->
     true;
 long_run(#{run_options := #{sample_duration := {timed, _}}}) ->
     true;
-long_run(#{codes := Codes, run_options := Run}) ->
+long_run(#{codes := Codes, run_options := Run, params := Params}) ->
     #{samples := Samples, warmup := Warmup, sample_duration := Duration} =
         maps:merge(defaults(), Run),
-    (Samples + Warmup) * Duration * length(Codes) > ?PROGRESS_AFTER_MS.
+    Combinations = lists:foldl(fun ({_, Values}, Acc) -> Acc * length(Values) end, 1, Params),
+    Runs = length(Codes) * Combinations,
+    (Samples + Warmup) * Duration * Runs > ?PROGRESS_AFTER_MS.
 
 -spec printer(boolean()) -> ok.
 printer(Timed) ->

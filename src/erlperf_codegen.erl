@@ -7,6 +7,13 @@
 %%%       of `{M, F, A}' (replayed in order, one iteration calls each).</li>
 %%%   <li><b>context</b>: a tuple of the funs given as callables; generated code reaches a
 %%%       fun callable through it, because funs cannot be literals in generated code.</li>
+%%%   <li><b>binding</b>: a value given for a variable of source text (the code map's
+%%%       `bindings', `#{'N' => 100}'; parameter sweeps set it, see {@link erlperf_sweep}).
+%%%       An expression sequence that uses the variable is compiled as if it started with
+%%%       `N = 100,'; in function definitions, each clause body that uses it starts with
+%%%       that match and its guards get the value itself. A variable in a function head
+%%%       cannot be bound (it is the function's own argument): an error. The compiler
+%%%       propagates the constant, so the loop is the one written with the literal.</li>
 %%% </ul>
 %%%
 %%% Every role is compiled into one generated module, with the runner inlined into the
@@ -31,19 +38,25 @@
 %% API, called by erlperf_job
 -export([generate/2, check/1, source/1, label/1, format_error/1]).
 
+%% Internal exports: parameter sweeps (erlperf_sweep) find and check variables.
+-export([variables/1, is_variable/1, is_literal/1]).
+
 -export_type([role/0, callable/0, code_map/0, generated/0, warning/0, error_detail/0]).
 
 -type role() :: init | init_runner | runner | done.
 -type mfargs() :: {module(), atom(), [term()]}.
 -type callable() :: string() | binary() | fun() | mfargs() | [mfargs()].
 -type code_map() :: #{runner := callable(), init => callable(), init_runner => callable(),
-                      done => callable(), label => string() | binary()}.
+                      done => callable(), label => string() | binary(),
+                      bindings => #{atom() => term()}}.
 -type warning() :: {dead_code, role()}
                  | {compiler, role(), Line :: non_neg_integer(), Column :: non_neg_integer(), string()}.
 -type error_detail() :: {parse, non_neg_integer(), non_neg_integer(), string()}
                       | {compile, [{non_neg_integer(), non_neg_integer(), string()}]}
                       | {arity, non_neg_integer(), string()}
-                      | {bad_callable, term()}.
+                      | {bad_callable, term()}
+                      | {bad_bindings, term()}
+                      | {bound_in_head, atom(), non_neg_integer(), non_neg_integer()}.
 -type generated() :: #{module := module(),
                        binary := binary(),
                        forms := [erl_parse:abstract_form()],
@@ -71,7 +84,9 @@
     %% expressions making a call, given the argument variables
     call :: fun(([erl_parse:abstract_expr()]) -> [erl_parse:abstract_expr()]),
     fun_value :: fun() | undefined,
-    inlined = false :: boolean()
+    inlined = false :: boolean(),
+    %% source text: the expressions (inlined) or the functions, before bindings
+    exprs = [] :: [erl_parse:abstract_expr()]
 }).
 
 %%--------------------------------------------------------------------
@@ -81,7 +96,7 @@
 -spec generate(code_map(), module()) -> {ok, generated()} | {error, {bad_code, role(), error_detail()}}.
 generate(#{runner := _} = Code, Module) ->
     try
-        Roles = [parse_role(R, maps:get(R, Code)) || R <- ?ROLES, is_map_key(R, Code)],
+        Roles = parse_roles(Code),
         ok = check_arities(Roles),
         {Forms, Context} = module_forms(Module, Roles),
         compile_forms(Module, Forms, Context, Roles, label(Code))
@@ -96,7 +111,7 @@ generate(Code, _Module) ->
 -spec check(code_map()) -> ok | {error, {bad_code, role(), error_detail()}}.
 check(#{runner := _} = Code) ->
     try
-        ok = check_arities([parse_role(R, maps:get(R, Code)) || R <- ?ROLES, is_map_key(R, Code)])
+        ok = check_arities(parse_roles(Code))
     catch
         throw:{bad_code, _Role, _Detail} = Reason ->
             {error, Reason}
@@ -132,10 +147,50 @@ format_error({compile, [{Line, Col, Msg} | _]}) ->
 format_error({arity, Arity, Why}) ->
     lists:flatten(io_lib:format("arity ~b: ~ts", [Arity, Why]));
 format_error({bad_callable, Term}) ->
-    lists:flatten(io_lib:format("not a callable: ~0tp", [Term])).
+    lists:flatten(io_lib:format("not a callable: ~0tp", [Term]));
+format_error({bad_bindings, Term}) ->
+    lists:flatten(io_lib:format("bindings must map variable names to literal terms, not ~0tP",
+                                [Term, 10]));
+format_error({bound_in_head, Name, Line, Col}) ->
+    lists:flatten(io_lib:format("parameter ~ts is an argument in a function head (line ~b, column ~b): "
+                                "a parameter can be used in clause bodies and guards only",
+                                [Name, Line, Col])).
+
+%% @doc The variables that the source-text roles of a code map mention (funs and
+%% `{M, F, A}' have none), each once, in the order of the roles.
+-spec variables(code_map()) -> [atom()].
+variables(Code) ->
+    Names = [Name || R <- ?ROLES, Text <- [maps:get(R, Code, none)], is_source(Text),
+                     {var, _, Name} <- tokens(Text), Name =/= '_'],
+    lists:uniq(Names).
+
+%% @doc True for an atom that is a variable name (`N', `Size', `_Pool'), `_' excepted.
+-spec is_variable(term()) -> boolean().
+is_variable(Name) when is_atom(Name), Name =/= '_' ->
+    case erl_scan:string(atom_to_list(Name)) of
+        {ok, [{var, _, Name}], _} -> true;
+        _ -> false
+    end;
+is_variable(_Other) ->
+    false.
+
+is_source(Text) when is_binary(Text) -> true;
+is_source([C | _]) -> is_integer(C);
+is_source(_Other) -> false.
+
+tokens(Text) ->
+    case erl_scan:string(unicode:characters_to_list(Text)) of
+        {ok, Tokens, _} -> Tokens;
+        {error, _, _} -> []
+    end.
 
 %%--------------------------------------------------------------------
 %% Parsing callables
+
+-spec parse_roles(code_map()) -> [#role{}].
+parse_roles(Code) ->
+    Bindings = bindings(Code),
+    [bind(parse_role(R, maps:get(R, Code)), Bindings) || R <- ?ROLES, is_map_key(R, Code)].
 
 -spec parse_role(role(), term()) -> #role{}.
 parse_role(Role, Text) when is_binary(Text) ->
@@ -161,6 +216,9 @@ parse_role(Role, [{_, _, _} | _] = List) ->
 parse_role(Role, Other) ->
     bad(Role, {bad_callable, Other}).
 
+%% @doc True for a term that can be a literal in generated code: no pid, port,
+%% reference or fun inside.
+-spec is_literal(term()) -> boolean().
 is_literal(T) when is_pid(T); is_port(T); is_reference(T); is_function(T) -> false;
 is_literal(T) when is_list(T) -> is_literal_list(T);
 is_literal(T) when is_tuple(T) -> is_literal(tuple_to_list(T));
@@ -271,7 +329,8 @@ parse_form(Role, Tokens) ->
 parse_expressions(Role, Tokens) ->
     case erl_parse:parse_exprs(Tokens) of
         {ok, Exprs} ->
-            #role{name = Role, arity = 0, inlined = true, call = fun ([]) -> Exprs end};
+            #role{name = Role, arity = 0, inlined = true, exprs = Exprs,
+                  call = fun ([]) -> Exprs end};
         {error, {Loc, Mod, Desc}} ->
             bad(Role, location_detail(Loc, Mod:format_error(Desc)))
     end.
@@ -314,6 +373,70 @@ role_name(Role, Name) ->
 -spec bad(role(), error_detail()) -> no_return().
 bad(Role, Detail) ->
     throw({bad_code, Role, Detail}).
+
+%%--------------------------------------------------------------------
+%% Bindings
+
+-spec bindings(code_map()) -> #{atom() => term()}.
+bindings(#{bindings := Bindings}) when is_map(Bindings) ->
+    maps:foreach(fun (Name, Value) ->
+                         is_variable(Name) andalso is_literal(Value)
+                             orelse bad(runner, {bad_bindings, Bindings})
+                 end, Bindings),
+    Bindings;
+bindings(#{bindings := Bindings}) ->
+    bad(runner, {bad_bindings, Bindings});
+bindings(_Code) ->
+    #{}.
+
+%% Source text gets the values of the variables it uses; funs and {M, F, A} have none.
+-spec bind(#role{}, #{atom() => term()}) -> #role{}.
+bind(Role, Bindings) when map_size(Bindings) =:= 0 ->
+    Role;
+bind(#role{inlined = true, exprs = Exprs} = Role, Bindings) ->
+    Bound = bind_body(Exprs, Bindings),
+    Role#role{exprs = Bound, call = fun ([]) -> Bound end};
+bind(#role{name = Name, forms = Forms} = Role, Bindings) ->
+    Role#role{forms = [{function, A, F, Arity, [bind_clause(Name, C, Bindings) || C <- Clauses]}
+                       || {function, A, F, Arity, Clauses} <- Forms]}.
+
+%% A clause of a function: its own arguments cannot be bound, its guards get the values,
+%% its body starts with the matches.
+bind_clause(Role, {clause, A, Patterns, Guards, Body}, Bindings) ->
+    case [V || {Name, _} = V <- vars(Patterns), is_map_key(Name, Bindings)] of
+        [] ->
+            {clause, A, Patterns, substitute(Guards, Bindings), bind_body(Body, Bindings)};
+        [{Name, Anno} | _] ->
+            {Line, Col} = loc(erl_anno:location(Anno)),
+            bad(Role, {bound_in_head, Name, Line, Col})
+    end.
+
+%% `Name = Value' in front of expressions, for each bound variable they use.
+bind_body(Exprs, Bindings) ->
+    Used = lists:uniq([Name || {Name, _} <- vars(Exprs), is_map_key(Name, Bindings)]),
+    [{match, ?ANNO, {var, ?ANNO, Name}, literal(maps:get(Name, Bindings), ?ANNO)} || Name <- Used]
+        ++ Exprs.
+
+substitute({var, A, Name} = Var, Bindings) ->
+    case Bindings of
+        #{Name := Value} -> literal(Value, A);
+        #{} -> Var
+    end;
+substitute(Tuple, Bindings) when is_tuple(Tuple) ->
+    list_to_tuple(substitute(tuple_to_list(Tuple), Bindings));
+substitute(List, Bindings) when is_list(List) ->
+    [substitute(E, Bindings) || E <- List];
+substitute(Other, _Bindings) ->
+    Other.
+
+literal(Value, Anno) ->
+    erl_parse:abstract(Value, [{line, erl_anno:line(Anno)}, {encoding, unicode}]).
+
+%% Every variable of an abstract syntax tree, with its annotation, in order.
+vars({var, Anno, Name}) when is_atom(Name) -> [{Name, Anno}];
+vars(Tuple) when is_tuple(Tuple) -> vars(tuple_to_list(Tuple));
+vars(List) when is_list(List) -> lists:append([vars(E) || E <- List]);
+vars(_Other) -> [].
 
 %%--------------------------------------------------------------------
 %% Arity rules

@@ -2,6 +2,10 @@
 %%% line per run (RFC 4180: comma-separated, CRLF line ends, a field holding a comma, a
 %%% double quote or a line break is quoted, its quotes doubled). Pure: returns iodata.
 %%%
+%%% A sweep's record ({@link erlperf_sweep}) has a column per parameter after `code',
+%%% named as the parameter, and `bytes_processed_per_iteration', `bytes_per_second'
+%%% (empty without bytes) and `best' at the end.
+%%%
 %%% Example:
 %%% ```
 %%% Reports = erlperf:compare(["rand:uniform().", "rand:uniform(1000)."], #{report => full}),
@@ -12,6 +16,8 @@
 %% API: called by the command line.
 -export([format/1, columns/0]).
 
+%% A sweep's columns at the end.
+-define(SWEEP, [bytes_processed_per_iteration, bytes_per_second, best]).
 %% Whole floats below this are written with all their digits (1000000.0).
 -define(PLAIN_LIMIT, 1.0e15).
 
@@ -20,8 +26,9 @@
 
 %% @doc The CSV text of a record.
 -spec format(erlperf_record:record()) -> iodata().
-format(#{<<"runs">> := Runs}) ->
-    [line([atom_to_binary(C) || C <- columns()]) | [line(row(Run)) || Run <- Runs]].
+format(#{<<"runs">> := Runs} = Record) ->
+    Columns = record_columns(Record),
+    [line([header(C) || C <- Columns]) | [line([cell(column(C, Run)) || C <- Columns]) || Run <- Runs]].
 
 %% @doc The columns, in order: one per figure of a run (`doc/formats.md').
 -spec columns() -> [atom()].
@@ -33,9 +40,17 @@ columns() ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
-row(Run) ->
-    [cell(column(C, Run)) || C <- columns()].
+%% A sweep's record: its parameters after code, its figures at the end.
+record_columns(#{<<"options">> := #{<<"params">> := _}} = Record) ->
+    [Label, Code | Rest] = columns(),
+    [Label, Code | [{param, N} || N <- erlperf_record:param_names(Record)]] ++ Rest ++ ?SWEEP;
+record_columns(_Record) ->
+    columns().
 
+header({param, Name}) -> Name;
+header(Column) -> atom_to_binary(Column).
+
+column({param, Name}, #{<<"params">> := Params}) -> maps:get(Name, Params, null);
 column(samples, #{<<"samples">> := S}) -> length(S);
 column(ci95_lo, Run) -> bound(1, maps:get(<<"ci95">>, Run, null));
 column(ci95_hi, Run) -> bound(2, maps:get(<<"ci95">>, Run, null));

@@ -33,8 +33,9 @@
 %% erlperf_cluster on their nodes.
 -export([benchmark/3]).
 
-%% Internal export: erlperf_cluster computes the totals of several nodes the same way.
--export([statistics/2]).
+%% Internal exports: erlperf_cluster computes the totals of several nodes the same way;
+%% erlperf and erlperf_sweep read a report's throughput.
+-export([statistics/2, qps/1]).
 
 -type report() :: erlperf:report().
 
@@ -204,6 +205,14 @@ statistics(Mode, Values) ->
                         continuous -> {Max, Min}
                     end,
     Summary#{values => Values, variance => StdDev * StdDev, best => Best, worst => Worst}.
+
+%% @private
+%% Iterations per second of a full report, all workers (timed mode: of the one worker).
+-spec qps(report()) -> float().
+qps(#{mode := timed, result := #{average := Us}, run_options := #{sample_duration := {timed, N}}}) ->
+    case Us == 0 of true -> 0.0; false -> N * 1.0e6 / Us end;
+qps(#{result := #{average := Avg}, run_options := #{sample_duration := Ms}}) ->
+    Avg * 1000 / Ms.
 
 iteration_time(timed, _Concurrency, AverageUs, #{sample_duration := {timed, Count}}) ->
     AverageUs * 1000 / Count;

@@ -2,8 +2,12 @@
 %%% pull-request comment: one row per run with throughput, time per iteration, the 95%
 %%% interval of the throughput and the verdict against the fastest. Pure: returns iodata.
 %%%
-%%% Text from the user (code, labels) is escaped: `|' cannot end a cell, backticks
-%%% cannot end the code span, and line breaks become spaces.
+%%% Text from the user (code, labels, parameter values) is escaped: `|' cannot end a
+%%% cell, backticks cannot end the code span, and line breaks become spaces.
+%%%
+%%% A sweep's record ({@link erlperf_sweep}) gets a column per parameter after Code,
+%%% `Bytes/s' when bytes were given, and `Best' (`yes' on the best run); verdicts are
+%%% within a combination, so a run alone in its combination has none (`-').
 %%%
 %%% Example:
 %%% ```
@@ -20,16 +24,41 @@
 
 %% @doc The Markdown table of a record.
 -spec format(erlperf_record:record()) -> unicode:chardata().
-format(#{<<"runs">> := Runs}) ->
-    Header = ["Code", "Concurrency", "Throughput (per second)", "95% CI", "Time", "Verdict"],
-    [row(Header), row(["---", "---:", "---:", "---:", "---:", "---"]) | [row(cells(R)) || R <- Runs]].
+format(#{<<"runs">> := Runs} = Record) ->
+    Sweep = is_map_key(<<"params">>, maps:get(<<"options">>, Record, #{})),
+    Names = erlperf_record:param_names(Record),
+    Bytes = lists:any(fun (R) -> is_map_key(<<"bytes_per_second">>, R) end, Runs),
+    Header = ["Code"] ++ Names ++ ["Concurrency", "Throughput (per second)", "95% CI", "Time"]
+        ++ ["Bytes/s" || Bytes] ++ ["Verdict"] ++ ["Best" || Sweep],
+    Align = ["---"] ++ ["---:" || _ <- Names] ++ ["---:", "---:", "---:", "---:"]
+        ++ ["---:" || Bytes] ++ ["---"] ++ [":---:" || Sweep],
+    [row(Header), row(Align) | [row(cells(R, Names, Bytes, Sweep, Runs)) || R <- Runs]].
 
 %%--------------------------------------------------------------------
 %% Internal functions
 
-cells(#{<<"label">> := Label, <<"concurrency">> := C} = Run) ->
-    [code(Label), integer_to_list(C), per_second(maps:get(<<"qps">>, Run, null)),
-     interval(Run), time(maps:get(<<"iteration_ns">>, Run, null)), verdict(Run)].
+cells(#{<<"label">> := Label, <<"concurrency">> := C} = Run, Names, Bytes, Sweep, Runs) ->
+    Params = maps:get(<<"params">>, Run, #{}),
+    [code(Label)] ++ [param(maps:get(N, Params, null)) || N <- Names]
+        ++ [integer_to_list(C), per_second(maps:get(<<"qps">>, Run, null)), interval(Run),
+            time(maps:get(<<"iteration_ns">>, Run, null))]
+        ++ [rate(maps:get(<<"bytes_per_second">>, Run, null)) || Bytes]
+        ++ [case Sweep andalso alone(Run, Runs) of
+                true -> "-";
+                false -> verdict(Run)
+            end]
+        ++ [case maps:get(<<"best">>, Run, false) of true -> "yes"; false -> "" end || Sweep].
+
+%% A run of a sweep that no other runner shares its combination with.
+alone(#{<<"params">> := Params}, Runs) ->
+    length([R || #{<<"params">> := P} = R <- Runs, P =:= Params]) =:= 1.
+
+param(null) -> "-";
+param(N) when is_number(N) -> erlperf_sweep:value_text(N);
+param(Text) -> [escape(C) || C <- unicode:characters_to_list(Text)].
+
+rate(null) -> "-";
+rate(BytesPerSecond) -> erlperf_report:format_rate(BytesPerSecond).
 
 %% The throughput's interval, from the per-sample interval scaled to one second.
 interval(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})

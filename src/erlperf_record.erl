@@ -13,6 +13,12 @@
 %%%       against the fastest runner a `comparison' (change in percent, its 95% interval,
 %%%       significant). When another `confidence' was asked for, `ci' and the
 %%%       comparison's `ci_pct' are at that level as well.</li>
+%%%   <li><b>sweep</b> (see {@link erlperf_sweep}): each run's `params' holds its
+%%%       combination (numbers as they are, other terms as their Erlang text), `best'
+%%%       marks the best run, and with bytes `bytes_processed_per_iteration' and
+%%%       `bytes_per_second' are added; the record's `options' hold the parameters in
+%%%       order (`params': `[{"name", "values"}]') and `bytes'. Comparisons are made
+%%%       between runs of the same combination only.</li>
 %%% </ul>
 %%%
 %%% Example:
@@ -23,7 +29,7 @@
 -module(erlperf_record).
 
 %% API: called by the command line and the output formats.
--export([from_reports/1, with_baselines/2, version/0]).
+-export([from_reports/1, with_baselines/2, version/0, param_names/1]).
 
 -export_type([record/0]).
 
@@ -66,6 +72,16 @@ baseline(#{file := File, match := Match} = E) ->
       <<"ci95_pct">> => interval(maps:get(ci_pct, E)),
       <<"significant">> => maps:get(significant, E)}.
 
+%% @doc The names of the parameters of a sweep's record, in the order given (`[]' for
+%% a record of no sweep).
+-spec param_names(record()) -> [binary()].
+param_names(#{<<"options">> := #{<<"params">> := Params}}) when is_list(Params) ->
+    [Name || #{<<"name">> := Name} <- Params];
+param_names(#{<<"runs">> := [#{<<"params">> := Params} | _]}) when is_map(Params) ->
+    lists:sort(maps:keys(Params));
+param_names(_Record) ->
+    [].
+
 %% @doc The layout version this release writes.
 -spec version() -> pos_integer().
 version() ->
@@ -94,14 +110,20 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              <<"qps">> => qps(Report),
              <<"overdue">> => maps:get(overdue, Result, 0),
              <<"time_us">> => maps:get(time, Result, 0),
-             <<"params">> => #{}},
+             <<"params">> => erlperf_sweep:json(maps:get(params, Report, []))},
     Chosen = case maps:get(confidence, Result, ?RECORD_CONFIDENCE) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:confidence_interval(Values, C))}
              end,
-    lists:foldl(fun maps:merge/2, Base,
-                [Chosen, cost(Result), search(Report), comparison(Report, Reports)]).
+    lists:foldl(fun maps:merge/2, Base, [Chosen, cost(Result), search(Report), sweep(Report),
+                                       comparison(Report, Reports)]).
+
+%% A sweep's run: the best one, and what bytes give.
+sweep(Report) ->
+    Keys = [{best, <<"best">>}, {bytes_processed, <<"bytes_processed_per_iteration">>},
+            {bytes_per_second, <<"bytes_per_second">>}],
+    maps:from_list([{Json, V} || {Key, Json} <- Keys, {ok, V} <- [maps:find(Key, Report)]]).
 
 %% With `memory => true': the cost per call.
 cost(#{cost := Cost}) ->
@@ -121,10 +143,12 @@ search(#{mode := concurrency, best_concurrency := Best, history := History} = Re
 search(_Report) ->
     #{}.
 
-comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Values}}, Reports) ->
-    %% the fastest is the one report without a comparison
+comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Values}} = Report,
+           Reports) ->
+    %% the fastest is the one report without a comparison (of the same sweep combination)
+    Params = maps:get(params, Report, []),
     [Fastest | _] = [V || #{label := L, result := #{values := V}} = R <- Reports, L =:= Against,
-                          not is_map_key(comparison, R)],
+                          not is_map_key(comparison, R), maps:get(params, R, []) =:= Params],
     Options = maps:with([test, better, noise], Cmp),
     At95 = erlperf_stat:compare(Fastest, Values, Options#{confidence => ?RECORD_CONFIDENCE}),
     Base = #{<<"against">> => Against,
@@ -183,11 +207,22 @@ system_value(V) when is_atom(V) -> atom_to_binary(V);
 system_value([C | _] = V) when is_integer(C) -> unicode:characters_to_binary(V);
 system_value(V) -> V.
 
-%% Run options as JSON: atoms as text, {timed, N} as {"timed": N}, funs left out.
+%% Run options as JSON: atoms as text, {timed, N} as {"timed": N}, funs left out, a
+%% sweep's parameters in order, its bytes as given.
 options(Options) ->
     maps:fold(fun (_K, V, Acc) when is_function(V) -> Acc;
+                  (params, Params, Acc) -> Acc#{<<"params">> => params(Params)};
+                  (bytes, Bytes, Acc) -> Acc#{<<"bytes">> => bytes(Bytes)};
                   (K, V, Acc) -> Acc#{atom_to_binary(K) => option(V)}
               end, #{}, Options).
+
+params(Params) ->
+    [#{<<"name">> => atom_to_binary(Name),
+       <<"values">> => [erlperf_sweep:json_value(V) || V <- Values]}
+     || {Name, Values} <- Params].
+
+bytes(N) when is_number(N) -> N;
+bytes(Text) -> unicode:characters_to_binary(Text).
 
 option({timed, N}) -> #{<<"timed">> => N};
 option(V) when is_boolean(V) -> V;

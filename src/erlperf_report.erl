@@ -11,10 +11,18 @@
 %%%       time in timed mode. Rows are
 %%%       sorted by score, highest first; with more than one row the `Rel' column shows
 %%%       each score relative to the highest (100%).</li>
+%%%   <li><b>sweep table</b>: reports of a parameter sweep ({@link erlperf_sweep}) keep
+%%%       their order (combination by combination, runners in the order given); a column
+%%%       per parameter follows `Code', `Bytes/s' follows the time when bytes were given,
+%%%       `Rel' is relative to the best run (by bytes per second when given) and the
+%%%       `Best' column marks it with `*'. Verdict and note lines name the combination:
+%%%       `lists:seq(1, N). (N=10)'.</li>
 %%% </ul>
 %%%
 %%% Numbers keep at most five digits before a unit: counts use `Ki', `Mi', `Gi' (powers
 %%% of 1000), times use `ns', `us', `ms', `s', sizes `Kb', `Mb', `Gb' (powers of 1024).
+%%% Rates of bytes keep three significant digits: `B/s', `KB/s', `MB/s', `GB/s', `TB/s'
+%%% (powers of 1000).
 %%% The VM logs (`erlperf_file_log', `erlperf_cluster_monitor') use the same units.
 %%%
 %%% Columns are measured in terminal columns, not characters: East Asian wide and
@@ -30,7 +38,8 @@
 -module(erlperf_report).
 
 %% API, called by erlperf_cli
--export([format/2, resolve_format/2, format_count/1, format_time/1, format_size/1]).
+-export([format/2, resolve_format/2, format_count/1, format_time/1, format_size/1,
+         format_rate/1]).
 
 -export_type([format/0, options/0]).
 
@@ -47,6 +56,12 @@
 -define(DECIMAL_BELOW_NS, 10).
 %% The Code column is never cut narrower than this, whatever the terminal width.
 -define(MIN_CODE_WIDTH, 12).
+%% A rate of bytes is scaled to the next unit once it would round to this many.
+-define(RATE_LIMIT, 999.5).
+%% Narrowest parameter column (values are often short numbers: keep them off the Code).
+-define(PARAM_WIDTH, 5).
+%% Width of the Bytes/s column.
+-define(RATE_WIDTH, 11).
 %% Width of the concurrency column ("||"): basic and extended tables.
 -define(BASIC_CONC_WIDTH, 11).
 -define(EXTENDED_CONC_WIDTH, 7).
@@ -69,7 +84,10 @@ format([], _Options) ->
     [];
 format(Reports, Options) ->
     Format = resolve_format(maps:get(format, Options, auto), Reports),
-    Sorted = sort_by_score(Reports),
+    Sorted = case is_sweep(Reports) of
+                 true -> Reports;
+                 false -> sort_by_score(Reports)
+             end,
     [system_lines(Format, hd(Reports)),
      timer_note(Reports),
      table(Format, Sorted, Options),
@@ -107,8 +125,25 @@ format_time(Ns) ->
 format_size(Bytes) ->
     scale(Bytes, 1024, 1024, [" Kb", " Mb", " Gb", " Tb"]).
 
+%% @doc Formats bytes per second: `512 B/s', `1.50 KB/s', `98.2 MB/s', `3.07 GB/s'.
+-spec format_rate(number()) -> string().
+format_rate(BytesPerSecond) ->
+    rate(BytesPerSecond, ["B/s", "KB/s", "MB/s", "GB/s", "TB/s"]).
+
 %%--------------------------------------------------------------------
 %% Internal functions
+
+-spec rate(number(), [string()]) -> string().
+rate(N, [_Unit | Units]) when Units =/= [], abs(N) >= ?RATE_LIMIT ->
+    rate(N / 1000, Units);
+rate(N, [Unit | _]) ->
+    significant(N) ++ " " ++ Unit.
+
+%% Three significant digits (whole numbers from 100).
+-spec significant(number()) -> string().
+significant(N) when abs(N) >= 99.95 -> integer_to_list(round(N));
+significant(N) when abs(N) >= 9.995 -> float_to_list(N / 1, [{decimals, 1}]);
+significant(N) -> float_to_list(N / 1, [{decimals, 2}]).
 
 %% N / Divisor in the first unit that keeps it under ?SCALE_LIMIT, each unit Step times
 %% the previous one.
@@ -138,7 +173,7 @@ timer_note(Reports) ->
 -spec dead_code_notes([report()]) -> unicode:chardata().
 dead_code_notes(Reports) ->
     [io_lib:format("Note: the compiler removed the benchmarked code of ~ts (~s); "
-                   "the figures measure an empty loop~n", [label(R), Role])
+                   "the figures measure an empty loop~n", [name(R), Role])
      || R <- Reports, {dead_code, Role} <- maps:get(warnings, R, [])].
 
 %% Extended and full tables: each runner against the fastest, with its interval.
@@ -147,7 +182,7 @@ verdicts(basic, _Reports) ->
     [];
 verdicts(_Format, Reports) ->
     [io_lib:format("~ts against ~ts: ~ts~n",
-                   [label(R), label(#{label => Against}), verdict_text(C)])
+                   [label(R), name(R#{label => Against}), verdict_text(C)])
      || #{comparison := #{against := Against} = C} = R <- Reports].
 
 %% Concurrency estimation: the best step, when it is not the one reported.
@@ -172,14 +207,14 @@ verdict_text(Comparison) ->
 overdue_notes(Reports) ->
     [io_lib:format("Note: ~b of ~b samples of ~ts ended while a worker had been in one call "
                    "far longer than expected (calls are counted when they start)~n",
-                   [N, length(Values), label(R)])
+                   [N, length(Values), name(R)])
      || #{result := #{overdue := N, values := Values}} = R <- Reports, N > 0].
 
 %% With `memory => true': each runner's cost per call (see erlperf_cost).
 -spec cost_lines([report()]) -> unicode:chardata().
 cost_lines(Reports) ->
     [io_lib:format("~ts: ~s, ~s reductions, ~s CPU / ~s wall per call~n",
-                   [label(R), cost_bytes(B), cost_number(Reds), format_time(Cpu), format_time(Wall)])
+                   [name(R), cost_bytes(B), cost_number(Reds), format_time(Cpu), format_time(Wall)])
      || #{result := #{cost := #{bytes_per_iteration := B, reductions_per_iteration := Reds,
                                 cpu_ns_per_iteration := Cpu, wall_ns_per_iteration := Wall}}} = R
             <- Reports].
@@ -193,9 +228,10 @@ cost_number(N) -> float_to_list(N / 1, [{decimals, 1}]).
 
 -spec table(format(), [report()], options()) -> unicode:chardata().
 table(Format, Reports, Options) ->
-    Columns = columns(Format, length(Reports) > 1),
-    Best = score(hd(Reports)),
-    Rows = [cells(Format, R, Best, length(Reports) > 1) || R <- Reports],
+    Rel = length(Reports) > 1,
+    Columns = param_columns(Reports) ++ columns(Format, Rel) ++ sweep_columns(Reports),
+    Best = lists:max([rank(R) || R <- Reports]),
+    Rows = [param_cells(R) ++ cells(Format, R, Best, Rel) ++ sweep_cells(Reports, R) || R <- Reports],
     Widths = widths(Columns, Rows),
     CodeWidth = code_width(Reports, lists:sum(Widths), maps:get(width, Options, infinity)),
     Header = line(CodeWidth, "Code", [H || {H, _} <- Columns], Widths),
@@ -208,6 +244,38 @@ columns(basic, Rel) ->
 columns(_Extended, Rel) ->
     [{"||", ?EXTENDED_CONC_WIDTH}, {"Samples", 10}, {"Avg", 10}, {"StdDev", 9},
      {"Median", 10}, {"P99", 9}, {"Iteration", 11}] ++ rel_column(Rel, 7).
+
+%% Sweeps: a column per parameter after Code (their names come from the first report:
+%% every report of a sweep has the same), Bytes/s with bytes, and the Best marker.
+-spec param_columns([report()]) -> [column()].
+param_columns([#{params := Params} | _]) -> [{atom_to_list(N), ?PARAM_WIDTH} || {N, _} <- Params];
+param_columns(_Reports) -> [].
+
+-spec param_cells(report()) -> [string()].
+param_cells(#{params := Params}) ->
+    [unicode:characters_to_list(erlperf_sweep:value_text(V)) || {_, V} <- Params];
+param_cells(_Report) ->
+    [].
+
+-spec sweep_columns([report()]) -> [column()].
+sweep_columns(Reports) ->
+    [{"Bytes/s", ?RATE_WIDTH} || lists:any(fun (R) -> is_map_key(bytes_per_second, R) end, Reports)]
+        ++ [{"Best", 5} || is_sweep(Reports)].
+
+-spec sweep_cells([report()], report()) -> [string()].
+sweep_cells(Reports, R) ->
+    [case R of
+         #{bytes_per_second := Bps} -> format_rate(Bps);
+         #{} -> "-"
+     end || lists:any(fun (Any) -> is_map_key(bytes_per_second, Any) end, Reports)]
+        ++ [case R of
+                #{best := true} -> "*";
+                #{} -> ""
+            end || is_sweep(Reports)].
+
+-spec is_sweep([report()]) -> boolean().
+is_sweep(Reports) ->
+    lists:any(fun (R) -> is_map_key(params, R) end, Reports).
 
 -spec rel_column(boolean(), pos_integer()) -> [column()].
 rel_column(true, Width) -> [{"Rel", Width}];
@@ -233,7 +301,7 @@ cells(_Extended, #{result := Result} = R, Best, Rel) ->
 -spec rel_cell(boolean(), report(), float()) -> [string()].
 rel_cell(false, _R, _Best) -> [];
 rel_cell(true, _R, Best) when Best == 0 -> ["-"];
-rel_cell(true, R, Best) -> [integer_to_list(round(100 * score(R) / Best)) ++ "%"].
+rel_cell(true, R, Best) -> [integer_to_list(round(100 * rank(R) / Best)) ++ "%"].
 
 %% Timed-mode samples are microseconds per sample; continuous ones are iteration counts.
 -spec value_formatter(report()) -> fun((number()) -> string()).
@@ -275,6 +343,12 @@ score(#{mode := timed, result := #{average := Avg}}) when Avg == 0 -> 0.0;
 score(#{mode := timed, result := #{average := Avg}}) -> 1.0 / Avg;
 score(R) -> qps(R).
 
+%% What Rel and the Best marker compare: bytes per second when a sweep has them, else
+%% the score.
+-spec rank(report()) -> float().
+rank(#{bytes_per_second := BytesPerSecond}) -> float(BytesPerSecond);
+rank(R) -> score(R).
+
 -spec sort_by_score([report()]) -> [report()].
 sort_by_score(Reports) ->
     lists:sort(fun (A, B) -> score(A) >= score(B) end, Reports).
@@ -283,6 +357,11 @@ sort_by_score(Reports) ->
 label(R) ->
     Text = unicode:characters_to_list(maps:get(label, R, <<>>)),
     [printable(C) || C <- Text].
+
+%% The label and, for a run of a sweep, its combination: `lists:seq(1, N). (N=10)'.
+-spec name(report()) -> string().
+name(#{params := [_ | _] = Params} = R) -> label(R) ++ " (" ++ erlperf_sweep:describe(Params) ++ ")";
+name(R) -> label(R).
 
 -spec printable(char()) -> char().
 printable(C) when C < $\s -> $\s;
@@ -301,7 +380,9 @@ code_width(Reports, Rest, Width) ->
 line(CodeWidth, Code, Cells, Widths) ->
     Cut = slice(Code, CodeWidth),
     Padded = Cut ++ lists:duplicate(CodeWidth - text_width(Cut), $\s),
-    lists:append([Padded | [right(Cell, W) || {Cell, W} <- lists:zip(Cells, Widths)]]).
+    Line = lists:append([Padded | [right(Cell, W) || {Cell, W} <- lists:zip(Cells, Widths)]]),
+    %% an empty last cell (the Best column) leaves no trailing spaces
+    lists:reverse(lists:dropwhile(fun (C) -> C =:= $\s end, lists:reverse(Line))).
 
 %% Text cut to at most Width terminal columns. A wide character that does not fit is
 %% left out whole (the line is padded instead); combining marks stay with the

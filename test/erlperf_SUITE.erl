@@ -10,6 +10,7 @@
 %%%   <li>`reliability' (sequential): crashes, hanging runners, leaks, 100,000 workers.</li>
 %%%   <li>`application': `start/2' (needs the application).</li>
 %%%   <li>`memory' (sequential): `memory => true', the cost per call in `result.cost'.</li>
+%%%   <li>`sweep' (sequential): `sweep/2,3', parameters bound in source text.</li>
 %%% </ul>
 -module(erlperf_SUITE).
 
@@ -88,6 +89,12 @@
          memory_gc_retry/0, memory_gc_retry/1, memory_off/0, memory_off/1,
          memory_crash/0, memory_crash/1, memory_no_leak/0, memory_no_leak/1]).
 
+%% Test cases: parameter sweeps (sweep/2,3)
+-export([sweep_runs/0, sweep_runs/1, sweep_two_params/0, sweep_two_params/1,
+         sweep_compare/0, sweep_compare/1, sweep_timed_bytes/0, sweep_timed_bytes/1,
+         sweep_squeeze/0, sweep_squeeze/1, sweep_isolated/0, sweep_isolated/1,
+         sweep_errors/0, sweep_errors/1, sweep_bindings/0, sweep_bindings/1]).
+
 %% Short samples keep the suite fast; cases that need more say so.
 -define(FAST, #{sample_duration => 20, samples => 1}).
 -define(SHORT_MS, 100).
@@ -104,7 +111,7 @@ suite() ->
 
 all() ->
     [{group, callables}, {group, errors}, {group, modes}, {group, reliability},
-     {group, application}, {group, compat}, {group, evidence}, {group, memory}].
+     {group, application}, {group, compat}, {group, evidence}, {group, memory}, {group, sweep}].
 
 groups() ->
     [{callables, [parallel],
@@ -132,7 +139,9 @@ groups() ->
                    overdue_reported, compare_interleaved, interleaved_timed]},
      {evidence, [], [evidence_one, verdict_parallel, verdict_sequential_timed, confidence_option]},
      {memory, [], [memory_seq, memory_ok, memory_tuple, memory_runner1, memory_runner2, memory_fun,
-                    memory_timed, memory_gc_retry, memory_off, memory_crash, memory_no_leak]}].
+                    memory_timed, memory_gc_retry, memory_off, memory_crash, memory_no_leak]},
+     {sweep, [], [sweep_runs, sweep_two_params, sweep_compare, sweep_timed_bytes, sweep_squeeze,
+                  sweep_isolated, sweep_errors, sweep_bindings]}].
 
 init_per_group(application, Config) ->
     case code:which(erlperf_app) =/= non_existing andalso code:which(erlperf_job_sup) =/= non_existing of
@@ -1350,3 +1359,115 @@ memory_no_leak(Config) when is_list(Config) ->
     _ = erlperf:compare(["lists:seq(1, 10).", "ok."], ?FAST#{memory => true, compare => interleaved}),
     _ = erlperf:run("lists:seq(1, 10).", ?FAST#{memory => true, sample_duration => {timed, 100}}),
     Check().
+
+%%--------------------------------------------------------------------
+%% Parameter sweeps
+
+sweep_runs() ->
+    [{doc, "One full report per value, in order, with params, qps and best; lists:seq(1, N) slows down with N"}].
+sweep_runs(Config) when is_list(Config) ->
+    Check = leak_check(),
+    Reports = erlperf:sweep(["lists:seq(1, N)."], #{params => [{'N', [10, 1000, 100000]}],
+                                                    sample_duration => ?SHORT_MS}),
+    ?assertEqual([[{'N', 10}], [{'N', 1000}], [{'N', 100000}]], [P || #{params := P} <- Reports]),
+    [?assertMatch(#{mode := continuous, label := <<"lists:seq(1, N).">>,
+                    code := #{runner := "lists:seq(1, N).", bindings := #{'N' := _}},
+                    run_options := #{params := [{'N', [10, 1000, 100000]}], report := full},
+                    result := #{ci := _}}, R) || R <- Reports],
+    [Q10, Q1000, Q100000] = [Q || #{qps := Q} <- Reports],
+    ?assert(Q10 > Q1000 andalso Q1000 > Q100000, {Q10, Q1000, Q100000}),
+    ?assertEqual([true, false, false], [B || #{best := B} <- Reports]),
+    %% a runner alone in its combination is compared with nothing
+    ?assertEqual([], [C || #{comparison := C} <- Reports]),
+    Check().
+
+sweep_two_params() ->
+    [{doc, "Two parameters: the cartesian product, the first changing slowest; a map is taken in name order"}].
+sweep_two_params(Config) when is_list(Config) ->
+    Reports = erlperf:sweep(["lists:duplicate(N, X)."], #{params => #{'X' => [a, "b"], 'N' => [1, 2, 3]},
+                                                         sample_duration => 10, samples => 1}),
+    ?assertEqual([[{'N', N}, {'X', X}] || N <- [1, 2, 3], X <- [a, "b"]],
+                 [P || #{params := P} <- Reports]),
+    ?assertEqual(1, length([R || #{best := true} = R <- Reports])).
+
+sweep_compare() ->
+    [{doc, "Several runners: each combination runs them together, compared within the combination only"}].
+sweep_compare(Config) when is_list(Config) ->
+    Reports = erlperf:sweep(["lists:seq(1, N).", "lists:seq(1, 2 * N).", {erlang, node, []}],
+                            #{params => [{'N', [100, 10000]}], compare => sequential,
+                              sample_duration => ?SHORT_MS}),
+    ?assertEqual([[{'N', N}] || N <- [100, 10000], _ <- [1, 2, 3]], [P || #{params := P} <- Reports]),
+    [Combination1, Combination2] = [lists:sublist(Reports, 1, 3), lists:sublist(Reports, 4, 3)],
+    [begin
+         %% one fastest per combination, the others compared with it (erlang:node() is)
+         ?assertMatch([_], [R || R <- C, not is_map_key(comparison, R)]),
+         [?assert(lists:member(A, [L || #{label := L} <- C])) || #{comparison := #{against := A}} <- C],
+         [?assertMatch(#{relative := Rel} when Rel > 0, R) || R <- C]
+     end || C <- [Combination1, Combination2]],
+    %% the reference runner takes no parameter and runs unchanged in both
+    [#{code := #{runner := {erlang, node, []}}} = R || R <- [lists:nth(3, Combination1), lists:nth(3, Combination2)]].
+
+sweep_timed_bytes() ->
+    [{doc, "Timed mode and bytes: bytes per second are iterations per second times bytes"}].
+sweep_timed_bytes(Config) when is_list(Config) ->
+    Reports = erlperf:sweep(["binary:copy(B, N)."], #{params => [{'N', [1, 64]}, {'B', [<<"0123456789">>]}],
+                                                       bytes => "N * byte_size(B)",
+                                                       sample_duration => {timed, 1000}, samples => 3}),
+    [#{mode := timed, bytes_processed := 10}, #{mode := timed, bytes_processed := 640}] = Reports,
+    [?assert(abs(B * Q - Bps) =< 1.0e-6 * Bps, R)
+     || #{qps := Q, bytes_processed := B, bytes_per_second := Bps} = R <- Reports],
+    ?assertEqual(1, length([R || #{best := true} = R <- Reports])).
+
+sweep_squeeze() ->
+    [{doc, "sweep/3 with concurrency options estimates concurrency for every combination"}].
+sweep_squeeze(Config) when is_list(Config) ->
+    Reports = erlperf:sweep(["timer:sleep(T)."], #{params => [{'T', [1, 2]}], sample_duration => 20,
+                                                   samples => 1}, #{max => 3, threshold => 1}),
+    ?assertMatch([#{mode := concurrency, params := [{'T', 1}], history := [_ | _]},
+                  #{mode := concurrency, params := [{'T', 2}]}], Reports).
+
+sweep_isolated() ->
+    [{doc, "isolation => #{}: each combination's runners compile their bound code in peer nodes"}].
+sweep_isolated(Config) when is_list(Config) ->
+    Reports = erlperf:sweep(["lists:seq(1, N)."], #{params => [{'N', [1, 10000]}], isolation => #{},
+                                                    sample_duration => ?SHORT_MS}),
+    [Q1, Q10000] = [Q || #{qps := Q} <- Reports],
+    ?assert(Q1 > Q10000, {Q1, Q10000}).
+
+sweep_errors() ->
+    [{doc, "Bad sweeps are refused before anything runs; benchmark/3 does not take sweep options"}].
+sweep_errors(Config) when is_list(Config) ->
+    Check = leak_check(),
+    Self = self(),
+    Init = fun () -> Self ! init_ran end,
+    ?assertError({invalid_option, params, [{'N', [1]}]},
+                 erlperf:benchmark(["lists:seq(1, N)."], #{params => [{'N', [1]}]}, undefined)),
+    ?assertError({invalid_option, bytes, "8"}, erlperf:run("ok.", #{bytes => "8"})),
+    Sweep = fun (Code, Options) -> erlperf:sweep([Code], maps:merge(?FAST, Options)) end,
+    Errors = [{#{runner => "lists:seq(1, N).", init => Init}, #{params => [{n, [1]}]},
+               {invalid_option, params, {n, [1]}}},
+              {#{runner => "lists:seq(1, N).", init => Init}, #{params => [{'N', [1]}], report => basic},
+               {invalid_option, report, basic}},
+              {#{runner => "lists:seq(1, N).", init => Init}, #{params => [{'N', [1]}], bytes => {x}},
+               {invalid_option, bytes, {x}}},
+              {#{runner => "ok.", init => Init}, #{params => [{'N', [1]}]}, {sweep, {unused, 'N'}}},
+              {#{runner => fun () -> ok end, init => Init}, #{params => [{'N', [1]}]},
+               {sweep, {unused, 'N'}}},
+              {#{runner => "r(N) -> N.", init_runner => "1.", init => Init}, #{params => [{'N', [1]}]},
+               {bad_code, runner, {bound_in_head, 'N', 1, 3}}},
+              {#{runner => "lists:seq(1, N).", init => Init}, #{params => [{'N', [1, 2]}], bytes => "1 - N"},
+               {sweep, {bytes, "1 - N", [{'N', 2}], {value, -1}}}}],
+    [?assertError(Reason, Sweep(Code, Options)) || {Code, Options, Reason} <- Errors],
+    ?assertError({invalid_option, code, []}, erlperf:sweep([], #{})),
+    ?assertError({invalid_option, run_options, x}, erlperf:sweep(["ok."], x)),
+    receive init_ran -> ct:fail(init_ran) after 0 -> ok end,
+    Check().
+
+sweep_bindings() ->
+    [{doc, "Code maps take bindings directly; without params a sweep is one run (bytes alone)"}].
+sweep_bindings(Config) when is_list(Config) ->
+    Seq = fun (N) -> erlperf:run(#{runner => "lists:seq(1, N).", bindings => #{'N' => N}}, #{sample_duration => ?SHORT_MS}) end,
+    ?assert(Seq(1) > Seq(100000)),
+    [#{params := [], bytes_processed := 1024, bytes_per_second := Bps, best := true, qps := Q}] =
+        erlperf:sweep(["erlang:md5(<<0:8192>>)."], ?FAST#{bytes => 1024}),
+    ?assertEqual(1024 * Q, Bps).

@@ -73,3 +73,32 @@ load_errors_test() ->
     ?assertMatch("baseline " ++ _, erlperf_baseline:format_error(Reason)),
     [ok = file:delete(F) || F <- [NotRecord, Newer, Broken]],
     ok = file:del_dir(Dir).
+
+%% Sweeps: a runner matches the baseline's runner of the same label and parameters;
+%% rows are named with the combination, in the order of the record's parameters.
+sweep(Runs) ->
+    (record(Runs))#{<<"options">> => #{<<"params">> => [#{<<"name">> => <<"N">>, <<"values">> => [10, 100]},
+                                                       #{<<"name">> => <<"S">>, <<"values">> => [<<"a">>]}]}}.
+
+swept(N, Samples) ->
+    (run(<<"lists:seq(1, N).">>, <<"lists:seq(1, N).">>, <<"continuous">>, Samples))#{
+        <<"params">> => #{<<"N">> => N, <<"S">> => <<"a">>}}.
+
+sweep_matches_params_test() ->
+    Base = sweep([swept(10, [1000, 1010, 990, 1005, 995]), swept(100, [100, 101, 99, 100, 100])]),
+    %% the same figures under the other combination: each matches its own
+    Now = sweep([swept(100, [100, 101, 99, 100, 100]), swept(10, [500, 505, 495, 502, 498])]),
+    [#{name := <<"lists:seq(1, N). (N=100, S=a)">>, baselines := [#{match := label, verdict := no_difference}]},
+     #{name := <<"lists:seq(1, N). (N=10, S=a)">>, baselines := [#{match := label, verdict := slower}]}] =
+        Rows = erlperf_baseline:compare([{"base.json", Base}], Now, #{}),
+    ?assertMatch([{<<"lists:seq(1, N). (N=10, S=a)">>, [_]}], erlperf_baseline:regressions(Rows, 10)),
+    Text = unicode:characters_to_list(erlperf_baseline:format(Rows)),
+    ?assertNotEqual(nomatch, string:find(Text, "lists:seq(1, N). (N=10, S=a) against base.json: ")).
+
+sweep_without_match_test() ->
+    %% a record of no sweep has no runner with these parameters, nor has another combination
+    Plain = record([run(<<"lists:seq(1, N).">>, <<"lists:seq(1, N).">>, <<"continuous">>, [1, 2, 3])]),
+    Other = sweep([swept(1000, [1, 2, 3])]),
+    Now = sweep([swept(10, [1, 2, 3])]),
+    [#{baselines := [#{match := none}, #{match := none}]}] =
+        erlperf_baseline:compare([{"plain.json", Plain}, {"other.json", Other}], Now, #{}).

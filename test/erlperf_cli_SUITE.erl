@@ -69,6 +69,10 @@
          busy_100k/0, busy_100k/1, memory_flag/0, memory_flag/1,
          bad_noise/0, bad_noise/1, noise_floor/0, noise_floor/1,
          squeeze_plateau/0, squeeze_plateau/1]).
+%% sweeps: --param and --bytes
+-export([sweep_usage/0, sweep_usage/1, sweep_json/0, sweep_json/1, sweep_cartesian/0,
+         sweep_cartesian/1, sweep_bytes/0, sweep_bytes/1, sweep_compare_baseline/0,
+         sweep_compare_baseline/1, sweep_isolated/0, sweep_isolated/1]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
 -define(RUN_TIMEOUT_MS, 150000).
@@ -97,7 +101,7 @@ groups() ->
        syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
        runner_crash, undefined_function, init_crash, unreachable_node, bad_compare,
        interleaved_isolated, bad_confidence, bad_noise, bad_format, bad_output_extension,
-       bad_baseline]},
+       bad_baseline, sweep_usage]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -114,7 +118,8 @@ groups() ->
      {options_timed, [],
       [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes,
        compare_modes, busy_100k, verdict_lines, unwritable_output, formats_stdout, output_files,
-       baseline_gate]},
+       baseline_gate, sweep_json, sweep_cartesian, sweep_bytes, sweep_compare_baseline,
+       sweep_isolated]},
      {seed, [parallel],
       [readme_squeeze_max, readme_squeeze_is_loaded, readme_squeeze_persistent_term,
        readme_timed_compare, readme_compare_warmup, readme_rand_uniform, readme_concurrency,
@@ -168,7 +173,8 @@ help(Config) ->
                  "-l, --loop", "-w, --warmup", "-r, --report", "--cv", "-v, --verbose", "-pa",
                  "-i, --isolated, --isolation", "-q, --squeeze", "--min", "--step", "--max",
                  "-t, --threshold", "--init ", "--done ", "--init_runner ", "--label",
-                 "--init_all", "--done_all", "--init_runner_all", "-h, --help", "--nodes"]],
+                 "--init_all", "--done_all", "--init_runner_all", "-h, --help", "--nodes",
+                 "--param NAME=V1,V2,...", "--bytes EXPR"]],
     %% defaults come from the engine's defaults map
     #{samples := Samples, sample_duration := Duration} = erlperf:defaults(),
     ?assertNotEqual(nomatch, string:find(Out, io_lib:format("(default: ~b)", [Samples]))),
@@ -459,6 +465,119 @@ unreachable_node() ->
 unreachable_node(Config) ->
     failure(Config, ["ok.", "-d", "100", "--nodes", "cli_no_such_node@localhost"],
             "cli_no_such_node@localhost").
+
+%%--------------------------------------------------------------------
+%% sweeps: --param NAME=V1,V2,... and --bytes EXPR
+
+sweep_usage() ->
+    [{doc, "Bad --param and --bytes: one line saying what is wrong, exit 2, nothing runs"}].
+sweep_usage(Config) ->
+    Seq = "lists:seq(1, N).",
+    Cases = [{[Seq, "--param", "n=1"], "--param: 'n' is not a variable name"},
+             {[Seq, "--param", "N="], "--param: N has no values"},
+             {[Seq, "--param", "N"], "--param: 'N' is not NAME=V1,V2,..."},
+             {[Seq, "--param", "N=1,,2"], "--param: N: empty value in '1,,2'"},
+             {[Seq, "--param", "N=foo("], "--param: N: 'foo(' is not an Erlang term"},
+             {[Seq, "--param", "N=\"abc"], "--param: N: '\"abc': unterminated string"},
+             {[Seq, "--param", "N=1,2,1"], "--param: N: value 1 is given twice"},
+             {[Seq, "--param", "N=1", "--param", "N=2"], "--param N is given twice"},
+             {[Seq, "--param"], "--param needs a value"},
+             {["ok.", "--param", "N=1"], "parameter N is not used"},
+             {["{lists, seq, [1, 2]}", "--param", "N=1"], "funs and {M, F, A} cannot take parameters"},
+             {[Seq, "--param", "N=1", "--param", "M=2"], "parameter M is not used"},
+             {["r(N) -> N.", "--init_runner", "1.", "--param", "N=1"],
+              "runner: parameter N is an argument in a function head (line 1, column 3)"},
+             {[Seq, "--param", "N=1", "--bytes", "N *"], "--bytes: 'N *': syntax error"},
+             {[Seq, "--param", "N=1,a", "--bytes", "N * 8"],
+              "bytes expression 'N * 8' failed with N=a: error:badarith"},
+             {[Seq, "--param", "N=1", "--bytes", "-N"], "bytes expression '-N' gave -1 with N=1"}],
+    [usage_error(Config, Args, Expected) || {Args, Expected} <- Cases].
+
+sweep_json() ->
+    [{doc, "--param N=10,100,1000 runs lists:seq(1, N) three times: three runs in JSON, each with its N, slower as N grows"}].
+sweep_json(Config) ->
+    {0, Json} = run(Config, ["lists:seq(1, N).", "--param", "N=10,100,1000", "--format", "json",
+                             "-d", "200"]),
+    {ok, #{<<"runs">> := Runs, <<"options">> := Options}} = erlperf_json:decode(Json),
+    ?assertEqual([#{<<"N">> => 10}, #{<<"N">> => 100}, #{<<"N">> => 1000}],
+                 [P || #{<<"params">> := P} <- Runs]),
+    ?assertEqual([#{<<"name">> => <<"N">>, <<"values">> => [10, 100, 1000]}], maps:get(<<"params">>, Options)),
+    [Q10, Q100, Q1000] = [Q || #{<<"qps">> := Q} <- Runs],
+    ?assert(Q10 > Q100 andalso Q100 > Q1000, {Q10, Q100, Q1000}),
+    ?assertEqual([true, false, false], [B || #{<<"best">> := B} <- Runs]),
+    [?assertEqual(<<"lists:seq(1, N).">>, L) || #{<<"label">> := L} <- Runs].
+
+sweep_cartesian() ->
+    [{doc, "Two --param: every combination (2 x 3 = 6 runs), the first parameter changing slowest; CSV and the table get a column per parameter"}].
+sweep_cartesian(Config) ->
+    Args = ["lists:duplicate(N, X).", "--param", "X=a,\"b,c\"", "--param", "N=1,2,3" | ?QUICK],
+    {0, Json} = run(Config, Args ++ ["--format", "json"]),
+    {ok, #{<<"runs">> := Runs}} = erlperf_json:decode(Json),
+    ?assertEqual([#{<<"X">> => X, <<"N">> => N} || X <- [<<"a">>, <<"\"b,c\"">>], N <- [1, 2, 3]],
+                 [P || #{<<"params">> := P} <- Runs]),
+    {0, Csv} = run(Config, Args ++ ["--format", "csv"]),
+    [Header | Rows] = string:split(string:trim(Csv), "\r\n", all),
+    ?assertMatch("label,code,X,N,mode," ++ _, Header),
+    ?assertEqual(6, length(Rows)),
+    ?assertMatch("\"lists:duplicate(N, X).\",\"lists:duplicate(N, X).\",\"\"\"b,c\"\"\",3," ++ _,
+                 lists:last(Rows)),
+    {0, Out} = run(Config, Args),
+    Table = sweep_table(["Code", "X", "N", "||", "QPS", "Time", "Rel"], Out),
+    ?assertEqual([{X, N} || X <- ["a", "\"b,c\""], N <- [1, 2, 3]],
+                 [{X, N} || #{"X" := X, "N" := N} <- Table]),
+    ?assertEqual(1, length([R || #{"Best" := true} = R <- Table])).
+
+sweep_bytes() ->
+    [{doc, "--bytes: Bytes/s is QPS times the bytes of the combination, and the best row is the one of the most bytes/s"}].
+sweep_bytes(Config) ->
+    Args = ["binary:copy(<<0:64>>, N).", "--param", "N=1,16,256", "--bytes", "N * 8",
+            "-d", "200"],
+    {0, Json} = run(Config, Args ++ ["--format", "json"]),
+    {ok, #{<<"runs">> := Runs}} = erlperf_json:decode(Json),
+    ?assertEqual([8, 128, 2048], [B || #{<<"bytes_processed_per_iteration">> := B} <- Runs]),
+    [?assertEqual(Q * B, Bps) || #{<<"qps">> := Q, <<"bytes_processed_per_iteration">> := B,
+                                   <<"bytes_per_second">> := Bps} <- Runs],
+    [Best] = [R || #{<<"best">> := true} = R <- Runs],
+    ?assertEqual(lists:max([Bps || #{<<"bytes_per_second">> := Bps} <- Runs]),
+                 maps:get(<<"bytes_per_second">>, Best)),
+    %% the table: the marked row has the most bytes/s, each about QPS x bytes (QPS is
+    %% per 200 ms sample, bytes are per second)
+    {0, Out} = run(Config, Args),
+    Table = sweep_table(["Code", "N", "||", "QPS", "Time", "Rel", "Bytes/s"], Out),
+    [Marked] = [R || #{"Best" := true} = R <- Table],
+    ?assertEqual(lists:max([B || #{"Bytes/s" := B} <- Table]), maps:get("Bytes/s", Marked)),
+    [?assert(abs(Q * 5 * N * 8 - B) =< 0.02 * B, R)   % both cells rounded for display
+     || #{"QPS" := Q, "N" := N, "Bytes/s" := B} = R <- Table].
+
+sweep_compare_baseline() ->
+    [{doc, "Two runners over two combinations: verdicts within a combination; --save then --baseline matches label and params"}].
+sweep_compare_baseline(Config) ->
+    Base = filename:join(?config(priv_dir, Config), "sweep_base.json"),
+    Md = filename:join(?config(priv_dir, Config), "sweep.md"),
+    Args = ["lists:seq(1, N).", "lists:reverse(lists:seq(1, N)).", "--param", "N=10,1000",
+            "-r", "extended", "-d", "100", "-s", "5"],
+    {0, Out} = run(Config, Args ++ ["--save", Base, "-o", Md]),
+    Table = sweep_table(["Code", "N", "||", "Samples", "Avg", "StdDev", "Median", "P99",
+                         "Iteration", "Rel"], Out),
+    ?assertEqual([10, 10, 1000, 1000], [N || #{"N" := N} <- Table]),
+    [?assertNotEqual(nomatch, string:find(Out, "lists:reverse(lists:seq(1, N)). against lists:seq(1, N). (N="
+                                          ++ N ++ "): "), Out) || N <- ["10", "1000"]],
+    ?assertEqual(2, length([L || L <- lines(Out), string:find(L, " against ") =/= nomatch])),
+    {ok, MdText} = file:read_file(Md),
+    ?assertMatch([<<"| Code | N | Concurrency |", _/binary>>, _, _, _, _, _],
+                 binary:split(MdText, <<"\n">>, [global, trim])),
+    {0, Again} = run(Config, Args ++ ["--baseline", Base]),
+    [?assertNotEqual(nomatch, string:find(Again, Name ++ " (N=" ++ N ++ ") against " ++ Base ++ ": "), Again)
+     || Name <- ["lists:seq(1, N).", "lists:reverse(lists:seq(1, N))."], N <- ["10", "1000"]],
+    ?assertEqual(nomatch, string:find(Again, "no runner with this label"), Again).
+
+sweep_isolated() ->
+    [{doc, "-i with --param: each combination runs in fresh peer nodes"}].
+sweep_isolated(Config) ->
+    {0, Out} = run(Config, ["lists:seq(1, N).", "--param", "N=1,10000", "-i" | ?QUICK]),
+    [#{"N" := 1, "QPS" := Q1}, #{"N" := 10000, "QPS" := Q10000}] =
+        sweep_table(["Code", "N", "||", "QPS", "Time", "Rel"], Out),
+    ?assert(Q1 > Q10000, Out).
 
 %%--------------------------------------------------------------------
 %% options: one at a time, values checked
@@ -1223,6 +1342,19 @@ table(Header, Out) ->
                            not lists:prefix("Note:", R), not is_verdict(R),
                            string:find(R, ": highest throughput at concurrency ") =:= nomatch].
 
+%% A sweep's table: as table/2, with the Best column last ("Best" => true on the row
+%% marked with "*").
+sweep_table(Header, Out) ->
+    {_, [HeaderLine | Rows]} = lists:splitwith(fun (L) -> not lists:prefix("Code ", L) end,
+                                               lines(Out)),
+    ?assertEqual(Header ++ ["Best"], string:lexemes(HeaderLine, " "), Out),
+    [begin
+         Best = lists:suffix(" *", R),
+         Line = case Best of true -> lists:sublist(R, length(R) - 2); false -> R end,
+         (row(tl(Header), Line))#{"Best" => Best}
+     end || R <- lists:takewhile(fun (L) -> L =/= "" end, Rows),
+            not lists:prefix("Note:", R), not is_verdict(R)].
+
 %% The lines under extended tables: "X against Y: 12.3% slower (95% CI ...)".
 is_verdict(Line) ->
     string:find(Line, " against ") =/= nomatch andalso
@@ -1243,6 +1375,9 @@ cells([Col | Cols], [{_, Unit}, {_, Number} | Tokens], Acc) when Unit =:= "Ki"; 
                                                                Unit =:= "ns"; Unit =:= "us";
                                                                Unit =:= "ms"; Unit =:= "s" ->
     cells(Cols, Tokens, Acc#{Col => number(Number) * multiplier(Unit)});
+cells([Col | Cols], [{_, Unit}, {_, Number} | Tokens], Acc) when Unit =:= "B/s"; Unit =:= "KB/s";
+                                                               Unit =:= "MB/s"; Unit =:= "GB/s" ->
+    cells(Cols, Tokens, Acc#{Col => number(Number) * multiplier(Unit)});
 cells([Col | Cols], [{_, Text} | Tokens], Acc) ->
     cells(Cols, Tokens, Acc#{Col => number(string:trim(Text, trailing, "%"))}).
 
@@ -1262,13 +1397,21 @@ multiplier("Ti") -> 1000000000000;
 multiplier("ns") -> 1;
 multiplier("us") -> 1000;
 multiplier("ms") -> 1000000;
-multiplier("s") -> 1000000000.
+multiplier("s") -> 1000000000;
+multiplier("B/s") -> 1;
+multiplier("KB/s") -> 1000;
+multiplier("MB/s") -> 1000000;
+multiplier("GB/s") -> 1000000000.
 
 number("-") -> undefined;
 number(Text) ->
     case string:to_integer(Text) of
         {N, ""} -> N;
-        _ -> list_to_float(Text)
+        _ ->
+            case string:to_float(Text) of
+                {F, ""} -> F;
+                _ -> Text    % a parameter's value that is not a number
+            end
     end.
 
 in(Value, Min, Max) ->

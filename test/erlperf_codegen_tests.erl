@@ -217,6 +217,76 @@ helpers_do_not_clash() ->
     end.
 
 %%--------------------------------------------------------------------
+%% Bindings: values of variables in source text
+
+bound_loop_is_literal_loop_test_() ->
+    %% the compiler propagates the bound value: the worker loop is the one written by hand
+    Same = fun (Bound, Bindings, Literal) ->
+                   ?_assertEqual(loop_asm(#{runner => Literal}),
+                                 loop_asm(#{runner => Bound, bindings => Bindings}))
+           end,
+    [Same("lists:seq(1, N).", #{'N' => 100}, "lists:seq(1, 100)."),
+     Same("binary:copy(B, N).", #{'B' => <<"ab">>, 'N' => 3}, "binary:copy(<<\"ab\">>, 3)."),
+     Same("lists:member(X, L).", #{'X' => foo, 'L' => [a, "b", {c, 1.5}]},
+          "lists:member(foo, [a, \"b\", {c, 1.5}]).")].
+
+bound_values_test() ->
+    Mod = load(#{init => "i() -> {init, N}.", init_runner => "ir(_) -> S.",
+                 runner => "r(X) when X =:= S -> erlang:phash2(X); r(_) -> error(wrong).",
+                 done => "d(_) -> {N, S}.", bindings => #{'N' => 7, 'S' => "text"}},
+               erlperf_codegen_tests_bound),
+    try
+        Ctx = context(Mod),
+        ?assertEqual({init, 7}, Mod:'erlperf call'(init, undefined, Ctx)),
+        ?assertEqual("text", Mod:'erlperf call'(init_runner, x, Ctx)),
+        ?assertEqual({7, "text"}, Mod:'erlperf call'(done, x, Ctx)),
+        %% the guard sees the value: no function_clause for "text"
+        ?assert(is_integer(Mod:'erlperf timed'(3, "text", Ctx)))
+    after
+        unload(Mod)
+    end.
+
+bindings_left_alone_test_() ->
+    %% unused bindings, funs and {M, F, A} are compiled as they are, without warnings
+    Warnings = fun (Code) ->
+                       {ok, #{warnings := W}} = erlperf_codegen:generate(Code#{bindings => #{'N' => 1}},
+                                                                         erlperf_codegen_tests_unused),
+                       W
+               end,
+    [?_assertEqual([], Warnings(#{runner => "erlang:phash2(2)."})),
+     ?_assertEqual([], Warnings(#{runner => {erlang, phash2, [2]}})),
+     ?_assertEqual([], Warnings(#{runner => fun () -> ok end, init => "i() -> 1."}))].
+
+bound_in_head_test_() ->
+    [?_assertEqual({error, {bad_code, runner, {bound_in_head, 'N', 1, 3}}},
+                   erlperf_codegen:check(#{runner => "r(N) -> N.", init_runner => "1.",
+                                           bindings => #{'N' => 1}})),
+     ?_assertEqual({error, {bad_code, done, {bound_in_head, 'N', 2, 3}}},
+                   erlperf_codegen:check(#{runner => "ok.", init => "1.", done => "d(0) -> ok;\nd(N) -> N.",
+                                           bindings => #{'N' => 1}})),
+     %% a fun inside the body has arguments of its own (it shadows, as Erlang does)
+     ?_assertEqual(ok, erlperf_codegen:check(#{runner => "F = fun (N) -> N end, F(2).",
+                                               bindings => #{'N' => 1}}))].
+
+bad_bindings_test_() ->
+    Bad = [#{n => 1}, #{'_' => 1}, #{'N' => self()}, #{'N' => [fun erlang:node/0]}, [{'N', 1}],
+           #{"N" => 1}],
+    [?_assertEqual({error, {bad_code, runner, {bad_bindings, B}}},
+                   erlperf_codegen:check(#{runner => "ok.", bindings => B})) || B <- Bad].
+
+variables_test_() ->
+    [?_assertEqual(['X', 'N'], erlperf_codegen:variables(#{runner => "X = N, N + X."})),
+     ?_assertEqual(['S', 'N'], erlperf_codegen:variables(#{runner => {erlang, node, []},
+                                                           init => <<"S.">>, done => "_ = N, _X = 1."})
+                               -- ['_X']),
+     ?_assertEqual([], erlperf_codegen:variables(#{runner => fun () -> ok end})),
+     ?_assertEqual([], erlperf_codegen:variables(#{runner => "\"unterminated."}))].
+
+is_variable_test_() ->
+    [?_assert(erlperf_codegen:is_variable(V)) || V <- ['N', 'Size', '_Pool', 'A1', 'Ärger']] ++
+    [?_assertNot(erlperf_codegen:is_variable(V)) || V <- [n, '_', 'N M', 'N(', '', "N", 1]].
+
+%%--------------------------------------------------------------------
 %% Labels, source, error text
 
 label_test_() ->
@@ -240,7 +310,9 @@ format_error_test_() ->
                {{compile, [{2, 3, "variable 'Z' is unbound"}, {4, 1, "other"}]}, ["line 2", "column 3", "'Z'"]},
                {{arity, 3, "a runner takes 0, 1 or 2 arguments"}, ["3", "0, 1 or 2"]},
                {{bad_callable, {1, 2}}, ["{1,2}"]},
-               {{bad_callable, "multi\nline"}, ["multi"]}],
+               {{bad_callable, "multi\nline"}, ["multi"]},
+               {{bad_bindings, #{n => 1}}, ["variable names", "#{n => 1}"]},
+               {{bound_in_head, 'N', 2, 3}, ["parameter N", "line 2", "column 3", "function head"]}],
     [{lists:flatten(io_lib:format("~0p", [D])),
       fun () ->
               Text = erlperf_codegen:format_error(D),
@@ -251,6 +323,14 @@ format_error_test_() ->
 
 %%--------------------------------------------------------------------
 %% Helpers
+
+%% The worker loop's instructions, without line information.
+loop_asm(Code) ->
+    {ok, #{forms := Forms}} = erlperf_codegen:generate(Code, erlperf_codegen_tests_asm),
+    %% to_asm with binary: the assembly is returned, no file is written
+    {ok, _, {_, _, _, Functions, _}} = compile:noenv_forms(Forms, [to_asm, binary]),
+    [Is] = [Is || {function, 'erlperf loop', _, _, Is} <- Functions],
+    [I || I <- Is, element(1, I) =/= line].
 
 load(Code, Mod) ->
     {ok, #{binary := Bin, context := Ctx}} = erlperf_codegen:generate(Code, Mod),

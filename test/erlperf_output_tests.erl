@@ -69,6 +69,79 @@ markdown_escaping_test() ->
     [_, _, RowA, _] = md_lines(reports(<<"a | `b`\nc.">>, <<"d.">>)),
     ?assertMatch(<<"| `a \\| 'b' c.` | 1 |", _/binary>>, RowA).
 
+%%--------------------------------------------------------------------
+%% Sweeps: two runners, N=10 and N=100, as erlperf:sweep/3 returns them (the measuring
+%% fun stands for the benchmark: the first runner does 100000 / N, the second half as
+%% many iterations per second)
+
+sweep_reports(Bytes) ->
+    {Sweep, _} = erlperf_sweep:options(#{params => [{'N', [10, 100]}, {'S', ["a|b"]}], bytes => Bytes}),
+    Measure = fun (Bound) ->
+                      Reports = [report(erlperf_codegen:label(C), values(C, I)) || {I, C} <- lists:enumerate(Bound)],
+                      erlperf_comparison:annotate(Reports, 95)
+              end,
+    erlperf_sweep:run([#{runner => "lists:seq(1, N), S."}, #{runner => "lists:duplicate(N, S)."}],
+                      Sweep, Measure).
+
+values(#{bindings := #{'N' := N}}, I) ->
+    [V / N / I || V <- [100000, 101000, 99000, 100000]].
+
+sweep_record_test() ->
+    #{<<"options">> := #{<<"params">> := Params, <<"bytes">> := <<"N * 8">>}, <<"runs">> := Runs} =
+        Record = erlperf_record:from_reports(sweep_reports("N * 8")),
+    ?assertEqual([#{<<"name">> => <<"N">>, <<"values">> => [10, 100]},
+                  #{<<"name">> => <<"S">>, <<"values">> => [<<"\"a|b\"">>]}], Params),
+    ?assertEqual([<<"N">>, <<"S">>], erlperf_record:param_names(Record)),
+    [A10, B10, A100, B100] = Runs,
+    ?assertEqual([10, 10, 100, 100], [N || #{<<"params">> := #{<<"N">> := N}} <- Runs]),
+    ?assertEqual([true, false, false, false], [B || #{<<"best">> := B} <- Runs]),
+    ?assertEqual([80, 80, 800, 800], [B || #{<<"bytes_processed_per_iteration">> := B} <- Runs]),
+    [?assertEqual(Q * B, Bps) || #{<<"qps">> := Q, <<"bytes_processed_per_iteration">> := B,
+                                   <<"bytes_per_second">> := Bps} <- Runs],
+    %% each runner is compared with the fastest of its own combination
+    ?assertNot(is_map_key(<<"comparison">>, A10)),
+    ?assertNot(is_map_key(<<"comparison">>, A100)),
+    [?assertMatch(#{<<"comparison">> := #{<<"against">> := <<"lists:seq(1, N), S.">>,
+                                          <<"change_pct">> := C}} when abs(C + 50) < 1.0e-9, R)
+     || R <- [B10, B100]],
+    %% the record is JSON as it is, and reads back the same
+    ?assertEqual({ok, Record}, erlperf_json:decode(iolist_to_binary(erlperf_json:encode(Record)))),
+    %% no bytes: no bytes figures
+    [Plain | _] = maps:get(<<"runs">>, erlperf_record:from_reports(sweep_reports(undefined))),
+    ?assertEqual([], [K || K <- maps:keys(Plain), binary:match(K, <<"bytes">>) =/= nomatch]).
+
+sweep_csv_test() ->
+    [Header | Rows] = csv_lines(sweep_reports("N * 8")),
+    [<<"label">>, <<"code">>, <<"N">>, <<"S">>, <<"mode">> | _] = Header,
+    ?assertEqual([<<"bytes_processed_per_iteration">>, <<"bytes_per_second">>, <<"best">>],
+                 lists:nthtail(length(Header) - 3, Header)),
+    Cells = [maps:from_list(lists:zip(Header, R)) || R <- Rows],
+    ?assertEqual([{<<"10">>, <<"\"a|b\"">>, <<"80">>, <<"true">>}, {<<"10">>, <<"\"a|b\"">>, <<"80">>, <<"false">>},
+                  {<<"100">>, <<"\"a|b\"">>, <<"800">>, <<"false">>}, {<<"100">>, <<"\"a|b\"">>, <<"800">>, <<"false">>}],
+                 [{N, S, B, Best} || #{<<"N">> := N, <<"S">> := S, <<"bytes_processed_per_iteration">> := B,
+                                      <<"best">> := Best} <- Cells]),
+    %% without bytes the columns stay, empty
+    [Header, Row | _] = csv_lines(sweep_reports(undefined)),
+    ?assertMatch([<<>>, <<>>, <<"true">>], lists:nthtail(length(Row) - 3, Row)).
+
+sweep_markdown_test() ->
+    [Header, Align, A10, B10, A100, _B100] = md_lines(sweep_reports("N * 8")),
+    ?assertEqual(<<"| Code | N | S | Concurrency | Throughput (per second) | 95% CI | Time | Bytes/s | Verdict | Best |">>,
+                 Header),
+    ?assertEqual(<<"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | :---: |">>, Align),
+    ?assertMatch(<<"| `lists:seq(1, N), S.` | 10 | \"a\\|b\" | 1 | 10000 | ", _/binary>>, A10),
+    [?assertNotEqual(nomatch, binary:match(A10, Cell), A10) || Cell <- [<<"| 800 KB/s |">>, <<"| fastest | yes |">>]],
+    ?assertNotEqual(nomatch, binary:match(B10, <<"50.0% slower than `lists:seq(1, N), S.`">>), B10),
+    ?assertNotEqual(nomatch, binary:match(A100, <<"| fastest |  |">>), A100),
+    %% one runner: no verdicts, only the best
+    {Sweep, _} = erlperf_sweep:options(#{params => [{'N', [10, 100]}], bytes => undefined}),
+    One = erlperf_sweep:run([#{runner => "lists:seq(1, N)."}], Sweep,
+                            fun ([C]) -> [report(erlperf_codegen:label(C), values(C, 1))] end),
+    [_, _, Row10, Row100] = md_lines(One),
+    ?assertMatch(<<"| `lists:seq(1, N).` | 10 | 1 | ", _/binary>>, Row10),
+    ?assertNotEqual(nomatch, binary:match(Row10, <<"| - | yes |">>), Row10),
+    ?assertNotEqual(nomatch, binary:match(Row100, <<"| - |  |">>), Row100).
+
 csv_lines(Reports) ->
     Text = iolist_to_binary(erlperf_csv:format(erlperf_record:from_reports(Reports))),
     [fields(L) || L <- binary:split(Text, <<"\r\n">>, [global, trim])].

@@ -373,6 +373,52 @@ empty_test() ->
     ?assertEqual([], erlperf_report:format([], #{})).
 
 %%--------------------------------------------------------------------
+%% Sweeps: the sleeps() fixture as the sweep `'timer:sleep(N).' --param N=1,2' would
+%% report it (erlperf_sweep adds params, best and, with --bytes, the bytes figures)
+
+sweep_sleeps(Bytes) ->
+    [One, Two] = sleeps(),
+    [R#{label => <<"timer:sleep(N).">>, params => [{'N', N}], best => Best}
+         #{bytes_processed => Bytes(N), bytes_per_second => Bytes(N) * Qps}
+     || {N, Best, #{qps := Qps} = R} <- [{2, false, Two}, {1, true, One}]].
+
+%% Kept in combination order (the slower first), a column per parameter, the best marked.
+sweep_basic_test() ->
+    Reports = [maps:without([bytes_processed, bytes_per_second], R)
+               || R <- sweep_sleeps(fun (N) -> N end)],
+    ?assertEqual(["Code               N         ||        QPS       Time   Rel Best",
+                  "timer:sleep(N).    2          1        310    3225 us   67%",
+                  "timer:sleep(N).    1          1        463    2161 us  100%    *"],
+                 lines(Reports, #{format => basic})).
+
+%% With bytes, Bytes/s follows the time, and Rel and Best go by it.
+sweep_bytes_test() ->
+    Reports = sweep_sleeps(fun (N) -> 1000 * N * N end),
+    ?assertEqual(["Code               N     ||   Samples       Avg   StdDev    Median      P99  Iteration    Rel    Bytes/s Best",
+                  "timer:sleep(N).    2      1         3       310    3.87%       304      324    3225 us   100%  1.24 MB/s",
+                  "timer:sleep(N).    1      1         3       463    4.07%       455      484    2161 us    37%   463 KB/s    *"],
+                 lines(Reports, #{format => extended})).
+
+%% Verdicts and notes name the combination.
+sweep_verdict_lines_test() ->
+    Fast = continuous(<<"fast.">>, #{}, figures([1000, 1010, 990, 1000])),
+    Slow = continuous(<<"slow.">>, #{}, figures([500, 510, 490, 500])),
+    Annotated = [R#{params => [{'N', 10}, {'S', "a b"}], best => false}
+                 || R <- erlperf_comparison:annotate([Fast, Slow#{overdue => 1}], 95)],
+    Text = text(Annotated, #{format => extended}),
+    ?assertNotEqual(nomatch, string:find(Text, "slow. against fast. (N=10, S=\"a b\"): 50.0% slower (95% CI"),
+                    Text),
+    [Header | _] = lines(Annotated, #{format => extended}),
+    ?assertMatch(["Code", "N", "S", "||" | _], string:lexemes(Header, " ")).
+
+format_rate_test_() ->
+    [?_assertEqual(Expected, erlperf_report:format_rate(N))
+     || {N, Expected} <- [{0, "0.00 B/s"}, {5, "5.00 B/s"}, {12.34, "12.3 B/s"}, {512, "512 B/s"},
+                          {999.4, "999 B/s"}, {999.5, "1.00 KB/s"}, {1500, "1.50 KB/s"},
+                          {98.2e6, "98.2 MB/s"}, {103439005.0212053, "103 MB/s"},
+                          {3.07e9, "3.07 GB/s"}, {5.0e15, "5000 TB/s"}]].
+
+%%--------------------------------------------------------------------
 %% Fixtures: full reports of this project's runs (see the module doc)
 
 %% from `./erlperf 'rand:uniform().'`
