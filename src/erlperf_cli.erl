@@ -273,6 +273,8 @@ options() ->
       "run each runner in a fresh peer node"},
      {memory, ["--memory"], flag, run,
       "also measure each runner's cost per call: heap bytes, reductions, CPU and wall time"},
+     {latency, ["--latency"], flag, run,
+      "also time each runner's calls one by one: latency percentiles, p50 to max"},
      {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
      {squeeze, ["-q", "--squeeze"], flag, cli,
       "concurrency estimation: add workers while throughput grows"},

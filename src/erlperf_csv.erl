@@ -10,10 +10,15 @@
 -module(erlperf_csv).
 
 %% API: called by the command line.
--export([format/1, columns/0]).
+-export([format/1, columns/0, latency_columns/0]).
 
 %% Whole floats below this are written with all their digits (1000000.0).
 -define(PLAIN_LIMIT, 1.0e15).
+%% The latency columns that hold a figure of the run's `latency_us', and its key.
+-define(LATENCY_FIGURES, [{latency_p50_us, <<"p50">>}, {latency_p90_us, <<"p90">>},
+                          {latency_p99_us, <<"p99">>}, {latency_p999_us, <<"p999">>},
+                          {latency_max_us, <<"max">>}, {latency_average_us, <<"average">>},
+                          {latency_stddev_us, <<"stddev">>}]).
 
 %%--------------------------------------------------------------------
 %% API
@@ -21,7 +26,16 @@
 %% @doc The CSV text of a record.
 -spec format(erlperf_record:record()) -> iodata().
 format(#{<<"runs">> := Runs}) ->
-    [line([atom_to_binary(C) || C <- columns()]) | [line(row(Run)) || Run <- Runs]].
+    Latency = [C || lists:any(fun (Run) -> is_map_key(<<"latency_calls">>, Run) end, Runs),
+                    C <- latency_columns()],
+    Columns = columns() ++ Latency,
+    [line([atom_to_binary(C) || C <- Columns]) | [line(row(Columns, Run)) || Run <- Runs]].
+
+%% @doc The latency columns, after the others when any run was timed call by call
+%% (`--latency'): the calls timed, then the figures in microseconds.
+-spec latency_columns() -> [atom()].
+latency_columns() ->
+    [latency_calls | [C || {C, _} <- ?LATENCY_FIGURES]].
 
 %% @doc The columns, in order: one per figure of a run (`doc/formats.md').
 -spec columns() -> [atom()].
@@ -33,8 +47,8 @@ columns() ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
-row(Run) ->
-    [cell(column(C, Run)) || C <- columns()].
+row(Columns, Run) ->
+    [cell(column(C, Run)) || C <- Columns].
 
 column(samples, #{<<"samples">> := S}) -> length(S);
 column(ci95_lo, Run) -> bound(1, maps:get(<<"ci95">>, Run, null));
@@ -47,7 +61,14 @@ column(change_pct, Run) -> comparison(<<"change_pct">>, Run);
 column(ci95_pct_lo, Run) -> bound(1, comparison(<<"ci95_pct">>, Run));
 column(ci95_pct_hi, Run) -> bound(2, comparison(<<"ci95_pct">>, Run));
 column(significant, Run) -> comparison(<<"significant">>, Run);
-column(Key, Run) -> maps:get(atom_to_binary(Key), Run, null).
+column(Key, Run) ->
+    case lists:keyfind(Key, 1, ?LATENCY_FIGURES) of
+        {_, Figure} -> latency(Figure, maps:get(<<"latency_us">>, Run, null));
+        false -> maps:get(atom_to_binary(Key), Run, null)
+    end.
+
+latency(Figure, #{} = Figures) -> maps:get(Figure, Figures);
+latency(_Figure, null) -> null.
 
 comparison(Key, #{<<"comparison">> := C}) -> maps:get(Key, C, null);
 comparison(_Key, _Run) -> null.

@@ -1,6 +1,8 @@
 %%% @doc Writes a results record ({@link erlperf_record}) as a Markdown table, ready for a
 %%% pull-request comment: one row per run with throughput, time per iteration, the 95%
-%%% interval of the throughput and the verdict against the fastest. Pure: returns iodata.
+%%% interval of the throughput and the verdict against the fastest; when calls were
+%%% timed one by one (`--latency'), their p50, p90, p99, p99.9 and max before the
+%%% verdict. Pure: returns iodata.
 %%%
 %%% Text from the user (code, labels) is escaped: `|' cannot end a cell, backticks
 %%% cannot end the code span, and line breaks become spaces.
@@ -21,15 +23,25 @@
 %% @doc The Markdown table of a record.
 -spec format(erlperf_record:record()) -> unicode:chardata().
 format(#{<<"runs">> := Runs}) ->
-    Header = ["Code", "Concurrency", "Throughput (per second)", "95% CI", "Time", "Verdict"],
-    [row(Header), row(["---", "---:", "---:", "---:", "---:", "---"]) | [row(cells(R)) || R <- Runs]].
+    Latency = lists:any(fun (R) -> is_map_key(<<"latency_calls">>, R) end, Runs),
+    Header = ["Code", "Concurrency", "Throughput (per second)", "95% CI", "Time"]
+        ++ [H || Latency, H <- ["Latency p50", "p90", "p99", "p99.9", "max"]] ++ ["Verdict"],
+    Align = ["---" | lists:duplicate(length(Header) - 2, "---:")] ++ ["---"],
+    [row(Header), row(Align) | [row(cells(R, Latency)) || R <- Runs]].
 
 %%--------------------------------------------------------------------
 %% Internal functions
 
-cells(#{<<"label">> := Label, <<"concurrency">> := C} = Run) ->
+cells(#{<<"label">> := Label, <<"concurrency">> := C} = Run, Latency) ->
     [code(Label), integer_to_list(C), per_second(maps:get(<<"qps">>, Run, null)),
-     interval(Run), time(maps:get(<<"iteration_ns">>, Run, null)), verdict(Run)].
+     interval(Run), time(maps:get(<<"iteration_ns">>, Run, null))]
+        ++ [Cell || Latency, Cell <- latency(maps:get(<<"latency_us">>, Run, null))] ++ [verdict(Run)].
+
+%% The percentiles of calls timed one by one (microseconds in the record).
+latency(#{} = Figures) ->
+    [time(maps:get(K, Figures) * 1000) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]];
+latency(null) ->
+    lists:duplicate(5, "-").
 
 %% The throughput's interval, from the per-sample interval scaled to one second.
 interval(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})
