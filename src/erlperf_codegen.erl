@@ -435,8 +435,9 @@ loop_forms(#role{arity = Arity} = Runner, FunPos) ->
 %% 'erlperf latency'(Count, Ref, Deadline, InitRunnerResult, Context) -> slots left:
 %% times calls one by one into slots Count, Count - 1, ... of the atomics array Ref
 %% (native time units), until slot 1 is written or the monotonic clock has passed
-%% Deadline (at least one call). The clock is read right before and right after the
-%% call; the write and the loop's own work fall outside the timed span.
+%% Deadline. The first call always runs: the loop starts as if the last call had ended
+%% at Deadline. The clock is read right before and right after the call; the write and
+%% the loop's own work fall outside the timed span.
 latency_forms(Setup, Extra, Init, Context, Body) ->
     Done = [[{op, ?ANNO, '=:=', var('N'), {integer, ?ANNO, 0}}],
             [{op, ?ANNO, '>', var('Last'), var('Deadline')}]],
@@ -448,7 +449,7 @@ latency_forms(Setup, Extra, Init, Context, Body) ->
     [{function, ?ANNO, ?LATENCY, 5,
       [{clause, ?ANNO, [var('Count'), var('Ref'), var('Deadline'), Init, Context], [],
         Setup ++ [{call, ?ANNO, {atom, ?ANNO, ?LATENCY_LOOP},
-                   [var('Count'), now_call(), var('Deadline'), var('Ref') | initial(Extra)]}]}]},
+                   [var('Count'), var('Deadline'), var('Deadline'), var('Ref') | initial(Extra)]}]}]},
      {function, ?ANNO, ?LATENCY_LOOP, 4 + length(Extra),
       [{clause, ?ANNO, [var('N'), var('Last'), var('Deadline'), var('_') | [var('_') || _ <- Extra]],
         Done, [var('N')]},
