@@ -322,13 +322,15 @@ cost(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
 latency(Job, #{calls := Size, timer_calls := TimerCalls, budget_ms := Budget, wait_ms := Wait}) ->
     Durations = atomics:new(Size, [{signed, true}]),
     ok = unwritten(Durations, Size),
-    Worker = gen_server:call(Job, {latency, Durations, TimerCalls, Budget, self()}, infinity),
+    Timer = atomics:new(TimerCalls, [{signed, true}]),
+    Spec = {Durations, Size, Timer, TimerCalls, Budget},
+    Worker = gen_server:call(Job, {latency, Spec, self()}, infinity),
     Mon = erlang:monitor(process, Worker),
     try
-        Timer = cost_wait(Worker, Mon, latency_ready, infinity),
+        ok = cost_wait(Worker, Mon, latency_ready, infinity),
         {Calls, Unfinished} = latency_wait(Job, Worker, Mon, Durations, Wait),
-        #{durations => [to_ns(atomics:get(Durations, I)) || I <- lists:seq(Size - Calls + 1, Size)],
-          timer => [to_ns(T) || T <- Timer], unfinished => Unfinished}
+        #{durations => slots(Durations, Size - Calls + 1, Size),
+          timer => slots(Timer, 1, TimerCalls), unfinished => Unfinished}
     after
         erlang:demonitor(Mon, [flush])
     end.
@@ -460,8 +462,8 @@ handle_call({measure, Count}, From, #state{timed = Timed} = State) ->
 handle_call({cost, Count, Heap, Reader}, From, #state{timed = Timed} = State) ->
     Pid = spawn_cost(Reader, Count, Heap, State),
     {reply, Pid, State#state{timed = Timed#{Pid => From}}};
-handle_call({latency, Durations, TimerCalls, Budget, Reader}, From, #state{timed = Timed} = State) ->
-    Pid = spawn_latency(Reader, {Durations, TimerCalls, Budget}, State),
+handle_call({latency, Spec, Reader}, From, #state{timed = Timed} = State) ->
+    Pid = spawn_latency(Reader, Spec, State),
     {reply, Pid, State#state{timed = Timed#{Pid => From}}};
 handle_call({cancel, Pid}, _From, #state{timed = Timed} = State) ->
     %% a worker of latency/2 whose call does not return: stopped quietly
@@ -556,25 +558,37 @@ cost_worker(Reader, Count, Module, Context, HasInitRunner, InitResult) ->
 
 %% @private
 %% Latency worker: runs init_runner, times the empty spans and tells the reader (the
-%% caller of latency/2), then times runner calls and tells it how many it timed.
--spec latency_worker(pid(), {atomics:atomics_ref(), pos_integer(), pos_integer()}, module(),
-                     tuple(), boolean(), term()) -> ok.
-latency_worker(Reader, {Durations, TimerCalls, Budget}, Module, Context, HasInitRunner, InitResult) ->
+%% caller of latency/2), then times runner calls and tells it how many it timed. From
+%% init_runner on, the worker allocates nothing of its own (spans go into atomics
+%% arrays, the message is built before): its heap is the runner's, as in a timed run.
+%% For a runner that allocates, the heap decides when collections happen, which
+%% changes how long calls take.
+-spec latency_worker(pid(), {atomics:atomics_ref(), pos_integer(), atomics:atomics_ref(),
+                             pos_integer(), pos_integer()},
+                     module(), tuple(), boolean(), term()) -> ok.
+latency_worker(Reader, {Durations, Size, Timer, TimerCalls, Budget}, Module, Context, HasInitRunner,
+               InitResult) ->
+    Ready = {latency_ready, self(), ok},
     InitRunner = init_runner(HasInitRunner, Module, InitResult, Context),
-    Reader ! {latency_ready, self(), empty_spans(TimerCalls, [])},
-    #{size := Size} = atomics:info(Durations),
+    ok = empty_spans(Timer, TimerCalls),
+    Reader ! Ready,
     Deadline = erlang:monotonic_time() + erlang:convert_time_unit(Budget, millisecond, native),
     Left = guarded(runner, fun () -> Module:'erlperf latency'(Size, Durations, Deadline, InitRunner, Context) end),
     Reader ! {latency_done, self(), Size - Left},
     ok.
 
 %% The clock read twice with nothing between, as the latency loop reads it around a call.
-empty_spans(0, Acc) ->
-    Acc;
-empty_spans(N, Acc) ->
+empty_spans(_Timer, 0) ->
+    ok;
+empty_spans(Timer, N) ->
     T0 = erlang:monotonic_time(),
     T1 = erlang:monotonic_time(),
-    empty_spans(N - 1, [T1 - T0 | Acc]).
+    ok = atomics:put(Timer, N, T1 - T0),
+    empty_spans(Timer, N - 1).
+
+%% Slots From to To of an array, in nanoseconds.
+slots(Array, From, To) ->
+    [erlang:convert_time_unit(atomics:get(Array, I), native, nanosecond) || I <- lists:seq(From, To)].
 
 %% Every slot of a latency array starts as ?UNWRITTEN.
 unwritten(_Durations, 0) ->
@@ -602,9 +616,6 @@ written(Durations) ->
     #{size := Size} = atomics:info(Durations),
     length(lists:takewhile(fun (I) -> atomics:get(Durations, I) =/= ?UNWRITTEN end,
                            lists:seq(Size, 1, -1))).
-
-to_ns(Native) ->
-    erlang:convert_time_unit(Native, native, nanosecond).
 
 %% A value from the worker, or `timeout'; its crash (or other exit) is raised as a job
 %% stop would be.
