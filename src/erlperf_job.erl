@@ -46,7 +46,10 @@
 %%% crashes stops the job at once with reason
 %%% `{shutdown, {crashed, Role, {Class, Reason, Stack}}}'; no crash report is logged.
 %%% The controller runs at `high' priority while it has workers (see
-%%% {@link set_priority/2}) so that it keeps control over busy schedulers.
+%%% {@link set_priority/2}) so that it keeps control over busy schedulers. Measurements
+%%% in a fresh worker (`measure/2', and the internal `cost/3' and `latency/2') spawn one
+%%% more linked worker each, stopped with the others; `latency/2' stops its worker
+%%% itself when a call does not return within the caller's wait.
 -module(erlperf_job).
 -behaviour(gen_server).
 
