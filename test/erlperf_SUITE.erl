@@ -1342,27 +1342,40 @@ memory_gc_retry(Config) when is_list(Config) ->
 memory_off() ->
     [{doc, "No cost without memory => true, nor in concurrency estimation; memory must be a boolean"}].
 memory_off(Config) when is_list(Config) ->
-    [#{result := R1}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full}, undefined),
-    ?assertNot(is_map_key(cost, R1)),
-    [#{result := R2}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full, memory => true},
-                                          #{max => 2}),
-    ?assertNot(is_map_key(cost, R2)),
-    ?assertError({invalid_option, memory, 1}, erlperf:run(#{runner => "ok."}, #{memory => 1})).
+    measured_after_run_off(memory, cost, 1).
 
 memory_crash() ->
     [{doc, "A runner crashing in a cost worker raises {crashed, runner, _}, like a crash in the run"}].
 memory_crash(Config) when is_list(Config) ->
-    T = new_table(),
-    Runner = src("r() -> case ets:update_counter(~w, calls, 1) of 500 -> erlang:error(late); _ -> ok end.", T),
-    ?assertError({crashed, runner, {error, late, _}},
-                 erlperf:run(Runner, #{sample_duration => {timed, 10}, samples => 1, memory => true})).
+    crash_after_run(memory).
 
 memory_no_leak() ->
     [{doc, "A run with memory => true leaves no process, module, monitor or message behind"}].
 memory_no_leak(Config) when is_list(Config) ->
+    no_leak_after_run(memory).
+
+%% Without the option, and in concurrency estimation, the result has no Key; Bad is
+%% rejected as the option's value.
+measured_after_run_off(Option, Key, Bad) ->
+    [#{result := R1}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full}, undefined),
+    ?assertNot(is_map_key(Key, R1)),
+    [#{result := R2}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full, Option => true},
+                                          #{max => 2}),
+    ?assertNot(is_map_key(Key, R2)),
+    ?assertError({invalid_option, Option, Bad}, erlperf:run(#{runner => "ok."}, #{Option => Bad})).
+
+%% A runner crashing at its 500th call: after a timed run of 10 calls, in the fresh
+%% worker of the measurement the option asks for.
+crash_after_run(Option) ->
+    T = new_table(),
+    Runner = src("r() -> case ets:update_counter(~w, calls, 1) of 500 -> erlang:error(late); _ -> ok end.", T),
+    ?assertError({crashed, runner, {error, late, _}},
+                 erlperf:run(Runner, #{sample_duration => {timed, 10}, samples => 1, Option => true})).
+
+no_leak_after_run(Option) ->
     Check = leak_check(),
-    _ = erlperf:compare(["lists:seq(1, 10).", "ok."], ?FAST#{memory => true, compare => interleaved}),
-    _ = erlperf:run("lists:seq(1, 10).", ?FAST#{memory => true, sample_duration => {timed, 100}}),
+    _ = erlperf:compare(["lists:seq(1, 10).", "ok."], ?FAST#{Option => true, compare => interleaved}),
+    _ = erlperf:run("lists:seq(1, 10).", ?FAST#{Option => true, sample_duration => {timed, 100}}),
     Check().
 
 %%--------------------------------------------------------------------
@@ -1457,12 +1470,7 @@ latency_with_memory(Config) when is_list(Config) ->
 latency_off() ->
     [{doc, "No latency without latency => true, nor in concurrency estimation; latency must be a boolean"}].
 latency_off(Config) when is_list(Config) ->
-    [#{result := R1}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full}, undefined),
-    ?assertNot(is_map_key(latency, R1)),
-    [#{result := R2}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full, latency => true},
-                                          #{max => 2}),
-    ?assertNot(is_map_key(latency, R2)),
-    ?assertError({invalid_option, latency, maybe}, erlperf:run(#{runner => "ok."}, #{latency => maybe})),
+    measured_after_run_off(latency, latency, maybe),
     ?assertEqual("invalid value for option latency: maybe",
                  erlperf:format_error({invalid_option, latency, maybe})),
     ?assertEqual(false, maps:get(latency, erlperf:defaults())).
@@ -1470,10 +1478,7 @@ latency_off(Config) when is_list(Config) ->
 latency_crash() ->
     [{doc, "A runner crashing while its calls are timed raises {crashed, runner, _}, like a crash in the run"}].
 latency_crash(Config) when is_list(Config) ->
-    T = new_table(),
-    Runner = src("r() -> case ets:update_counter(~w, calls, 1) of 500 -> erlang:error(late); _ -> ok end.", T),
-    ?assertError({crashed, runner, {error, late, _}},
-                 erlperf:run(Runner, #{sample_duration => {timed, 10}, samples => 1, latency => true})),
+    crash_after_run(latency),
     ?assertMatch("runner crashed: error:late" ++ _,
                  erlperf:format_error({crashed, runner, {error, late, []}})).
 
@@ -1493,7 +1498,4 @@ latency_unfinished(Config) when is_list(Config) ->
 latency_no_leak() ->
     [{doc, "A run with latency => true leaves no process, module, monitor or message behind"}].
 latency_no_leak(Config) when is_list(Config) ->
-    Check = leak_check(),
-    _ = erlperf:compare(["lists:seq(1, 10).", "ok."], ?FAST#{latency => true, compare => interleaved}),
-    _ = erlperf:run("lists:seq(1, 10).", ?FAST#{latency => true, sample_duration => {timed, 100}}),
-    Check().
+    no_leak_after_run(latency).
