@@ -66,6 +66,7 @@
                          confidence => number(),                % percent, of intervals and verdicts [95]
                          noise => number(),                     % noise floor of verdicts, percent [1]
                          memory => boolean(),                   % cost per call in result.cost [false]
+                         latency => boolean(),                  % per-call latency in result.latency [false]
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
                          progress => fun((erlperf_sampler:progress()) -> any())}.
@@ -91,6 +92,7 @@
 %% one worker. `overdue': samples ending while a worker ran far longer than usual.
 %% `ci': the `confidence' interval of the average (undefined for one sample);
 %% `outliers': Tukey's fences and the values outside them, counted, never dropped.
+%% `cost' (`memory => true') and `latency' (`latency => true'): measured after the run.
 -type run_statistics() :: #{average := float(), min := number(), max := number(),
                             best := number(), worst := number(), stddev := float(),
                             variance := float(), median := number(), p99 := number(),
@@ -100,7 +102,8 @@
                             ci => {float(), float()} | undefined,
                             confidence => number(),
                             outliers => erlperf_stat:outliers(),
-                            cost => erlperf_cost:cost()}.
+                            cost => erlperf_cost:cost(),
+                            latency => erlperf_latency:latency()}.
 %% A runner against the fastest of the same call (see erlperf_comparison).
 -type comparison() :: #{against := binary(), atom() => term()}.
 -type report() :: #{version := 1,
@@ -241,7 +244,7 @@ format_error(Other) ->
 defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
       cv => undefined, report => basic, priority => high, compare => parallel,
-      confidence => 95, noise => 1, memory => false}.
+      confidence => 95, noise => 1, memory => false, latency => false}.
 
 %% @doc Default sweep options (besides the run options).
 -spec sweep_defaults() -> #{params := [], bytes := undefined}.
@@ -287,6 +290,7 @@ valid_option(compare, C) -> lists:member(C, [parallel, sequential, interleaved])
 valid_option(confidence, C) -> is_number(C) andalso C > 0 andalso C < 100;
 valid_option(noise, N) -> is_number(N) andalso N >= 0 andalso N < 100;
 valid_option(memory, M) -> is_boolean(M);
+valid_option(latency, L) -> is_boolean(L);
 valid_option(_, _) -> false.
 
 concurrency_options(undefined) ->

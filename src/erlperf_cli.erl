@@ -285,6 +285,8 @@ options() ->
       "sweep: run once per value of the variable NAME of the code (repeatable: every combination)"},
      {bytes, ["--bytes"], bytes, cli,
       "bytes processed per iteration, an expression of the parameters (N * 8): adds bytes/s"},
+     {latency, ["--latency"], flag, run,
+      "also time each runner's calls one by one: latency percentiles, p50 to max"},
      {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
      {squeeze, ["-q", "--squeeze"], flag, cli,
       "concurrency estimation: add workers while throughput grows"},

@@ -23,6 +23,12 @@
 %%% calls `erlperf_job:publish/0', which credits the next batch to the worker's counter
 %%% and sizes it from how long the last one took (see {@link erlperf_job}).
 %%%
+%%% A third loop, `erlperf latency', is used only to measure per-call latency
+%%% ({@link erlperf_latency}): it reads the monotonic clock before and after each call
+%%% and writes the difference into an `atomics' array, slot by slot, until the array is
+%%% full or a deadline has passed. It is a function of its own: the continuous and timed
+%%% loops stay as they are.
+%%%
 %%% The module is compiled to assembly first and the worker loop inspected: when the
 %%% compiler removed the benchmarked code as dead (a literal, or a call without side
 %%% effects whose result is unused) a `{dead_code, runner}' warning is returned.
@@ -72,6 +78,8 @@
 -define(TIMED, 'erlperf timed').
 -define(LOOP, 'erlperf loop').
 -define(TIMED_LOOP, 'erlperf timed_loop').
+-define(LATENCY, 'erlperf latency').
+-define(LATENCY_LOOP, 'erlperf latency_loop').
 -define(ROLES, [init, init_runner, runner, done]).
 -define(ANNO, erl_anno:new(0)).
 
@@ -476,7 +484,7 @@ module_forms(Module, Roles) ->
     Index = maps:from_list(lists:zip([N || #role{name = N} <- FunRoles],
                                      lists:seq(1, length(FunRoles)))),
     Runner = lists:keyfind(runner, #role.name, Roles),
-    Exports = [{?CALL, 3}, {?RUN, 3}, {?TIMED, 3}],
+    Exports = [{?CALL, 3}, {?RUN, 3}, {?TIMED, 3}, {?LATENCY, 5}],
     Header = [{attribute, ?ANNO, file, {"erlperf", 1}},
               {attribute, ?ANNO, module, Module},
               {attribute, ?ANNO, export, Exports}],
@@ -544,7 +552,32 @@ loop_forms(#role{arity = Arity} = Runner, FunPos) ->
      {function, ?ANNO, ?TIMED_LOOP, 1 + length(Extra),
       [{clause, ?ANNO, [{integer, ?ANNO, 0} | [var('_') || _ <- Extra]], [], [{atom, ?ANNO, ok}]},
        {clause, ?ANNO, [var('N') | Extra], [],
-        Body ++ [{call, ?ANNO, {atom, ?ANNO, ?TIMED_LOOP}, [decrement() | next(Extra)]}]}]}].
+        Body ++ [{call, ?ANNO, {atom, ?ANNO, ?TIMED_LOOP}, [decrement() | next(Extra)]}]}]}
+     | latency_forms(Setup, Extra, Init, Context, Body)].
+
+%% 'erlperf latency'(Count, Ref, Deadline, InitRunnerResult, Context) -> slots left:
+%% times calls one by one into slots Count, Count - 1, ... of the atomics array Ref
+%% (native time units), until slot 1 is written or the monotonic clock has passed
+%% Deadline. The first call always runs: the loop starts as if the last call had ended
+%% at Deadline. The clock is read right before and right after the call; the write and
+%% the loop's own work fall outside the timed span.
+latency_forms(Setup, Extra, Init, Context, Body) ->
+    Done = [[{op, ?ANNO, '=:=', var('N'), {integer, ?ANNO, 0}}],
+            [{op, ?ANNO, '>', var('Last'), var('Deadline')}]],
+    Time = fun (V) -> {match, ?ANNO, var(V), now_call()} end,
+    Put = {call, ?ANNO, remote(atomics, put),
+           [var('Ref'), var('N'), {op, ?ANNO, '-', var('T1'), var('T0')}]},
+    Next = {call, ?ANNO, {atom, ?ANNO, ?LATENCY_LOOP},
+            [decrement(), var('T1'), var('Deadline'), var('Ref') | next(Extra)]},
+    [{function, ?ANNO, ?LATENCY, 5,
+      [{clause, ?ANNO, [var('Count'), var('Ref'), var('Deadline'), Init, Context], [],
+        Setup ++ [{call, ?ANNO, {atom, ?ANNO, ?LATENCY_LOOP},
+                   [var('Count'), var('Deadline'), var('Deadline'), var('Ref') | initial(Extra)]}]}]},
+     {function, ?ANNO, ?LATENCY_LOOP, 4 + length(Extra),
+      [{clause, ?ANNO, [var('N'), var('Last'), var('Deadline'), var('_') | [var('_') || _ <- Extra]],
+        Done, [var('N')]},
+       {clause, ?ANNO, [var('N'), var('_'), var('Deadline'), var('Ref') | Extra], [],
+        [Time('T0') | Body] ++ [Time('T1'), Put, Next]}]}].
 
 %% One iteration. A runner/2 binds the next state to A1.
 runner_body(#role{arity = 0} = R, 0) -> call_runner(R, []);

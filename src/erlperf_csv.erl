@@ -14,12 +14,17 @@
 -module(erlperf_csv).
 
 %% API: called by the command line.
--export([format/1, columns/0]).
+-export([format/1, columns/0, latency_columns/0]).
 
 %% A sweep's columns at the end.
 -define(SWEEP, [bytes_processed_per_iteration, bytes_per_second, best]).
 %% Whole floats below this are written with all their digits (1000000.0).
 -define(PLAIN_LIMIT, 1.0e15).
+%% The latency columns that hold a figure of the run's `latency_us', and its key.
+-define(LATENCY_FIGURES, [{latency_p50_us, <<"p50">>}, {latency_p90_us, <<"p90">>},
+                          {latency_p99_us, <<"p99">>}, {latency_p999_us, <<"p999">>},
+                          {latency_max_us, <<"max">>}, {latency_average_us, <<"average">>},
+                          {latency_stddev_us, <<"stddev">>}]).
 
 %%--------------------------------------------------------------------
 %% API
@@ -27,8 +32,16 @@
 %% @doc The CSV text of a record.
 -spec format(erlperf_record:record()) -> iodata().
 format(#{<<"runs">> := Runs} = Record) ->
-    Columns = record_columns(Record),
+    Latency = [C || lists:any(fun (Run) -> is_map_key(<<"latency_calls">>, Run) end, Runs),
+                    C <- latency_columns()],
+    Columns = record_columns(Record) ++ Latency,
     [line([header(C) || C <- Columns]) | [line([cell(column(C, Run)) || C <- Columns]) || Run <- Runs]].
+
+%% @doc The latency columns, after the others when any run was timed call by call
+%% (`--latency'): the calls timed, then the figures in microseconds.
+-spec latency_columns() -> [atom()].
+latency_columns() ->
+    [latency_calls | [C || {C, _} <- ?LATENCY_FIGURES]].
 
 %% @doc The columns, in order: one per figure of a run (`doc/formats.md').
 -spec columns() -> [atom()].
@@ -62,7 +75,14 @@ column(change_pct, Run) -> comparison(<<"change_pct">>, Run);
 column(ci95_pct_lo, Run) -> bound(1, comparison(<<"ci95_pct">>, Run));
 column(ci95_pct_hi, Run) -> bound(2, comparison(<<"ci95_pct">>, Run));
 column(significant, Run) -> comparison(<<"significant">>, Run);
-column(Key, Run) -> maps:get(atom_to_binary(Key), Run, null).
+column(Key, Run) ->
+    case lists:keyfind(Key, 1, ?LATENCY_FIGURES) of
+        {_, Figure} -> latency(Figure, maps:get(<<"latency_us">>, Run, null));
+        false -> maps:get(atom_to_binary(Key), Run, null)
+    end.
+
+latency(Figure, #{} = Figures) -> maps:get(Figure, Figures);
+latency(_Figure, null) -> null.
 
 comparison(Key, #{<<"comparison">> := C}) -> maps:get(Key, C, null);
 comparison(_Key, _Run) -> null.

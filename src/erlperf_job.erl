@@ -46,7 +46,10 @@
 %%% crashes stops the job at once with reason
 %%% `{shutdown, {crashed, Role, {Class, Reason, Stack}}}'; no crash report is logged.
 %%% The controller runs at `high' priority while it has workers (see
-%%% {@link set_priority/2}) so that it keeps control over busy schedulers.
+%%% {@link set_priority/2}) so that it keeps control over busy schedulers. Measurements
+%%% in a fresh worker (`measure/2', and the internal `cost/3' and `latency/2') spawn one
+%%% more linked worker each, stopped with the others; `latency/2' stops its worker
+%%% itself when a call does not return within the caller's wait.
 -module(erlperf_job).
 -behaviour(gen_server).
 
@@ -59,20 +62,22 @@
 %% measurements in nanoseconds.
 -export([sample_status/1, measure_ns/2]).
 
-%% Internal API: erlperf_cost measures one batch's allocation, reductions and times.
--export([cost/3]).
+%% Internal API: erlperf_cost measures one batch's allocation, reductions and times;
+%% erlperf_latency times calls one by one.
+-export([cost/3, latency/2]).
 
 %% gen_server callbacks
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
 
 %% Internal exports: worker bodies, spawned by the controller; publish/0, called by
 %% the generated worker loop at the end of each batch.
--export([worker/6, timed_worker/6, cost_worker/6, publish/0]).
+-export([worker/6, timed_worker/6, cost_worker/6, latency_worker/6, publish/0]).
 
 %% Internal export: the batch sizing rule, pure (tested on its own).
 -export([next_batch/2]).
 
--export_type([callable/0, code_map/0, info/0, handle/0, batch_cost/0]).
+-export_type([callable/0, code_map/0, info/0, handle/0, batch_cost/0, latency_options/0,
+              latency_calls/0]).
 
 -type callable() :: erlperf_codegen:callable().
 -type code_map() :: erlperf_codegen:code_map().
@@ -86,6 +91,16 @@
 %% words are then meaningless; `unknown' when collections were not traced).
 -type batch_cost() :: #{words := integer(), reductions := integer(), wall_ns := integer(),
                         cpu_ns := integer(), gc := boolean() | unknown}.
+%% How {@link latency/2} times calls: `timer_calls' empty spans first; at most `calls'
+%% runner calls, for at most `budget_ms'; the caller waits at most `wait_ms' for the
+%% worker once it has started timing.
+-type latency_options() :: #{calls := pos_integer(), timer_calls := pos_integer(),
+                             budget_ms := pos_integer(), wait_ms := pos_integer()}.
+%% What {@link latency/2} timed, in nanoseconds: each runner call that returned, in
+%% order (`durations'), the empty spans (`timer'), and whether a call was still running
+%% when the wait ended (`unfinished').
+-type latency_calls() :: #{durations := [integer()], timer := [integer()],
+                           unfinished := boolean()}.
 
 %% How long the controller waits for killed workers to exit before giving up on them.
 -define(WORKER_EXIT_TIMEOUT, 10000).
@@ -122,6 +137,8 @@
 
 %% Heap (words) of a cost worker when the caller names none (erlperf_cost sizes it).
 -define(COST_DEFAULT_HEAP, 233).
+%% What a slot of a latency array must hold until a call's duration is written there.
+-define(UNWRITTEN, -1).
 
 -record(starting, {
     ref :: reference(),
@@ -282,17 +299,42 @@ cost(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
     Worker = gen_server:call(Job, {cost, Count, Heap, self()}, infinity),
     Mon = erlang:monitor(process, Worker),
     try
-        ok = cost_wait(Worker, Mon, cost_ready),
+        ok = cost_wait(Worker, Mon, cost_ready, infinity),
         %% garbage collections of the worker are traced to this process
         Trace = maps:get(collections, Options, false),
         1 = erlang:trace(Worker, Trace, [garbage_collection]),
         Before = cost_reading(Worker),
         Worker ! {cost_go, self()},
-        Nanoseconds = cost_wait(Worker, Mon, cost_done),
+        Nanoseconds = cost_wait(Worker, Mon, cost_done, infinity),
         After = cost_reading(Worker),
         (cost_delta(Before, After, Nanoseconds))#{gc => collected(Worker, Trace)}
     after
         Worker ! {cost_finish, self()},
+        erlang:demonitor(Mon, [flush])
+    end.
+
+%% @private
+%% Times runner calls one by one in a fresh worker, after its `init_runner': first
+%% `timer_calls' empty spans (the clock read twice with nothing between: what timing
+%% itself costs), then up to `calls' runner calls, for at most `budget_ms' (at least
+%% one call). Durations are kept in an `atomics' array, off the worker's heap, and
+%% returned in nanoseconds. When the worker is still busy `wait_ms' after it started
+%% timing (a call that does not return), it is stopped and the calls that returned are
+%% given with `unfinished => true'. A crash stops the job, as in a run.
+-spec latency(server_ref(), latency_options()) -> latency_calls().
+latency(Job, #{calls := Size, timer_calls := TimerCalls, budget_ms := Budget, wait_ms := Wait}) ->
+    Durations = atomics:new(Size, [{signed, true}]),
+    ok = unwritten(Durations, Size),
+    Timer = atomics:new(TimerCalls, [{signed, true}]),
+    Spec = {Durations, Size, Timer, TimerCalls, Budget},
+    Worker = gen_server:call(Job, {latency, Spec, self()}, infinity),
+    Mon = erlang:monitor(process, Worker),
+    try
+        ok = cost_wait(Worker, Mon, latency_ready, infinity),
+        {Calls, Unfinished} = latency_wait(Job, Worker, Mon, Durations, Wait),
+        #{durations => slots(Durations, Size - Calls + 1, Size),
+          timer => slots(Timer, 1, TimerCalls), unfinished => Unfinished}
+    after
         erlang:demonitor(Mon, [flush])
     end.
 
@@ -422,7 +464,14 @@ handle_call({measure, Count}, From, #state{timed = Timed} = State) ->
     {noreply, State#state{timed = Timed#{Pid => From}}};
 handle_call({cost, Count, Heap, Reader}, From, #state{timed = Timed} = State) ->
     Pid = spawn_cost(Reader, Count, Heap, State),
-    {reply, Pid, State#state{timed = Timed#{Pid => From}}}.
+    {reply, Pid, State#state{timed = Timed#{Pid => From}}};
+handle_call({latency, Spec, Reader}, From, #state{timed = Timed} = State) ->
+    Pid = spawn_latency(Reader, Spec, State),
+    {reply, Pid, State#state{timed = Timed#{Pid => From}}};
+handle_call({cancel, Pid}, _From, #state{timed = Timed} = State) ->
+    %% a worker of latency/2 whose call does not return: stopped quietly
+    kill_and_wait([Pid || is_map_key(Pid, Timed)]),
+    {reply, ok, State#state{timed = maps:remove(Pid, Timed)}}.
 
 %% @private
 -spec handle_cast(stop, #state{}) -> {stop, normal, #state{}}.
@@ -510,13 +559,78 @@ cost_worker(Reader, Count, Module, Context, HasInitRunner, InitResult) ->
     Reader ! {cost_done, self(), Nanoseconds},
     receive {cost_finish, Reader} -> ok end.
 
-cost_wait(Worker, Mon, Tag) ->
+%% @private
+%% Latency worker: runs init_runner, times the empty spans and tells the reader (the
+%% caller of latency/2), then times runner calls and tells it how many it timed. From
+%% init_runner on, the worker allocates nothing of its own (spans go into atomics
+%% arrays, the message is built before): its heap is the runner's, as in a timed run.
+%% For a runner that allocates, the heap decides when collections happen, which
+%% changes how long calls take.
+-spec latency_worker(pid(), {atomics:atomics_ref(), pos_integer(), atomics:atomics_ref(),
+                             pos_integer(), pos_integer()},
+                     module(), tuple(), boolean(), term()) -> ok.
+latency_worker(Reader, {Durations, Size, Timer, TimerCalls, Budget}, Module, Context, HasInitRunner,
+               InitResult) ->
+    Ready = {latency_ready, self(), ok},
+    InitRunner = init_runner(HasInitRunner, Module, InitResult, Context),
+    ok = empty_spans(Timer, TimerCalls),
+    Reader ! Ready,
+    Deadline = erlang:monotonic_time() + erlang:convert_time_unit(Budget, millisecond, native),
+    Left = guarded(runner, fun () -> Module:'erlperf latency'(Size, Durations, Deadline, InitRunner, Context) end),
+    Reader ! {latency_done, self(), Size - Left},
+    ok.
+
+%% The clock read twice with nothing between, as the latency loop reads it around a call.
+empty_spans(_Timer, 0) ->
+    ok;
+empty_spans(Timer, N) ->
+    T0 = erlang:monotonic_time(),
+    T1 = erlang:monotonic_time(),
+    ok = atomics:put(Timer, N, T1 - T0),
+    empty_spans(Timer, N - 1).
+
+%% Slots From to To of an array, in nanoseconds.
+slots(Array, From, To) ->
+    [erlang:convert_time_unit(atomics:get(Array, I), native, nanosecond) || I <- lists:seq(From, To)].
+
+%% Every slot of a latency array starts as ?UNWRITTEN.
+unwritten(_Durations, 0) ->
+    ok;
+unwritten(Durations, I) ->
+    ok = atomics:put(Durations, I, ?UNWRITTEN),
+    unwritten(Durations, I - 1).
+
+%% {Calls timed, Unfinished}: the worker's count, or, when it is still busy after Wait,
+%% the slots it wrote (from the last one down) before it was stopped.
+latency_wait(Job, Worker, Mon, Durations, Wait) ->
+    case cost_wait(Worker, Mon, latency_done, Wait) of
+        timeout ->
+            ok = gen_server:call(Job, {cancel, Worker}, infinity),
+            %% it may have finished meanwhile: its last message comes before its DOWN
+            receive
+                {latency_done, Worker, Calls} -> {Calls, false};
+                {'DOWN', Mon, process, Worker, _} -> {written(Durations), true}
+            end;
+        Calls ->
+            {Calls, false}
+    end.
+
+written(Durations) ->
+    #{size := Size} = atomics:info(Durations),
+    length(lists:takewhile(fun (I) -> atomics:get(Durations, I) =/= ?UNWRITTEN end,
+                           lists:seq(Size, 1, -1))).
+
+%% A value from the worker, or `timeout'; its crash (or other exit) is raised as a job
+%% stop would be.
+cost_wait(Worker, Mon, Tag, Timeout) ->
     receive
         {Tag, Worker, Value} -> Value;
         {'DOWN', Mon, process, Worker, {crashed, _, _} = Crash} ->
-            exit({{shutdown, Crash}, {?MODULE, cost, [Worker]}});
+            exit({{shutdown, Crash}, {?MODULE, Tag, [Worker]}});
         {'DOWN', Mon, process, Worker, Reason} ->
-            exit({Reason, {?MODULE, cost, [Worker]}})
+            exit({Reason, {?MODULE, Tag, [Worker]}})
+    after Timeout ->
+        timeout
     end.
 
 cost_reading(Worker) ->
@@ -563,6 +677,9 @@ spawn_timed(From, Count, #state{module = Module, context = Context, init_result 
 spawn_cost(Reader, Count, Heap, #state{module = Module, context = Context, init_result = Init} = State) ->
     spawn_opt(?MODULE, cost_worker, [Reader, Count, Module, Context, has_init_runner(State), Init],
               [link, {min_heap_size, Heap}]).
+
+spawn_latency(Reader, Spec, #state{module = Module, context = Context, init_result = Init} = State) ->
+    spawn_link(?MODULE, latency_worker, [Reader, Spec, Module, Context, has_init_runner(State), Init]).
 
 %% Spawns the workers for positions above the current ones. Each counts down once
 %% init_runner is done; the last one tells the controller (one message, however many

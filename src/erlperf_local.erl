@@ -79,32 +79,44 @@ run(CodeMaps, Opts, Conc) ->
 
 measure(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     Runs = erlperf_sampler:timed(Jobs, Opts),
-    cost(Jobs, [report(Job, timed, 1, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts);
+    after_run(Jobs, [report(Job, timed, 1, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts);
 measure(Jobs, #{concurrency := C} = Opts) ->
     _ = [ok = erlperf_job:set_concurrency(Pid, C) || #{pid := Pid} <- Jobs],
     Runs = erlperf_sampler:continuous(Jobs, Opts),
-    cost(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
+    after_run(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
 
 interleave(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     Runs = erlperf_sampler:interleaved(Jobs, Opts),
-    cost(Jobs, [report(Job, timed, 1, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts);
+    after_run(Jobs, [report(Job, timed, 1, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts);
 interleave(Jobs, #{concurrency := C} = Opts) ->
     %% every job's workers start, then wait suspended for their turns
     _ = [begin ok = erlperf_job:set_concurrency(Pid, C), ok = erlperf_job:suspend(Pid) end
          || #{pid := Pid} <- Jobs],
     Runs = erlperf_sampler:interleaved(Jobs, Opts),
     %% suspended workers cannot be stopped while suspended: resume them first
-    _ = [ok = erlperf_job:resume(Pid) || maps:get(memory, Opts, false), #{pid := Pid} <- Jobs],
-    cost(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
+    _ = [ok = erlperf_job:resume(Pid) || after_run_measures(Opts) =/= [], #{pid := Pid} <- Jobs],
+    after_run(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
 
-%% With `memory => true': every job's workers stop (the CPU clock is the VM's), then
-%% each runner's cost per call is measured in fresh workers, one job at a time.
-cost(Jobs, Reports, #{memory := true}) ->
-    _ = [ok = erlperf_job:set_concurrency(Pid, 0) || #{pid := Pid} <- Jobs],
-    [R#{result => Result#{cost => erlperf_cost:measure(Pid, Ns)}}
-     || {#{pid := Pid}, #{result := #{iteration_time := Ns} = Result} = R} <- lists:zip(Jobs, Reports)];
-cost(_Jobs, Reports, _Opts) ->
-    Reports.
+%% With `memory => true' or `latency => true': every job's workers stop (the CPU clock
+%% is the VM's; calls are timed alone), then each runner is measured in fresh workers,
+%% one job at a time: its cost per call, then its latency.
+after_run(Jobs, Reports, Opts) ->
+    case after_run_measures(Opts) of
+        [] ->
+            Reports;
+        Measures ->
+            _ = [ok = erlperf_job:set_concurrency(Pid, 0) || #{pid := Pid} <- Jobs],
+            [R#{result => lists:foldl(fun (M, Acc) -> measure_after(M, Pid, Acc) end, Result, Measures)}
+             || {#{pid := Pid}, #{result := Result} = R} <- lists:zip(Jobs, Reports)]
+    end.
+
+after_run_measures(Opts) ->
+    [Key || Key <- [memory, latency], maps:get(Key, Opts, false)].
+
+measure_after(memory, Pid, #{iteration_time := Ns} = Result) ->
+    Result#{cost => erlperf_cost:measure(Pid, Ns)};
+measure_after(latency, Pid, #{iteration_time := Ns} = Result) ->
+    Result#{latency => erlperf_latency:measure(Pid, Ns)}.
 
 %% The report is the smallest concurrency not significantly below the best (noise
 %% alone would otherwise push the answer to the last step tried); the best is beside it.

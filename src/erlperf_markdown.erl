@@ -1,6 +1,8 @@
 %%% @doc Writes a results record ({@link erlperf_record}) as a Markdown table, ready for a
 %%% pull-request comment: one row per run with throughput, time per iteration, the 95%
-%%% interval of the throughput and the verdict against the fastest. Pure: returns iodata.
+%%% interval of the throughput and the verdict against the fastest; when calls were
+%%% timed one by one (`--latency'), their p50, p90, p99, p99.9 and max before the
+%%% verdict. Pure: returns iodata.
 %%%
 %%% Text from the user (code, labels, parameter values) is escaped: `|' cannot end a
 %%% cell, backticks cannot end the code span, and line breaks become spaces.
@@ -28,21 +30,28 @@ format(#{<<"runs">> := Runs} = Record) ->
     Sweep = is_map_key(<<"params">>, maps:get(<<"options">>, Record, #{})),
     Names = erlperf_record:param_names(Record),
     Bytes = lists:any(fun (R) -> is_map_key(<<"bytes_per_second">>, R) end, Runs),
+    Latency = lists:any(fun (R) -> is_map_key(<<"latency_calls">>, R) end, Runs),
+    LatencyHeader = ["Latency p50", "p90", "p99", "p99.9", "max"],
     Header = ["Code"] ++ Names ++ ["Concurrency", "Throughput (per second)", "95% CI", "Time"]
-        ++ ["Bytes/s" || Bytes] ++ ["Verdict"] ++ ["Best" || Sweep],
+        ++ ["Bytes/s" || Bytes] ++ [H || Latency, H <- LatencyHeader] ++ ["Verdict"]
+        ++ ["Best" || Sweep],
     Align = ["---"] ++ ["---:" || _ <- Names] ++ ["---:", "---:", "---:", "---:"]
-        ++ ["---:" || Bytes] ++ ["---"] ++ [":---:" || Sweep],
-    [row(Header), row(Align) | [row(cells(R, Names, Bytes, Sweep, Runs)) || R <- Runs]].
+        ++ ["---:" || Bytes] ++ ["---:" || Latency, _ <- LatencyHeader] ++ ["---"]
+        ++ [":---:" || Sweep],
+    Shown = #{names => Names, bytes => Bytes, latency => Latency, sweep => Sweep},
+    [row(Header), row(Align) | [row(cells(R, Shown, Runs)) || R <- Runs]].
 
 %%--------------------------------------------------------------------
 %% Internal functions
 
-cells(#{<<"label">> := Label, <<"concurrency">> := C} = Run, Names, Bytes, Sweep, Runs) ->
+cells(#{<<"label">> := Label, <<"concurrency">> := C} = Run,
+      #{names := Names, bytes := Bytes, latency := Latency, sweep := Sweep}, Runs) ->
     Params = maps:get(<<"params">>, Run, #{}),
     [code(Label)] ++ [param(maps:get(N, Params, null)) || N <- Names]
         ++ [integer_to_list(C), per_second(maps:get(<<"qps">>, Run, null)), interval(Run),
             time(maps:get(<<"iteration_ns">>, Run, null))]
         ++ [rate(maps:get(<<"bytes_per_second">>, Run, null)) || Bytes]
+        ++ [Cell || Latency, Cell <- latency(maps:get(<<"latency_us">>, Run, null))]
         ++ [case Sweep andalso alone(Run, Runs) of
                 true -> "-";
                 false -> verdict(Run)
@@ -59,6 +68,12 @@ param(Text) -> [escape(C) || C <- unicode:characters_to_list(Text)].
 
 rate(null) -> "-";
 rate(BytesPerSecond) -> erlperf_report:format_rate(BytesPerSecond).
+
+%% The percentiles of calls timed one by one (microseconds in the record).
+latency(#{} = Figures) ->
+    [time(maps:get(K, Figures) * 1000) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]];
+latency(null) ->
+    lists:duplicate(5, "-").
 
 %% The throughput's interval, from the per-sample interval scaled to one second.
 interval(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})

@@ -12,7 +12,9 @@
 %%%       interval (`ci95'), outliers, time per iteration, iterations per second, and
 %%%       against the fastest runner a `comparison' (change in percent, its 95% interval,
 %%%       significant). When another `confidence' was asked for, `ci' and the
-%%%       comparison's `ci_pct' are at that level as well.</li>
+%%%       comparison's `ci_pct' are at that level as well. With `memory => true' the
+%%%       cost per call; with `latency => true' the latency percentiles in microseconds
+%%%       (`latency_us') and how many calls were timed.</li>
 %%%   <li><b>sweep</b> (see {@link erlperf_sweep}): each run's `params' holds its
 %%%       combination (numbers as they are, other terms as their Erlang text), `best'
 %%%       marks the best run, and with bytes `bytes_processed_per_iteration' and
@@ -116,8 +118,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:confidence_interval(Values, C))}
              end,
-    lists:foldl(fun maps:merge/2, Base, [Chosen, cost(Result), search(Report), sweep(Report),
-                                       comparison(Report, Reports)]).
+    lists:foldl(fun maps:merge/2, Base, [Chosen, cost(Result), latency(Result), search(Report),
+                                         sweep(Report), comparison(Report, Reports)]).
 
 %% A sweep's run: the best one, and what bytes give.
 sweep(Report) ->
@@ -131,6 +133,19 @@ cost(#{cost := Cost}) ->
       <<"reductions_per_iteration">> => maps:get(reductions_per_iteration, Cost),
       <<"cpu_ns_per_iteration">> => maps:get(cpu_ns_per_iteration, Cost)};
 cost(_Result) ->
+    #{}.
+
+%% With `latency => true': the calls timed one by one, figures in microseconds (`null'
+%% when no call returned).
+latency(#{latency := #{calls := Calls, timer_ns := Timer, unfinished := Unfinished} = L}) ->
+    Figures = case Calls of
+                  0 -> null;
+                  _ -> maps:from_list([{atom_to_binary(K), maps:get(K, L) / 1000}
+                                       || K <- [p50, p90, p99, p999, max, min, average, stddev]])
+              end,
+    #{<<"latency_us">> => Figures, <<"latency_calls">> => Calls,
+      <<"latency_timer_us">> => Timer / 1000, <<"latency_unfinished">> => Unfinished};
+latency(_Result) ->
     #{}.
 
 %% Concurrency estimation: the best step beside the one reported, and every step.

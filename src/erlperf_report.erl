@@ -95,7 +95,8 @@ format(Reports, Options) ->
      search_lines(Sorted),
      dead_code_notes(Sorted),
      overdue_notes(Sorted),
-     cost_lines(Sorted)].
+     cost_lines(Sorted),
+     latency_table(Sorted, Options)].
 
 %% @doc Resolves `auto' to `basic' or `extended' from the number of samples collected.
 -spec resolve_format(format() | auto, [report()]) -> format().
@@ -219,6 +220,37 @@ cost_lines(Reports) ->
                                 cpu_ns_per_iteration := Cpu, wall_ns_per_iteration := Wall}}} = R
             <- Reports].
 
+%% With `latency => true': each runner's calls timed one by one (see erlperf_latency),
+%% in the columns Benchee users know, and a note for a call that never returned.
+-spec latency_table([report()], options()) -> unicode:chardata().
+latency_table(Reports, Options) ->
+    case [R || #{result := #{latency := _}} = R <- Reports] of
+        [] ->
+            [];
+        Timed ->
+            Rows = [latency_cells(L) || #{result := #{latency := L}} <- Timed],
+            ["\n", grid("Latency", latency_columns(), {Timed, Rows}, Options),
+             [io_lib:format("Note: a call of ~ts had not returned when latency timing ended; "
+                            "it is not in the figures~n", [label(R)])
+              || #{result := #{latency := #{unfinished := true}}} = R <- Timed]]
+    end.
+
+-spec latency_columns() -> [column()].
+latency_columns() ->
+    [{"Calls", 8}, {"ips", 9}, {"Average", 10}, {"Deviation", 11}, {"Median", 10},
+     {"P90", 10}, {"P99", 10}, {"P99.9", 10}, {"Max", 10}].
+
+-spec latency_cells(map()) -> [string()].
+latency_cells(#{calls := 0}) ->
+    ["0" | lists:duplicate(length(latency_columns()) - 1, "-")];
+latency_cells(#{calls := Calls, average := Avg} = L) ->
+    Ips = case Avg == 0 of
+              true -> "-";
+              false -> format_count(1.0e9 / Avg)
+          end,
+    [integer_to_list(Calls), Ips, format_time(Avg), stddev(L)
+     | [format_time(maps:get(K, L)) || K <- [p50, p90, p99, p999, max]]].
+
 cost_bytes(undefined) -> "unknown bytes (collections in every batch)";
 cost_bytes(Bytes) -> cost_number(Bytes) ++ " bytes".
 
@@ -232,9 +264,14 @@ table(Format, Reports, Options) ->
     Columns = param_columns(Reports) ++ columns(Format, Rel) ++ sweep_columns(Reports),
     Best = lists:max([rank(R) || R <- Reports]),
     Rows = [param_cells(R) ++ cells(Format, R, Best, Rel) ++ sweep_cells(Reports, R) || R <- Reports],
+    grid("Code", Columns, {Reports, Rows}, Options).
+
+%% A header line, then a line per report: its label, then its cells.
+-spec grid(string(), [column()], {[report()], [[string()]]}, options()) -> unicode:chardata().
+grid(First, Columns, {Reports, Rows}, Options) ->
     Widths = widths(Columns, Rows),
-    CodeWidth = code_width(Reports, lists:sum(Widths), maps:get(width, Options, infinity)),
-    Header = line(CodeWidth, "Code", [H || {H, _} <- Columns], Widths),
+    CodeWidth = code_width(First, Reports, lists:sum(Widths), maps:get(width, Options, infinity)),
+    Header = line(CodeWidth, First, [H || {H, _} <- Columns], Widths),
     [bold(Header, maps:get(colour, Options, false)), "\n" |
      [[line(CodeWidth, label(R), Row, Widths), "\n"] || {R, Row} <- lists:zip(Reports, Rows)]].
 
@@ -368,9 +405,9 @@ printable(C) when C < $\s -> $\s;
 printable(C) -> C.
 
 %% The Code column fits the longest label, cut so the line fits the terminal.
--spec code_width([report()], non_neg_integer(), pos_integer() | infinity) -> pos_integer().
-code_width(Reports, Rest, Width) ->
-    Longest = lists:max([length("Code") | [text_width(label(R)) || R <- Reports]]),
+-spec code_width(string(), [report()], non_neg_integer(), pos_integer() | infinity) -> pos_integer().
+code_width(First, Reports, Rest, Width) ->
+    Longest = lists:max([length(First) | [text_width(label(R)) || R <- Reports]]),
     case Width of
         infinity -> Longest;
         _ -> max(min(Longest, Width - Rest), min(Longest, ?MIN_CODE_WIDTH))

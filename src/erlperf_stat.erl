@@ -71,9 +71,13 @@
 %%% `mann_whitney', O(n log² n): the Hodges-Lehmann shift and its interval select
 %%% among the nA·nB differences without building them (Johnson and Mizoguchi).
 %%%
-%%% `stddev/1' is the sample standard deviation (divides by N - 1); `median/1' and
-%%% `percentile/2' use the nearest-rank method on the sorted samples, so they are always
-%%% one of the samples.
+%%% `stddev/1' is the sample standard deviation (divides by N - 1); `median/1',
+%%% `percentile/2' and `percentiles/2' use the nearest-rank method on the sorted samples
+%%% (R's `quantile(x, type = 1)'): the P'th percentile of n samples is the one of rank
+%%% ⌈P·n/100⌉ (at least 1), so it is always one of the samples. The product is computed
+%%% in floating point less a relative `?RANK_FUZZ' (as R does), so that a rank that is
+%%% a whole number stays one (99.9% of 41,000 samples is rank 40,959, not 40,960): exact
+%%% for percentiles with up to 4 decimals and up to 10^7 samples.
 %%%
 %%% Example:
 %%% ```
@@ -86,7 +90,7 @@
 -module(erlperf_stat).
 
 %% API: descriptive statistics of one runner's samples.
--export([summary/1, mean/1, stddev/1, median/1, percentile/2, cv/1,
+-export([summary/1, mean/1, stddev/1, median/1, percentile/2, percentiles/2, cv/1,
          confidence_interval/1, confidence_interval/2, quartiles/1, outliers/1]).
 %% API: comparison of two runners' samples (for reports and the command line).
 -export([compare/2, compare/3, compare_defaults/0, verdict_text/1, hodges_lehmann/2]).
@@ -161,6 +165,11 @@
 -define(ACKLAM_P_LOW, 0.02425).
 %% Halley's refinement needs exp(z²/2) finite: refine only where z²/2 is below this.
 -define(MAX_EXP_ARG, 700.0).
+%% Nearest rank: ⌈P·n/100⌉ is taken of P·n/100 less this fraction of it, so that a
+%% product whose exact value is a whole number is not pushed to the next rank by
+%% rounding (a few ulps, 1e-16 relative), while a fractional part of 1e-4 or more (a
+%% percentile with 4 decimals) is kept up to 10^8 (R's quantile has such a fuzz too).
+-define(RANK_FUZZ, 1.0e-12).
 %% verdict_text/1 shows a smaller p value as "p < 0.001".
 -define(P_SHOWN_MIN, 0.001).
 %% Hodges-Lehmann selection: at most this many candidate differences are sorted.
@@ -172,8 +181,8 @@
 %% @doc Average, min, max, standard deviation, median and 99th percentile of samples.
 -spec summary([number(), ...]) -> summary().
 summary(Samples) ->
-    Sorted = lists:sort(Samples),
-    #{average => mean(Samples), min => hd(Sorted), max => lists:last(Sorted),
+    Sorted = list_to_tuple(lists:sort(Samples)),
+    #{average => mean(Samples), min => element(1, Sorted), max => element(tuple_size(Sorted), Sorted),
       stddev => stddev(Samples), median => nearest_rank(Sorted, 50),
       p99 => nearest_rank(Sorted, 99), samples => Samples}.
 
@@ -194,12 +203,21 @@ stddev(Samples) ->
 %% @doc Median, by nearest rank (the lower middle for an even count).
 -spec median([number(), ...]) -> number().
 median(Samples) ->
-    nearest_rank(lists:sort(Samples), 50).
+    percentile(Samples, 50).
 
 %% @doc The `P'th percentile, for P above 0 and at most 100, by nearest rank.
 -spec percentile([number(), ...], number()) -> number().
 percentile(Samples, P) when P > 0, P =< 100 ->
-    nearest_rank(lists:sort(Samples), P).
+    [Value] = percentiles(Samples, [P]),
+    Value.
+
+%% @doc Several percentiles of the same samples, by nearest rank, in the order asked
+%% (each P above 0 and at most 100); the samples are sorted once.
+-spec percentiles([number(), ...], [number()]) -> [number()].
+percentiles([_ | _] = Samples, Ps) ->
+    Checked = [percent(P) || P <- Ps],
+    Sorted = list_to_tuple(lists:sort(Samples)),
+    [nearest_rank(Sorted, P) || P <- Checked].
 
 %% @doc Coefficient of variation: standard deviation over mean (0.0 when the mean is 0).
 -spec cv([number(), ...]) -> float().
@@ -366,9 +384,12 @@ incomplete_beta(X, A, B) when is_number(X), X >= 0, X =< 1, is_number(A), A > 0,
 %%--------------------------------------------------------------------
 %% Internal functions: descriptive
 
+percent(P) when is_number(P), P > 0, P =< 100 -> P.
+
+%% On a sorted tuple: the sample of rank ⌈P·n/100⌉, at least 1.
 nearest_rank(Sorted, P) ->
-    Rank = max(1, ceil(P * length(Sorted) / 100)),
-    lists:nth(Rank, Sorted).
+    Product = P * tuple_size(Sorted) / 100,
+    element(max(1, ceil(Product - Product * ?RANK_FUZZ)), Sorted).
 
 %% R's type 7 on a sorted tuple; clamped so rounding never leaves [x(k), x(k+1)].
 quantile7(Sorted, P) ->

@@ -11,6 +11,8 @@
 %%%   <li>`application': `start/2' (needs the application).</li>
 %%%   <li>`memory' (sequential): `memory => true', the cost per call in `result.cost'.</li>
 %%%   <li>`sweep' (sequential): `sweep/2,3', parameters bound in source text.</li>
+%%%   <li>`latency' (sequential): `latency => true', calls timed one by one in
+%%%       `result.latency'.</li>
 %%% </ul>
 -module(erlperf_SUITE).
 
@@ -94,6 +96,13 @@
          sweep_compare/0, sweep_compare/1, sweep_timed_bytes/0, sweep_timed_bytes/1,
          sweep_squeeze/0, sweep_squeeze/1, sweep_isolated/0, sweep_isolated/1,
          sweep_errors/0, sweep_errors/1, sweep_bindings/0, sweep_bindings/1]).
+%% Test cases: per-call latency (latency => true)
+-export([latency_full/0, latency_full/1, latency_fast/0, latency_fast/1,
+         latency_callables/0, latency_callables/1, latency_runner1/0, latency_runner1/1,
+         latency_runner2/0, latency_runner2/1, latency_compare/0, latency_compare/1,
+         latency_with_memory/0, latency_with_memory/1, latency_off/0, latency_off/1,
+         latency_crash/0, latency_crash/1, latency_unfinished/0, latency_unfinished/1,
+         latency_no_leak/0, latency_no_leak/1]).
 
 %% Short samples keep the suite fast; cases that need more say so.
 -define(FAST, #{sample_duration => 20, samples => 1}).
@@ -111,7 +120,8 @@ suite() ->
 
 all() ->
     [{group, callables}, {group, errors}, {group, modes}, {group, reliability},
-     {group, application}, {group, compat}, {group, evidence}, {group, memory}, {group, sweep}].
+     {group, application}, {group, compat}, {group, evidence}, {group, memory}, {group, sweep},
+     {group, latency}].
 
 groups() ->
     [{callables, [parallel],
@@ -141,7 +151,10 @@ groups() ->
      {memory, [], [memory_seq, memory_ok, memory_tuple, memory_runner1, memory_runner2, memory_fun,
                     memory_timed, memory_gc_retry, memory_off, memory_crash, memory_no_leak]},
      {sweep, [], [sweep_runs, sweep_two_params, sweep_compare, sweep_timed_bytes, sweep_squeeze,
-                  sweep_isolated, sweep_errors, sweep_bindings]}].
+                  sweep_isolated, sweep_errors, sweep_bindings]},
+     {latency, [], [latency_full, latency_fast, latency_callables, latency_runner1, latency_runner2,
+                    latency_compare, latency_with_memory, latency_off, latency_crash,
+                    latency_unfinished, latency_no_leak]}].
 
 init_per_group(application, Config) ->
     case code:which(erlperf_app) =/= non_existing andalso code:which(erlperf_job_sup) =/= non_existing of
@@ -1337,27 +1350,40 @@ memory_gc_retry(Config) when is_list(Config) ->
 memory_off() ->
     [{doc, "No cost without memory => true, nor in concurrency estimation; memory must be a boolean"}].
 memory_off(Config) when is_list(Config) ->
-    [#{result := R1}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full}, undefined),
-    ?assertNot(is_map_key(cost, R1)),
-    [#{result := R2}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full, memory => true},
-                                          #{max => 2}),
-    ?assertNot(is_map_key(cost, R2)),
-    ?assertError({invalid_option, memory, 1}, erlperf:run(#{runner => "ok."}, #{memory => 1})).
+    measured_after_run_off(memory, cost, 1).
 
 memory_crash() ->
     [{doc, "A runner crashing in a cost worker raises {crashed, runner, _}, like a crash in the run"}].
 memory_crash(Config) when is_list(Config) ->
-    T = new_table(),
-    Runner = src("r() -> case ets:update_counter(~w, calls, 1) of 500 -> erlang:error(late); _ -> ok end.", T),
-    ?assertError({crashed, runner, {error, late, _}},
-                 erlperf:run(Runner, #{sample_duration => {timed, 10}, samples => 1, memory => true})).
+    crash_after_run(memory).
 
 memory_no_leak() ->
     [{doc, "A run with memory => true leaves no process, module, monitor or message behind"}].
 memory_no_leak(Config) when is_list(Config) ->
+    no_leak_after_run(memory).
+
+%% Without the option, and in concurrency estimation, the result has no Key; Bad is
+%% rejected as the option's value.
+measured_after_run_off(Option, Key, Bad) ->
+    [#{result := R1}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full}, undefined),
+    ?assertNot(is_map_key(Key, R1)),
+    [#{result := R2}] = erlperf:benchmark([#{runner => "ok."}], ?FAST#{report => full, Option => true},
+                                          #{max => 2}),
+    ?assertNot(is_map_key(Key, R2)),
+    ?assertError({invalid_option, Option, Bad}, erlperf:run(#{runner => "ok."}, #{Option => Bad})).
+
+%% A runner crashing at its 500th call: after a timed run of 10 calls, in the fresh
+%% worker of the measurement the option asks for.
+crash_after_run(Option) ->
+    T = new_table(),
+    Runner = src("r() -> case ets:update_counter(~w, calls, 1) of 500 -> erlang:error(late); _ -> ok end.", T),
+    ?assertError({crashed, runner, {error, late, _}},
+                 erlperf:run(Runner, #{sample_duration => {timed, 10}, samples => 1, Option => true})).
+
+no_leak_after_run(Option) ->
     Check = leak_check(),
-    _ = erlperf:compare(["lists:seq(1, 10).", "ok."], ?FAST#{memory => true, compare => interleaved}),
-    _ = erlperf:run("lists:seq(1, 10).", ?FAST#{memory => true, sample_duration => {timed, 100}}),
+    _ = erlperf:compare(["lists:seq(1, 10).", "ok."], ?FAST#{Option => true, compare => interleaved}),
+    _ = erlperf:run("lists:seq(1, 10).", ?FAST#{Option => true, sample_duration => {timed, 100}}),
     Check().
 
 %%--------------------------------------------------------------------
@@ -1471,3 +1497,124 @@ sweep_bindings(Config) when is_list(Config) ->
     [#{params := [], bytes_processed := 1024, bytes_per_second := Bps, best := true, qps := Q}] =
         erlperf:sweep(["erlang:md5(<<0:8192>>)."], ?FAST#{bytes => 1024}),
     ?assertEqual(1024 * Q, Bps).
+
+%% latency: calls timed one by one
+
+%% The latency of each code, run together with latency => true.
+latencies(Codes, Opts) ->
+    Reports = erlperf:benchmark(Codes, maps:merge(?FAST#{report => full, latency => true}, Opts),
+                                undefined),
+    [L || #{result := #{latency := L}} <- Reports].
+
+%% p50 =< p90 =< p99 =< p99.9 =< max, min =< p50, all figures present.
+assert_ordered(#{min := Min, p50 := P50, p90 := P90, p99 := P99, p999 := P999, max := Max} = L) ->
+    ?assert(0 =< Min andalso Min =< P50 andalso P50 =< P90 andalso P90 =< P99
+            andalso P99 =< P999 andalso P999 =< Max, L).
+
+latency_full() ->
+    [{doc, "latency => true with report => full: result.latency holds the calls timed and their distribution"}].
+latency_full(Config) when is_list(Config) ->
+    #{result := #{latency := L}} =
+        erlperf:run("rand:uniform().", ?FAST#{latency => true, report => full}),
+    ?assertMatch(#{calls := Calls, timer_ns := T, unfinished := false, average := A, stddev := S}
+                   when Calls > 0 andalso is_integer(T) andalso T >= 0 andalso is_float(A)
+                        andalso is_float(S), L),
+    assert_ordered(L),
+    ?assertEqual(lists:sort([calls, timer_ns, unfinished, average, stddev, min, p50, p90, p99,
+                             p999, max]), lists:sort(maps:keys(L))),
+    %% the run options say so; a basic report is still an integer
+    #{run_options := #{latency := true}} =
+        erlperf:run("ok.", ?FAST#{latency => true, report => full}),
+    ?assert(is_integer(erlperf:run("ok.", ?FAST#{latency => true}))).
+
+latency_fast() ->
+    [{doc, "ok. and rand:uniform() take well under a few microseconds a call at the median"}].
+latency_fast(Config) when is_list(Config) ->
+    [Ok, Rand] = latencies(["ok.", "rand:uniform()."], #{compare => sequential}),
+    [begin assert_ordered(L), ?assert(P50 < 5000, L) end
+     || #{p50 := P50} = L <- [Ok, Rand]].
+
+latency_callables() ->
+    [{doc, "Runners given as {M, F, A}, as a fun and as a list of {M, F, A} are timed"}].
+latency_callables(Config) when is_list(Config) ->
+    Ls = latencies([{erlang, phash2, [1]}, fun () -> lists:seq(1, 10) end,
+                    [{erlang, phash2, [1]}, {lists, seq, [1, 3]}]], #{}),
+    ?assertMatch([_, _, _], Ls),
+    [begin ?assert(Calls > 0, L), assert_ordered(L) end || #{calls := Calls} = L <- Ls].
+
+latency_runner1() ->
+    [{doc, "runner/1: the latency worker runs init_runner and the runner receives its result"}].
+latency_runner1(Config) when is_list(Config) ->
+    T = new_table(),
+    Code = #{init_runner => "ir() -> {init, self()}.",
+             runner => src("r({init, P}) -> true = P =:= self(), ets:insert(~w, {P, ok}).", T)},
+    %% timed mode: one worker of 10 calls, then the latency worker, a process of its own
+    [#{calls := Calls}] = latencies([Code], #{sample_duration => {timed, 10}}),
+    ?assert(Calls > 0),
+    ?assertEqual(2, length(ets:match(T, {'$1', ok}))).
+
+latency_runner2() ->
+    [{doc, "runner/2: the state threads from call to call in the latency worker"}].
+latency_runner2(Config) when is_list(Config) ->
+    T = new_table(),
+    Code = #{init_runner => "0.",
+             runner => src("r(_, S) -> ets:insert(~w, {self(), S}), S + 1.", T)},
+    [#{calls := Calls}] = latencies([Code], #{sample_duration => {timed, 10}}),
+    %% the timed worker's last state is 9; the latency worker's is its calls less one
+    ?assertEqual(lists:sort([9, Calls - 1]), lists:sort([S || {P, S} <- ets:tab2list(T), is_pid(P)]),
+                 Calls).
+
+latency_compare() ->
+    [{doc, "Every compare mode times every runner, in order; timed mode too"}].
+latency_compare(Config) when is_list(Config) ->
+    Codes = ["lists:seq(1, 10).", "ok."],
+    [begin
+         Ls = latencies(Codes, Opts),
+         ?assertMatch([#{calls := C1}, #{calls := C2}] when C1 > 0 andalso C2 > 0, Ls, Opts),
+         [assert_ordered(L) || L <- Ls]
+     end || Opts <- [#{compare => parallel}, #{compare => sequential}, #{compare => interleaved},
+                     #{compare => interleaved, sample_duration => {timed, 100}},
+                     #{sample_duration => {timed, 100}}]].
+
+latency_with_memory() ->
+    [{doc, "latency => true and memory => true: both measurements, in one report"}].
+latency_with_memory(Config) when is_list(Config) ->
+    [#{result := Result}] = erlperf:benchmark([#{runner => "lists:seq(1, 100)."}],
+                                              ?FAST#{report => full, latency => true, memory => true},
+                                              undefined),
+    Bytes = words(200) * 1.0,
+    ?assertMatch(#{cost := #{bytes_per_iteration := Bytes}, latency := #{calls := C}} when C > 0,
+                 Result).
+
+latency_off() ->
+    [{doc, "No latency without latency => true, nor in concurrency estimation; latency must be a boolean"}].
+latency_off(Config) when is_list(Config) ->
+    measured_after_run_off(latency, latency, maybe),
+    ?assertEqual("invalid value for option latency: maybe",
+                 erlperf:format_error({invalid_option, latency, maybe})),
+    ?assertEqual(false, maps:get(latency, erlperf:defaults())).
+
+latency_crash() ->
+    [{doc, "A runner crashing while its calls are timed raises {crashed, runner, _}, like a crash in the run"}].
+latency_crash(Config) when is_list(Config) ->
+    crash_after_run(latency),
+    ?assertMatch("runner crashed: error:late" ++ _,
+                 erlperf:format_error({crashed, runner, {error, late, []}})).
+
+latency_unfinished() ->
+    [{doc, "A call that never returns: the latency worker is stopped, the calls that returned are kept"}].
+latency_unfinished(Config) when is_list(Config) ->
+    Check = leak_check(),
+    T = new_table(),
+    %% 10 calls in the timed run, 10 more in the latency worker, then one that blocks
+    Runner = src("r() -> case ets:update_counter(~w, calls, 1) of N when N > 20 -> receive after "
+                 "infinity -> ok end; _ -> ok end.", T),
+    [L] = latencies([Runner], #{sample_duration => {timed, 10}}),
+    ?assertMatch(#{calls := 10, unfinished := true}, L),
+    assert_ordered(L),
+    Check().
+
+latency_no_leak() ->
+    [{doc, "A run with latency => true leaves no process, module, monitor or message behind"}].
+latency_no_leak(Config) when is_list(Config) ->
+    no_leak_after_run(latency).

@@ -68,7 +68,9 @@
          baseline_gate/0, baseline_gate/1, bad_baseline/0, bad_baseline/1,
          busy_100k/0, busy_100k/1, memory_flag/0, memory_flag/1,
          bad_noise/0, bad_noise/1, noise_floor/0, noise_floor/1,
-         squeeze_plateau/0, squeeze_plateau/1]).
+         squeeze_plateau/0, squeeze_plateau/1,
+         latency_flag/0, latency_flag/1, latency_sleep/0, latency_sleep/1,
+         latency_formats/0, latency_formats/1, latency_crash/0, latency_crash/1]).
 %% sweeps: --param and --bytes
 -export([sweep_usage/0, sweep_usage/1, sweep_json/0, sweep_json/1, sweep_cartesian/0,
          sweep_cartesian/1, sweep_bytes/0, sweep_bytes/1, sweep_compare_baseline/0,
@@ -79,6 +81,9 @@
 %% Basic and extended table headers, as in the README.
 -define(BASIC, ["Code", "||", "QPS", "Time"]).
 -define(EXTENDED, ["Code", "||", "Samples", "Avg", "StdDev", "Median", "P99", "Iteration"]).
+%% The latency table (--latency), as in the README.
+-define(LATENCY, ["Latency", "Calls", "ips", "Average", "Deviation", "Median", "P90", "P99", "P99.9",
+                  "Max"]).
 %% A short run, for cases that check shapes and pairings, not figures.
 -define(QUICK, ["-d", "50", "-s", "1"]).
 %% The escript under a UTF-8 locale (C.UTF-8 is built into Debian's C library).
@@ -101,11 +106,11 @@ groups() ->
        syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
        runner_crash, undefined_function, init_crash, unreachable_node, bad_compare,
        interleaved_isolated, bad_confidence, bad_noise, bad_format, bad_output_extension,
-       bad_baseline, sweep_usage]},
+       bad_baseline, sweep_usage, latency_crash]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
-       terminal_width, memory_flag, noise_floor, squeeze_plateau]},
+       terminal_width, memory_flag, noise_floor, squeeze_plateau, latency_flag, latency_formats]},
      {hooks, [parallel],
       [cli_md_init_runner_order, cli_md_init_runner_swapped, init_and_done_order,
        label_order, single_hook_first_runner, hooks_before_runners]},
@@ -119,7 +124,7 @@ groups() ->
       [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes,
        compare_modes, busy_100k, verdict_lines, unwritable_output, formats_stdout, output_files,
        baseline_gate, sweep_json, sweep_cartesian, sweep_bytes, sweep_compare_baseline,
-       sweep_isolated]},
+       sweep_isolated, latency_sleep]},
      {seed, [parallel],
       [readme_squeeze_max, readme_squeeze_is_loaded, readme_squeeze_persistent_term,
        readme_timed_compare, readme_compare_warmup, readme_rand_uniform, readme_concurrency,
@@ -298,6 +303,70 @@ memory_flag(Config) ->
     {ok, #{<<"runs">> := [PlainRun]}} = erlperf_json:decode(Plain),
     ?assertNot(is_map_key(<<"bytes_per_iteration">>, PlainRun)).
 
+latency_flag() ->
+    [{doc, "--latency prints a latency table under the throughput table, a row per runner in the same order; -i too"}].
+latency_flag(Config) ->
+    Args = ["rand:uniform().", "lists:seq(1, 100).", "--latency" | ?QUICK],
+    {0, Out} = run(Config, Args),
+    Order = [C || #{"Code" := C} <- table(?BASIC ++ ["Rel"], Out)],
+    Rows = table(?LATENCY, Out),
+    ?assertEqual(Order, [C || #{"Code" := C} <- Rows]),
+    [begin
+         ?assert(Calls > 0 andalso Ips > 0, R),
+         ?assert(P50 =< P90 andalso P90 =< P99 andalso P99 =< P999 andalso P999 =< Max, R)
+     end || #{"Calls" := Calls, "ips" := Ips, "Median" := P50, "P90" := P90, "P99" := P99,
+              "P99.9" := P999, "Max" := Max} = R <- Rows],
+    %% isolated: measured in the peer node
+    {0, Isolated} = run(Config, ["rand:uniform().", "-i", "--latency" | ?QUICK]),
+    [#{"Calls" := IsolatedCalls}] = table(?LATENCY, Isolated),
+    ?assert(IsolatedCalls > 0),
+    %% without the flag: no latency table; the flag takes no value
+    {0, Plain} = run(Config, ["rand:uniform()." | ?QUICK]),
+    ?assertEqual(nomatch, string:find(Plain, "Latency")),
+    usage_error(Config, ["rand:uniform().", "--latency=yes"], "--latency takes no value").
+
+latency_formats() ->
+    [{doc, "--latency: CSV gets the latency columns, Markdown its percentile columns; not without it"}].
+latency_formats(Config) ->
+    Args = ["rand:uniform().", "--latency" | ?QUICK],
+    {0, Csv} = run(Config, Args ++ ["--format", "csv"]),
+    [Header, Row] = [string:split(L, ",", all) || L <- string:split(string:trim(Csv), "\r\n", all)],
+    Columns = [atom_to_list(C) || C <- erlperf_csv:columns() ++ erlperf_csv:latency_columns()],
+    ?assertEqual(Columns, Header),
+    Cells = maps:from_list(lists:zip(Header, Row)),
+    ?assert(list_to_integer(maps:get("latency_calls", Cells)) > 0, Cells),
+    ?assert(number(maps:get("latency_p50_us", Cells)) =< number(maps:get("latency_max_us", Cells)), Cells),
+    {0, Md} = run(Config, Args ++ ["--format", "markdown"]),
+    [MdHeader | _] = lines(Md),
+    ?assertEqual("| Code | Concurrency | Throughput (per second) | 95% CI | Time | Latency p50 | p90 | "
+                 "p99 | p99.9 | max | Verdict |", MdHeader),
+    {0, PlainCsv} = run(Config, ["rand:uniform().", "--format", "csv" | ?QUICK]),
+    ?assertEqual(nomatch, string:find(PlainCsv, "latency_")),
+    {0, PlainMd} = run(Config, ["rand:uniform().", "--format", "markdown" | ?QUICK]),
+    ?assertEqual(nomatch, string:find(PlainMd, "Latency")).
+
+latency_sleep() ->
+    [{doc, "--latency --format json: timer:sleep(1) takes 1 to 3 ms a call at the median, "
+           "ok. under a few microseconds; the percentiles are ordered"}].
+latency_sleep(Config) ->
+    {0, Json} = run(Config, ["timer:sleep(1).", "ok.", "--latency", "--format", "json",
+                             "-d", "200", "-s", "2"]),
+    {ok, #{<<"runs">> := [Sleep, Ok]}} = erlperf_json:decode(Json),
+    [begin
+         #{<<"latency_us">> := #{<<"p50">> := P50, <<"p90">> := P90, <<"p99">> := P99,
+                                 <<"p999">> := P999, <<"max">> := Max, <<"min">> := Min,
+                                 <<"average">> := Avg, <<"stddev">> := StdDev},
+           <<"latency_calls">> := Calls, <<"latency_unfinished">> := false,
+           <<"latency_timer_us">> := Timer} = Run,
+         ?assert(Calls > 0 andalso Timer >= 0 andalso Avg > 0 andalso StdDev >= 0, Run),
+         ?assert(Min =< P50 andalso P50 =< P90 andalso P90 =< P99 andalso P99 =< P999
+                 andalso P999 =< Max, Run)
+     end || Run <- [Sleep, Ok]],
+    #{<<"latency_us">> := #{<<"p50">> := SleepP50}} = Sleep,
+    ?assert(in(SleepP50, 1000, 3000), SleepP50),
+    #{<<"latency_us">> := #{<<"p50">> := OkP50}} = Ok,
+    ?assert(in(OkP50, 0, 5), OkP50).
+
 formats_stdout() ->
     [{doc, "--format csv and markdown print the record on standard output, one row per runner"}].
 formats_stdout(Config) ->
@@ -443,6 +512,16 @@ bad_arity() ->
     [{doc, "A runner of arity 1 without init_runner is rejected before running, exit 2"}].
 bad_arity(Config) ->
     usage_error(Config, ["r(X) -> X."], "runner").
+
+latency_crash() ->
+    [{doc, "A runner that crashes only while its calls are timed one by one: exit 1, one line, no stack trace"}].
+latency_crash(Config) ->
+    %% each worker counts its calls in its dictionary: the timed run makes 10, the
+    %% latency worker crashes at its 50th
+    Runner = "r() -> N = case get(n) of undefined -> 1; M -> M + 1 end, put(n, N), "
+             "N < 50 orelse erlang:error(late).",
+    {0, _} = run(Config, [Runner, "-l", "10", "-s", "1"]),
+    failure(Config, [Runner, "-l", "10", "-s", "1", "--latency"], "runner crashed: error:late").
 
 runner_crash() ->
     [{doc, "A crashing runner: one readable line, no stack trace, exit 1"}].
@@ -1333,9 +1412,10 @@ text(Chars) ->
 lines(Out) ->
     string:split(string:trim(Out, trailing, "\n"), "\n", all).
 
-%% The table's rows, as maps from header column to value. Asserts the exact header.
+%% The table's rows, as maps from header column to value. Asserts the exact header
+%% (the table is the one whose header starts with the first column's name).
 table(Header, Out) ->
-    {_, [HeaderLine | Rows]} = lists:splitwith(fun (L) -> not lists:prefix("Code ", L) end,
+    {_, [HeaderLine | Rows]} = lists:splitwith(fun (L) -> not lists:prefix(hd(Header) ++ " ", L) end,
                                                lines(Out)),
     ?assertEqual(Header, string:lexemes(HeaderLine, " "), Out),
     [row(tl(Header), R) || R <- lists:takewhile(fun (L) -> L =/= "" end, Rows),

@@ -147,7 +147,8 @@ no_files_written_test() ->
 
 loops_test_() ->
     [fun runner2_threads_state/0, fun runner1_gets_init_runner/0, fun role_calls/0,
-     fun continuous_publishes/0, fun helpers_do_not_clash/0].
+     fun continuous_publishes/0, fun helpers_do_not_clash/0, fun latency_fills_slots/0,
+     fun latency_stops_at_deadline/0, fun latency_threads_state/0].
 
 runner2_threads_state() ->
     Self = self(),
@@ -214,6 +215,57 @@ helpers_do_not_clash() ->
         ?assert(is_integer(Mod:'erlperf timed'(10, 2, Ctx)))
     after
         unload(Mod)
+    end.
+
+%% The latency loop writes one duration a call, from the last slot down, and returns
+%% the slots left: none when the array fills before the deadline.
+latency_fills_slots() ->
+    Mod = load(#{runner => "erlang:phash2(12345)."}, erlperf_codegen_tests_lat),
+    Ref = atomics:new(5, [{signed, true}]),
+    try
+        [ok = atomics:put(Ref, I, -1) || I <- lists:seq(1, 5)],
+        Far = erlang:monotonic_time() + erlang:convert_time_unit(60, second, native),
+        ?assertEqual(0, Mod:'erlperf latency'(5, Ref, Far, undefined, context(Mod))),
+        ?assert(lists:all(fun (I) -> atomics:get(Ref, I) >= 0 end, lists:seq(1, 5))),
+        %% a count below the array's size leaves the first slots alone
+        [ok = atomics:put(Ref, I, -1) || I <- lists:seq(1, 5)],
+        ?assertEqual(0, Mod:'erlperf latency'(2, Ref, Far, undefined, context(Mod))),
+        ?assertEqual([-1, -1, -1], [atomics:get(Ref, I) || I <- lists:seq(3, 5)])
+    after
+        unload(Mod)
+    end.
+
+%% A deadline already past: one call is timed (in the last slot), the rest are left.
+latency_stops_at_deadline() ->
+    Self = self(),
+    Mod = load(#{runner => fun () -> Self ! called end}, erlperf_codegen_tests_lat_deadline),
+    Ref = atomics:new(10, [{signed, true}]),
+    try
+        Past = erlang:monotonic_time() - 1,
+        ?assertEqual(9, Mod:'erlperf latency'(10, Ref, Past, undefined, context(Mod))),
+        ?assertEqual([called], [M || M <- drain_all()]),
+        ?assert(atomics:get(Ref, 10) >= 0)
+    after
+        unload(Mod)
+    end.
+
+%% runner/2: the state threads from call to call, starting from init_runner's result.
+latency_threads_state() ->
+    Self = self(),
+    Mod = load(#{init_runner => "10.", runner => fun (10, S) -> Self ! {state, S}, S + 1 end},
+               erlperf_codegen_tests_lat_r2),
+    Ref = atomics:new(4, [{signed, true}]),
+    try
+        Far = erlang:monotonic_time() + erlang:convert_time_unit(60, second, native),
+        ?assertEqual(0, Mod:'erlperf latency'(4, Ref, Far, 10, context(Mod))),
+        ?assertEqual([10, 11, 12, 13], drain(state))
+    after
+        unload(Mod)
+    end.
+
+drain_all() ->
+    receive M -> [M | drain_all()]
+    after 0 -> []
     end.
 
 %%--------------------------------------------------------------------

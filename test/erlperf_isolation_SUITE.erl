@@ -12,7 +12,8 @@
 -export([suite/0, all/0, groups/0]).
 -export([two_runners/0, remote_error/0, extra_code_paths/0, no_epmd/0,
          no_peer_after_return/0, no_peer_after_caller_crash/0, no_peer_after_kill9/0,
-         escript_archive/0]).
+         escript_archive/0, latency_isolated/0]).
+-export([latency_isolated/1]).
 -export([two_runners/1, remote_error/1, extra_code_paths/1, no_epmd/1,
          no_peer_after_return/1, no_peer_after_caller_crash/1, no_peer_after_kill9/1,
          escript_archive/1]).
@@ -37,7 +38,7 @@ all() ->
 groups() ->
     [{isolated, [], [two_runners, remote_error, extra_code_paths, no_epmd,
                      no_peer_after_return, no_peer_after_caller_crash, no_peer_after_kill9,
-                     escript_archive]}].
+                     escript_archive, latency_isolated]}].
 
 %%--------------------------------------------------------------------
 %% Cases
@@ -57,6 +58,20 @@ two_runners(Config) when is_list(Config) ->
     ?assert(Slow > 0 andalso Slow < 25, Slow),  % about 18 sleeps of 10 ms in 200 ms
     ?assertEqual(Alive, erlang:is_alive()),
     ?assertEqual(undefined, persistent_term:get(?MODULE, undefined)).
+
+latency_isolated() ->
+    [{doc, "latency => true with isolation: calls are timed in the peer, init_runner's result reaches the runner"}].
+latency_isolated(Config) when is_list(Config) ->
+    %% the runner crashes unless it gets init_runner's result, and only runs in a peer
+    Code = #{init_runner => "ir() -> {peer, os:getpid()}.",
+             runner => "r({peer, P}) -> true = P =/= \"" ++ os:getpid() ++ "\"."},
+    Opts = #{isolation => #{}, samples => 1, sample_duration => 100, latency => true,
+             report => full},
+    [#{result := #{latency := #{calls := Calls, p50 := P50, max := Max}}},
+     #{result := #{latency := #{calls := Calls2}}}] =
+        erlperf:benchmark([Code, #{runner => "timer:sleep(1)."}], Opts, undefined),
+    ?assert(Calls > 0 andalso P50 =< Max, {Calls, P50, Max}),
+    ?assert(Calls2 > 0 andalso Calls2 =< 1000, Calls2).
 
 remote_error() ->
     [{doc, "An error in the peer is raised here with the same reason (the seed's pg2 example)"}].

@@ -12,13 +12,13 @@
 -export([start_stop/0, start_link/0, request_stop/0, start_errors/0, init_crash_cleans_up/0,
          start_link_init_crash/0, concurrency/0, source/0, info/0, set_priority/0, owner_exit/0,
          done_runs_once/0, workers_linked/0, sample_grows/0, sample_kept_after_workers_stop/0,
-         measure/0, measure_fresh_worker/0, pg_group/0, worker_crash/0,
+         measure/0, measure_fresh_worker/0, latency_calls/0, latency_cancel/0, pg_group/0, worker_crash/0,
          worker_crash_many_workers/0, init_runner_crash/0, measure_crash/0, done_crash/0]).
 
 %% Test cases
 -export([start_stop/1, start_link/1, start_link_init_crash/1, request_stop/1, start_errors/1, init_crash_cleans_up/1,
          concurrency/1, sample_grows/1, sample_kept_after_workers_stop/1, measure/1,
-         measure_fresh_worker/1, source/1, info/1, set_priority/1, owner_exit/1,
+         measure_fresh_worker/1, latency_calls/1, latency_cancel/1, source/1, info/1, set_priority/1, owner_exit/1,
          worker_crash/1, worker_crash_many_workers/1, init_runner_crash/1, measure_crash/1,
          done_crash/1, done_runs_once/1, pg_group/1, workers_linked/1]).
 
@@ -49,7 +49,8 @@ groups() ->
       [start_stop, start_link, request_stop, start_errors, concurrency,
        source, info, set_priority, owner_exit, done_runs_once, workers_linked]},
      {measuring, [],
-      [sample_grows, sample_kept_after_workers_stop, measure, measure_fresh_worker, pg_group]},
+      [sample_grows, sample_kept_after_workers_stop, measure, measure_fresh_worker, latency_calls,
+       latency_cancel, pg_group]},
      {failures, [],
       [init_crash_cleans_up, start_link_init_crash, worker_crash, worker_crash_many_workers, init_runner_crash, measure_crash, done_crash]},
      {compat, [parallel],
@@ -307,6 +308,44 @@ measure_fresh_worker(Config) when is_list(Config) ->
                                    || _ <- lists:seq(1, 5)]),
     receive {iter, _} = Extra -> ct:fail({extra, Extra}) after 0 -> ok end,
     ok = erlperf_job:stop(Job).
+
+latency_calls() ->
+    [{doc, "latency/2 times at most `calls' calls in a fresh worker, after its init_runner, and leaves the job as it was."}].
+latency_calls(Config) when is_list(Config) ->
+    Self = self(),
+    {ok, Job} = erlperf_job:start_link(#{init_runner => fun () -> Self ! {ir, self()}, 0 end,
+                                         runner => fun (_, N) -> Self ! {iter, N}, N + 1 end}),
+    Options = #{calls => 3, timer_calls => 7, budget_ms => 60000, wait_ms => 60000},
+    #{durations := Durations, timer := Timer, unfinished := false} = erlperf_job:latency(Job, Options),
+    ?assertMatch([_, _, _], Durations),
+    ?assertEqual(7, length(Timer)),
+    ?assert(lists:all(fun (D) -> is_integer(D) andalso D >= 0 end, Durations ++ Timer)),
+    W = receive {ir, P} -> P after 0 -> ct:fail(no_init_runner) end,
+    ?assertNot(is_process_alive(W)),
+    ?assertEqual([0, 1, 2], [receive {iter, N} -> N after 0 -> ct:fail(missing_call) end
+                             || _ <- lists:seq(1, 3)]),
+    receive {iter, _} = Extra -> ct:fail({extra, Extra}) after 0 -> ok end,
+    ?assertEqual(0, erlperf_job:concurrency(Job)),
+    ok = erlperf_job:stop(Job),
+    ?assertEqual({messages, []}, process_info(self(), messages)).
+
+latency_cancel() ->
+    [{doc, "latency/2: a call that does not return is given up after wait_ms; the job goes on, the worker is gone."}].
+latency_cancel(Config) when is_list(Config) ->
+    Self = self(),
+    {ok, Job} = erlperf_job:start_link(#{runner => fun () ->
+                                                           Self ! {call, self()},
+                                                           receive after infinity -> ok end
+                                                   end}),
+    Options = #{calls => 10, timer_calls => 1, budget_ms => 1, wait_ms => 50},
+    %% twice: the job takes a second measurement after giving up on the first
+    [begin
+         ?assertMatch(#{durations := [], unfinished := true}, erlperf_job:latency(Job, Options)),
+         W = receive {call, P} -> P after 0 -> ct:fail(no_call) end,
+         ?assertNot(is_process_alive(W))
+     end || _ <- [1, 2]],
+    ok = erlperf_job:stop(Job),
+    ?assertEqual({messages, []}, process_info(self(), messages)).
 
 pg_group() ->
     [{doc, "Jobs join the pg group `jobs' of scope `erlperf' when that scope runs."}].

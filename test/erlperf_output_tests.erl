@@ -142,6 +142,54 @@ sweep_markdown_test() ->
     ?assertNotEqual(nomatch, binary:match(Row10, <<"| - | yes |">>), Row10),
     ?assertNotEqual(nomatch, binary:match(Row100, <<"| - |  |">>), Row100).
 
+%% With latency => true: the first runner timed 1000 calls, the second none (its only
+%% call never returned).
+latency_reports() ->
+    [A, B] = reports(),
+    Timed = #{calls => 1000, timer_ns => 40, unfinished => false, average => 1500.0,
+              stddev => 250.0, min => 900, p50 => 1400, p90 => 1900, p99 => 2500, p999 => 4100,
+              max => 7300},
+    [with_latency(A, Timed), with_latency(B, #{calls => 0, timer_ns => 40, unfinished => true})].
+
+with_latency(#{result := Result} = Report, Latency) ->
+    Report#{result => Result#{latency => Latency}}.
+
+latency_record_test() ->
+    #{<<"runs">> := [A, B]} = erlperf_record:from_reports(latency_reports()),
+    ?assertEqual(#{<<"p50">> => 1.4, <<"p90">> => 1.9, <<"p99">> => 2.5, <<"p999">> => 4.1,
+                   <<"max">> => 7.3, <<"min">> => 0.9, <<"average">> => 1.5, <<"stddev">> => 0.25},
+                 maps:get(<<"latency_us">>, A)),
+    ?assertMatch(#{<<"latency_calls">> := 1000, <<"latency_timer_us">> := 0.04,
+                   <<"latency_unfinished">> := false}, A),
+    ?assertMatch(#{<<"latency_us">> := null, <<"latency_calls">> := 0,
+                   <<"latency_unfinished">> := true}, B),
+    %% JSON and back: the same record
+    Record = erlperf_record:from_reports(latency_reports()),
+    ?assertEqual({ok, Record}, erlperf_json:decode(iolist_to_binary(erlperf_json:encode(Record, #{})))),
+    %% without latency => true: no latency keys
+    #{<<"runs">> := [Plain | _]} = erlperf_record:from_reports(reports()),
+    ?assertEqual([], [K || <<"latency", _/binary>> = K <- maps:keys(Plain)]).
+
+latency_csv_test() ->
+    [Header, RowA, RowB] = csv_lines(latency_reports()),
+    ?assertEqual([atom_to_binary(C) || C <- erlperf_csv:columns() ++ erlperf_csv:latency_columns()],
+                 Header),
+    A = maps:from_list(lists:zip(Header, RowA)),
+    ?assertEqual([<<"1000">>, <<"1.4">>, <<"1.9">>, <<"2.5">>, <<"4.1">>, <<"7.3">>, <<"1.5">>, <<"0.25">>],
+                 [maps:get(atom_to_binary(C), A) || C <- erlperf_csv:latency_columns()]),
+    B = maps:from_list(lists:zip(Header, RowB)),
+    ?assertEqual([<<"0">>, <<>>, <<>>, <<>>, <<>>, <<>>, <<>>, <<>>],
+                 [maps:get(atom_to_binary(C), B) || C <- erlperf_csv:latency_columns()]).
+
+latency_markdown_test() ->
+    [Header, Align, RowA, RowB] = md_lines(latency_reports()),
+    ?assertEqual(<<"| Code | Concurrency | Throughput (per second) | 95% CI | Time | Latency p50 | p90 | "
+                   "p99 | p99.9 | max | Verdict |">>, Header),
+    ?assertEqual(<<"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |">>, Align),
+    ?assertMatch(<<"| `rand:uniform().` | 1 | 1000 | ", _/binary>>, RowA),
+    ?assertNotEqual(nomatch, binary:match(RowA, <<" | 1400 ns | 1900 ns | 2500 ns | 4100 ns | 7300 ns | fastest |">>)),
+    ?assertNotEqual(nomatch, binary:match(RowB, <<" | - | - | - | - | - | 50.0% slower">>)).
+
 csv_lines(Reports) ->
     Text = iolist_to_binary(erlperf_csv:format(erlperf_record:from_reports(Reports))),
     [fields(L) || L <- binary:split(Text, <<"\r\n">>, [global, trim])].

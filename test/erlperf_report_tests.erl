@@ -35,7 +35,7 @@ report(Mode, Label, Run, #{values := Values, stddev := StdDev} = Figures) ->
                code => #{runner => maps:get(runner, Run, unicode:characters_to_list(Label))},
                run_options => maps:merge(#{compare => parallel, concurrency => Concurrency,
                                            cv => undefined, priority => high, report => full,
-                                           confidence => 95, noise => 1, memory => false,
+                                           confidence => 95, noise => 1, memory => false, latency => false,
                                            sample_duration => 1000, samples => 3, warmup => 0},
                                          Options),
                sleep => maps:get(sleep, Run, sleep), warnings => maps:get(warnings, Run, []),
@@ -501,6 +501,31 @@ timed_rand() ->
 
 %% from `./erlperf 'timer:sleep(1).' 'timer:sleep(2).'`
 %% on this project's 2-core CI machine
+%% ./erlperf 'timer:sleep(1).' 'rand:uniform().' --latency -d 200 (the run's reports
+%% given to erlperf_report:format/2 from the same node)
+latencies() ->
+    [continuous(<<"timer:sleep(1).">>,
+         #{qps => 377.2025195798557, relative => 3.217612196781094e-5},
+         #{samples => [1, 87, 181, 228],
+           values => [86.1255797077719, 93.52122696307907, 46.6747050770624],
+           average => 75.44050391597114, stddev => 25.184862253180086,
+           median => 86.1255797077719, p99 => 93.52122696307907,
+           iteration_time => 2651095.759153048, time => 602126, overdue => 0,
+           latency => #{average => 2080635.056133056, calls => 481, max => 5652234,
+                        min => 1185334, p50 => 1999998, p90 => 2255461, p99 => 4851217,
+                        p999 => 5652234, stddev => 539119.4677083285, timer_ns => 80,
+                        unfinished => false}}),
+     continuous(<<"rand:uniform().">>,
+         #{qps => 11723057.239688795, relative => 1.0},
+         #{samples => [1, 2545103, 5433764, 7056060],
+           values => [2548818.4321559267, 2873948.0957488827, 1611067.8159084683],
+           average => 2344611.447937759, stddev => 655737.7674078717,
+           median => 2548818.4321559267, p99 => 2873948.0957488827,
+           iteration_time => 85.3019804948548, time => 602126, overdue => 0,
+           latency => #{average => 137.96323, calls => 100000, max => 2817927, min => 29,
+                        p50 => 40, p90 => 60, p99 => 431, p999 => 602,
+                        stddev => 11864.891056066921, timer_ns => 80, unfinished => false}})].
+
 sleeps() ->
     [continuous(<<"timer:sleep(1).">>,
          #{qps => 462.7588241633398, relative => 1.0},
@@ -693,3 +718,39 @@ combining() ->
            average => 1335323.6793493256, stddev => 108227.7168019667,
            median => 1309850.7370245012, p99 => 1454015.7336168948,
            iteration_time => 74.88820991231717, time => 318800, overdue => 0})].
+
+%%--------------------------------------------------------------------
+%% Latency (--latency): a second table, rows in the throughput table's order
+
+%% The throughput table of latencies(), as the run printed it.
+latencies_throughput() ->
+    ["Code                    ||        QPS       Time   Rel",
+     "rand:uniform().          1    2345 Ki      85 ns  100%",
+     "timer:sleep(1).          1         75    2651 us    0%"].
+
+latency_table_test() ->
+    ?assertEqual(
+       latencies_throughput() ++
+       ["",
+        "Latency           Calls      ips   Average  Deviation    Median       P90       P99     P99.9       Max",
+        "rand:uniform().  100000  7248 Ki    138 ns   8600.04%     40 ns     60 ns    431 ns    602 ns   2818 us",
+        "timer:sleep(1).     481      481   2081 us     25.91%   2000 us   2255 us   4851 us   5652 us   5652 us"],
+       lines(latencies(), #{})).
+
+%% Without latency figures the tables are as before (no second table).
+no_latency_table_test() ->
+    Plain = [R#{result => maps:remove(latency, Result)} || #{result := Result} = R <- latencies()],
+    ?assertEqual(latencies_throughput(), lines(Plain, #{})).
+
+%% A call that never returned: no figures when none returned, and a note.
+latency_unfinished_test() ->
+    [Sleep, Rand] = latencies(),
+    #{result := Result} = Sleep,
+    Stuck = Sleep#{label => <<"stuck.">>,
+                   result => Result#{latency => #{calls => 0, timer_ns => 80, unfinished => true}}},
+    Lines = lines([Stuck, Rand], #{}),
+    ?assertEqual(["Latency           Calls      ips   Average  Deviation    Median       P90       P99     P99.9       Max",
+                  "rand:uniform().  100000  7248 Ki    138 ns   8600.04%     40 ns     60 ns    431 ns    602 ns   2818 us",
+                  "stuck.                0        -         -          -         -         -         -         -         -",
+                  "Note: a call of stuck. had not returned when latency timing ended; it is not in the figures"],
+                 lists:nthtail(4, Lines)).

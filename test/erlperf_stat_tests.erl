@@ -35,7 +35,7 @@
 %%% Confidence intervals, quartiles and outliers, comparisons and the distributions:
 %%% reference values computed with R 4.2.2's own functions (`qt', `pt', `qnorm', `pbeta',
 %%% `t.test', `t.test(paired = TRUE)', `wilcox.test(exact = FALSE, correct = TRUE)',
-%%% `quantile(type = 7)'), by `test/erlperf_stat_SUITE_data/reference.R'; its printed
+%%% `quantile(type = 7)', `quantile(type = 1)'), by `test/erlperf_stat_SUITE_data/reference.R'; its printed
 %%% output is `reference.txt' next to it. Recompute with
 %%%   Rscript test/erlperf_stat_SUITE_data/reference.R | diff - test/erlperf_stat_SUITE_data/reference.txt
 %%% The literals below are that output, floats written in their shortest form (the
@@ -70,6 +70,10 @@
 -define(PA, [1020, 998, 1011, 1034, 987, 1003, 1019, 995, 1008, 1026, 1001, 990]).
 -define(PB, [1002, 973, 1002, 1004, 975, 982, 1004, 968, 1000, 1004, 982, 976]).
 -define(PC, [1023, 994, 1017, 1032, 982, 1004, 1023, 992, 1010, 1020, 1006, 989]).
+%% Data sets of reference.R made by formula (spread, heavy and big there).
+-define(SPREAD, [(I * 7919) rem 10007 || I <- lists:seq(1, 5000)]).
+-define(HEAVY, [1000000 div ((I * 7919) rem 10007 + 1) || I <- lists:seq(1, 3000)]).
+-define(BIG, [(I * 7919) rem 10007 || I <- lists:seq(1, 41000)]).
 %% Relative tolerance for float comparisons: results are exact to a few ulps.
 -define(EPS, 1.0e-12).
 
@@ -117,6 +121,31 @@ percentile_test_() ->
     [?_assertEqual(Expected, erlperf_stat:percentile(Samples, P)) || {Samples, P, Expected} <- Cases] ++
         [?_assertError(function_clause, erlperf_stat:percentile(?A, 0)),
          ?_assertError(function_clause, erlperf_stat:percentile(?A, 101))].
+
+%% R's quantile(x, c(0.5, 0.9, 0.99, 0.999, 1), type = 1), from reference.txt.
+percentiles_reference_test_() ->
+    Cases = [{?SMALL, [1520, 1534, 1534, 1534, 1534]},
+             {?TIES, [14, 18, 20, 20, 20]},
+             {?SKEWED, [821, 1430, 2059, 2059, 2059]},
+             {?OUTLIERS, [100, 112, 250, 250, 250]},
+             {?FENCES, [8, 20, 20, 20, 20]},
+             {?SPREAD, [5009, 9012, 9908, 9996, 10006]},
+             {?HEAVY, [199, 999, 9523, 55555, 125000]},
+             %% 99.9 * 41000 / 100 is 40959.000000000007 in floating point: rank 40959
+             %% (9996), not 40960 (9997)
+             {?BIG, [5003, 9006, 9906, 9996, 10006]}],
+    [?_assertEqual(Expected, erlperf_stat:percentiles(Samples, [50, 90, 99, 99.9, 100]))
+     || {Samples, Expected} <- Cases].
+
+percentiles_test_() ->
+    [?_assertEqual([], erlperf_stat:percentiles(?A, [])),
+     %% in the order asked, each as percentile/2 gives it
+     ?_assertEqual([9, 2, 4], erlperf_stat:percentiles(?A, [100, 1, 50])),
+     ?_assertEqual([erlperf_stat:percentile(?D, P) || P <- [3, 33.3, 66.7, 99.9]],
+                   erlperf_stat:percentiles(?D, [3, 33.3, 66.7, 99.9])),
+     ?_assertError(function_clause, erlperf_stat:percentiles(?A, [50, 0])),
+     ?_assertError(function_clause, erlperf_stat:percentiles(?A, [100.5])),
+     ?_assertError(function_clause, erlperf_stat:percentiles([], [50]))].
 
 cv_test_() ->
     [?_assertClose(0.427617987059879, erlperf_stat:cv(?A)),

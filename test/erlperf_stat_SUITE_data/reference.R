@@ -129,3 +129,26 @@ cmp("paired", pa, pb, 95)
 cmp("paired", pa, pb, 99.9)
 cmp("paired_none", pa, pc, 95)
 cmp("small", small, c(1490, 1502, 1511, 1480), 95)
+
+# ---- nearest-rank percentiles and the latency summary ----
+# Data sets made by formula, so that the tests build the same ones without literals:
+#   spread: (i * 7919) mod 10007 for i = 1..5000 (distinct values)
+#   heavy:  floor(10^6 / (((i * 7919) mod 10007) + 1)) for i = 1..3000 (heavy tail, ties)
+#   big:    (i * 7919) mod 10007 for i = 1..41000 (99.9% of 41000 is the whole rank 40959)
+spread <- ((1:5000) * 7919) %% 10007
+heavy <- floor(1e6 / (((1:3000) * 7919) %% 10007 + 1))
+big <- ((1:41000) * 7919) %% 10007
+probs <- c(0.5, 0.9, 0.99, 0.999, 1)
+out("%% quantile(x, type = 1) at 0.5, 0.9, 0.99, 0.999, 1 (nearest rank)")
+psets <- list(small = small, ties = ties, skewed = skewed, outliers = outl, fences = fences,
+              spread = spread, heavy = heavy, big = big)
+for (name in names(psets))
+  out("{type1, ", name, ", {", int(quantile(psets[[name]], probs, type = 1, names = FALSE)), "}}.")
+# a latency summary: the spans of `heavy' less the median (type 1) of some empty spans,
+# at least 0; its count, min, mean, sd and the percentiles above
+empty <- c(80, 70, 90, 80, 100, 60, 85)
+calls <- pmax(0, heavy - quantile(empty, 0.5, type = 1, names = FALSE))
+out("%% latency summary of heavy less the median of empty spans {80, 70, 90, 80, 100, 60, 85}")
+out("{latency, heavy, ", quantile(empty, 0.5, type = 1, names = FALSE), ", ", length(calls), ", ",
+    min(calls), ", ", erl(mean(calls)), ", ", erl(sd(calls)), ", {",
+    int(quantile(calls, probs, type = 1, names = FALSE)), "}}.")
