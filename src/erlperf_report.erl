@@ -228,8 +228,10 @@ latency_table(Reports, Options) ->
         [] ->
             [];
         Timed ->
-            Rows = [latency_cells(L) || #{result := #{latency := L}} <- Timed],
-            ["\n", grid("Latency", latency_columns(), {Timed, Rows}, Options),
+            %% a sweep's rows are told apart by their parameters
+            Rows = [param_cells(R) ++ latency_cells(L) || #{result := #{latency := L}} = R <- Timed],
+            Columns = param_columns(Timed) ++ latency_columns(),
+            ["\n", grid("Latency", Columns, {Timed, Rows}, Options),
              [io_lib:format("Note: a call of ~ts had not returned when latency timing ended; "
                             "it is not in the figures~n", [label(R)])
               || #{result := #{latency := #{unfinished := true}}} = R <- Timed]]

@@ -74,7 +74,8 @@
 %% sweeps: --param and --bytes
 -export([sweep_usage/0, sweep_usage/1, sweep_json/0, sweep_json/1, sweep_cartesian/0,
          sweep_cartesian/1, sweep_bytes/0, sweep_bytes/1, sweep_compare_baseline/0,
-         sweep_compare_baseline/1, sweep_isolated/0, sweep_isolated/1]).
+         sweep_compare_baseline/1, sweep_isolated/0, sweep_isolated/1, sweep_latency/0,
+         sweep_latency/1]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
 -define(RUN_TIMEOUT_MS, 150000).
@@ -124,7 +125,7 @@ groups() ->
       [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes,
        compare_modes, busy_100k, verdict_lines, unwritable_output, formats_stdout, output_files,
        baseline_gate, sweep_json, sweep_cartesian, sweep_bytes, sweep_compare_baseline,
-       sweep_isolated, latency_sleep]},
+       sweep_isolated, latency_sleep, sweep_latency]},
      {seed, [parallel],
       [readme_squeeze_max, readme_squeeze_is_loaded, readme_squeeze_persistent_term,
        readme_timed_compare, readme_compare_warmup, readme_rand_uniform, readme_concurrency,
@@ -588,6 +589,15 @@ sweep_json(Config) ->
 
 sweep_cartesian() ->
     [{doc, "Two --param: every combination (2 x 3 = 6 runs), the first parameter changing slowest; CSV and the table get a column per parameter"}].
+sweep_latency() ->
+    [{doc, "A sweep's latency table has the parameter columns too, a row per combination"}].
+sweep_latency(Config) ->
+    {0, Out} = run(Config, ["lists:seq(1, N).", "--param", "N=1,1000", "--latency" | ?QUICK]),
+    [Header | Rows] = lists:dropwhile(fun (L) -> not lists:prefix("Latency ", L) end, lines(Out)),
+    ?assertMatch(["Latency", "N", "Calls", "ips" | _], string:lexemes(Header, " "), Out),
+    ?assertMatch([["lists:seq(1,", "N).", "1" | _], ["lists:seq(1,", "N).", "1000" | _]],
+                 [string:lexemes(R, " ") || R <- Rows], Out).
+
 sweep_cartesian(Config) ->
     Args = ["lists:duplicate(N, X).", "--param", "X=a,\"b,c\"", "--param", "N=1,2,3" | ?QUICK],
     {0, Json} = run(Config, Args ++ ["--format", "json"]),
