@@ -59,6 +59,8 @@
                          compare => parallel | sequential | interleaved, % several codes [parallel]
                          confidence => number(),                % percent, of intervals and verdicts [95]
                          memory => boolean(),                   % cost per call in result.cost [false]
+                         %% after the run, profile each runner: the report's `profile' [undefined]
+                         profile => erlperf_profile:tool() | undefined,
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
                          progress => fun((erlperf_sampler:progress()) -> any())}.
@@ -104,6 +106,7 @@
                     qps => float(),
                     relative => float(),
                     comparison => comparison(),
+                    profile => erlperf_profile:profile(),
                     nodes => #{node() => report()}}.
 -type result() :: non_neg_integer() | [non_neg_integer()]
                 | {non_neg_integer(), pos_integer()}
@@ -156,6 +159,7 @@ benchmark([_ | _] = Codes, RunOptions, ConcurrencyOptions) ->
     CodeMaps = [code_map(C) || C <- Codes],
     _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
          || C <- CodeMaps],
+    ok = check_profile(Opts),
     #{report := Shape, confidence := Confidence} = Opts,
     Reports = erlperf_comparison:annotate(relative(dispatch(CodeMaps, Opts, Conc)), Confidence),
     [shape(R, Shape) || R <- Reports];
@@ -182,11 +186,19 @@ time(Code, Count) when is_integer(Count), Count > 0 ->
 
 %% @doc Renders an error raised by this module's functions as one line of text.
 -spec format_error(term()) -> string().
+format_error({invalid_option, profile, Value}) ->
+    flat("invalid value for option profile: ~0tP (the profilers are ~ts)",
+         [Value, ?FORMAT_DEPTH, erlperf_profile:choices()]);
 format_error({invalid_option, Key, Value}) ->
     flat("invalid value for option ~ts: ~0tP", [Key, Value, ?FORMAT_DEPTH]);
 format_error({incompatible_options, compare, interleaved, isolation}) ->
     "compare interleaved cannot be combined with isolation: jobs take turns by suspending "
     "each other's workers, so they must share one node";
+format_error({incompatible_options, profile, Tool, nodes}) ->
+    flat("profile (~ts) cannot be combined with nodes: profile on one node at a time", [Tool]);
+format_error({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profiler_busy;
+                                        Tag =:= profile_failed ->
+    erlperf_profile:format_error(Reason);
 format_error({bad_code, Role, Detail}) ->
     flat("~ts: ~ts", [Role, erlperf_codegen:format_error(Detail)]);
 format_error({crashed, Role, {Class, Reason, Stack}}) ->
@@ -207,7 +219,7 @@ format_error(Other) ->
 defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
       cv => undefined, report => basic, priority => high, compare => parallel,
-      confidence => 95, memory => false}.
+      confidence => 95, memory => false, profile => undefined}.
 
 %% @doc Default concurrency estimation options.
 -spec concurrency_defaults() -> concurrency_options().
@@ -247,7 +259,17 @@ valid_option(progress, F) -> is_function(F, 1);
 valid_option(compare, C) -> lists:member(C, [parallel, sequential, interleaved]);
 valid_option(confidence, C) -> is_number(C) andalso C > 0 andalso C < 100;
 valid_option(memory, M) -> is_boolean(M);
+valid_option(profile, undefined) -> true;
+valid_option(profile, Tool) -> lists:member(Tool, erlperf_profile:tools());
 valid_option(_, _) -> false.
+
+%% The profiler's modules load, and the profile runs on the node of the jobs.
+check_profile(#{profile := undefined}) ->
+    ok;
+check_profile(#{profile := Tool, nodes := _}) ->
+    erlang:error({incompatible_options, profile, Tool, nodes});
+check_profile(#{profile := Tool}) ->
+    erlperf_profile:check(Tool).
 
 concurrency_options(undefined) ->
     undefined;

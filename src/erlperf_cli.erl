@@ -85,7 +85,7 @@
 
 %% How an option's value is read.
 -type arg() :: flag | count | non_neg_count | report | compare | ratio | percent | code | text | dir
-             | nodes | output_format | file | out_file | gate.
+             | nodes | output_format | file | out_file | gate | profiler.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, or every runner's code map (as a default).
 -type target() :: run | concurrency | cli | runner | all_runners.
@@ -273,6 +273,9 @@ options() ->
       "run each runner in a fresh peer node"},
      {memory, ["--memory"], flag, run,
       "also measure each runner's cost per call: heap bytes, reductions, CPU and wall time"},
+     {profile, ["--profile"], profiler, run,
+      "after the run, profile each runner briefly with TOOL and list its top functions: "
+      ++ erlperf_profile:choices()},
      {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
      {squeeze, ["-q", "--squeeze"], flag, cli,
       "concurrency estimation: add workers while throughput grows"},
@@ -316,6 +319,7 @@ metavar(code) -> " CODE";
 metavar(text) -> " TEXT";
 metavar(dir) -> " DIR";
 metavar(nodes) -> " NODES";
+metavar(profiler) -> " TOOL";
 metavar(_Count) -> " N".
 
 %%--------------------------------------------------------------------
@@ -409,6 +413,11 @@ value(gate, Name, Text) ->
     end;
 value(code, _Name, Text) ->
     callable(Text);
+value(profiler, Name, Text) ->
+    case [T || T <- erlperf_profile:tools(), atom_to_list(T) =:= Text] of
+        [Tool] -> Tool;
+        [] -> usage("~ts: '~ts' is not ~ts", [Name, Text, erlperf_profile:choices()])
+    end;
 value(nodes, Name, Text) ->
     case string:lexemes(Text, ",") of
         [] -> usage("~ts: no node names in '~ts'", [Name, Text]);

@@ -62,6 +62,9 @@
 %% Internal API: erlperf_cost measures one batch's allocation, reductions and times.
 -export([cost/3]).
 
+%% Internal API: erlperf_profile traces the running workers.
+-export([workers/1]).
+
 %% gen_server callbacks
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
 
@@ -296,6 +299,12 @@ cost(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
         erlang:demonitor(Mon, [flush])
     end.
 
+%% @private
+%% The running workers' pids, oldest (lowest position) first.
+-spec workers(server_ref()) -> [pid()].
+workers(Job) ->
+    gen_server:call(Job, workers, infinity).
+
 %% @doc Returns the source text of the generated module, one string per form.
 -spec source(server_ref() | code_map()) -> [string()].
 source(#{runner := _} = Code) ->
@@ -391,6 +400,8 @@ handle_call(handle, _From, #state{table = Table} = State) ->
     {reply, {?MODULE, Table}, State};
 handle_call(concurrency, _From, #state{workers = Workers} = State) ->
     {reply, length(Workers), State};
+handle_call(workers, _From, #state{workers = Workers} = State) ->
+    {reply, lists:reverse([Pid || {Pid, _} <- Workers]), State};
 handle_call(source, _From, #state{forms = Forms} = State) ->
     {reply, erlperf_codegen:source(#{forms => Forms}), State};
 handle_call(info, _From, #state{info = Info} = State) ->

@@ -74,27 +74,35 @@ run(CodeMaps, #{compare := interleaved} = Opts, undefined) ->
 run(CodeMaps, Opts, undefined) ->
     lists:append([with_jobs([C], fun (Jobs) -> measure(Jobs, Opts) end) || C <- CodeMaps]);
 run(CodeMaps, Opts, Conc) ->
-    lists:append([with_jobs([C], fun ([Job]) -> [estimate(Job, Opts, Conc)] end) || C <- CodeMaps]).
+    lists:append([with_jobs([C], fun ([Job]) -> profile([Job], [estimate(Job, Opts, Conc)], Opts) end)
+                  || C <- CodeMaps]).
 
 measure(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     Runs = erlperf_sampler:timed(Jobs, Opts),
-    cost(Jobs, [report(Job, timed, 1, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts);
+    extras(Jobs, [report(Job, timed, 1, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts);
 measure(Jobs, #{concurrency := C} = Opts) ->
     _ = [ok = erlperf_job:set_concurrency(Pid, C) || #{pid := Pid} <- Jobs],
     Runs = erlperf_sampler:continuous(Jobs, Opts),
-    cost(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
+    extras(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
 
 interleave(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     Runs = erlperf_sampler:interleaved(Jobs, Opts),
-    cost(Jobs, [report(Job, timed, 1, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts);
+    extras(Jobs, [report(Job, timed, 1, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts);
 interleave(Jobs, #{concurrency := C} = Opts) ->
     %% every job's workers start, then wait suspended for their turns
     _ = [begin ok = erlperf_job:set_concurrency(Pid, C), ok = erlperf_job:suspend(Pid) end
          || #{pid := Pid} <- Jobs],
     Runs = erlperf_sampler:interleaved(Jobs, Opts),
     %% suspended workers cannot be stopped while suspended: resume them first
-    _ = [ok = erlperf_job:resume(Pid) || maps:get(memory, Opts, false), #{pid := Pid} <- Jobs],
-    cost(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
+    _ = [ok = erlperf_job:resume(Pid) || has_extras(Opts), #{pid := Pid} <- Jobs],
+    extras(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
+
+%% What runs after the measurement: the cost per call, then the profile.
+extras(Jobs, Reports, Opts) ->
+    profile(Jobs, cost(Jobs, Reports, Opts), Opts).
+
+has_extras(Opts) ->
+    maps:get(memory, Opts, false) orelse maps:get(profile, Opts, undefined) =/= undefined.
 
 %% With `memory => true': every job's workers stop (the CPU clock is the VM's), then
 %% each runner's cost per call is measured in fresh workers, one job at a time.
@@ -104,6 +112,21 @@ cost(Jobs, Reports, #{memory := true}) ->
      || {#{pid := Pid}, #{result := #{iteration_time := Ns} = Result} = R} <- lists:zip(Jobs, Reports)];
 cost(_Jobs, Reports, _Opts) ->
     Reports.
+
+%% With `profile => Tool': every job's workers stop, then one job at a time runs its
+%% workers again, as many as in its run, while the tool profiles them.
+profile(Jobs, Reports, #{profile := Tool}) when Tool =/= undefined ->
+    _ = [ok = erlperf_job:set_concurrency(Pid, 0) || #{pid := Pid} <- Jobs],
+    [R#{profile => profile_job(Tool, Pid, C)}
+     || {#{pid := Pid}, #{concurrency := C} = R} <- lists:zip(Jobs, Reports)];
+profile(_Jobs, Reports, _Opts) ->
+    Reports.
+
+profile_job(Tool, Job, Concurrency) ->
+    ok = erlperf_job:set_concurrency(Job, Concurrency),
+    Profile = erlperf_profile:profile(Tool, Job),
+    ok = erlperf_job:set_concurrency(Job, 0),
+    Profile.
 
 estimate(Job, Opts, Conc) ->
     {Best, History} = erlperf_sampler:estimate(Job, Opts, Conc),

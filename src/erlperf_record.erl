@@ -100,7 +100,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:confidence_interval(Values, C))}
              end,
-    maps:merge(maps:merge(maps:merge(Base, Chosen), cost(Result)), comparison(Report, Reports)).
+    lists:foldl(fun maps:merge/2, Base,
+                [Chosen, cost(Result), comparison(Report, Reports), profile(Report)]).
 
 %% With `memory => true': the cost per call.
 cost(#{cost := Cost}) ->
@@ -108,6 +109,21 @@ cost(#{cost := Cost}) ->
       <<"reductions_per_iteration">> => maps:get(reductions_per_iteration, Cost),
       <<"cpu_ns_per_iteration">> => maps:get(cpu_ns_per_iteration, Cost)};
 cost(_Result) ->
+    #{}.
+
+%% With `profile => Tool': the top functions, each named "module:function/arity".
+profile(#{profile := #{tool := Tool, functions := Functions} = Profile}) ->
+    #{<<"profile">> =>
+          #{<<"tool">> => atom_to_binary(Tool),
+            <<"duration_ms">> => maps:get(duration_ms, Profile),
+            <<"workers">> => maps:get(workers, Profile),
+            <<"total_calls">> => maps:get(total_calls, Profile),
+            <<"total_us">> => number(maps:get(total_us, Profile)),
+            <<"functions">> =>
+                [#{<<"function">> => unicode:characters_to_binary(erlperf_profile:function_name(Fn)),
+                   <<"calls">> => Calls, <<"time_us">> => number(Us), <<"percent">> => Pct}
+                 || #{mfa := Fn, calls := Calls, time_us := Us, percent := Pct} <- Functions]}};
+profile(_Report) ->
     #{}.
 
 comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Values}}, Reports) ->
