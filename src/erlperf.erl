@@ -195,7 +195,7 @@ format_error({incompatible_options, compare, interleaved, isolation}) ->
     "compare interleaved cannot be combined with isolation: jobs take turns by suspending "
     "each other's workers, so they must share one node";
 format_error({incompatible_options, profile, Tool, nodes}) ->
-    flat("profile (~ts) cannot be combined with nodes: profile on one node at a time", [Tool]);
+    flat("profile (~ts) cannot be combined with nodes: a profile is of one node's workers", [Tool]);
 format_error({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profiler_busy;
                                         Tag =:= profile_failed ->
     erlperf_profile:format_error(Reason);

@@ -35,7 +35,7 @@ report(Mode, Label, Run, #{values := Values, stddev := StdDev} = Figures) ->
                code => #{runner => maps:get(runner, Run, unicode:characters_to_list(Label))},
                run_options => maps:merge(#{compare => parallel, concurrency => Concurrency,
                                            cv => undefined, priority => high, report => full,
-                                           confidence => 95, memory => false,
+                                           confidence => 95, memory => false, profile => undefined,
                                            sample_duration => 1000, samples => 3, warmup => 0},
                                          Options),
                sleep => maps:get(sleep, Run, sleep), warnings => maps:get(warnings, Run, []),
@@ -266,6 +266,72 @@ overdue_note_test() ->
         "erlang:system_time(millisecond) rem 1000 > 990 andalso timer:sleep(400) =:= ok.      1        10    332 Ki   76.83%    401 Ki   606 Ki     301 ns",
         "Note: 3 of 10 samples of erlang:system_time(millisecond) rem 1000 > 990 andalso timer:sleep(400) =:= ok. ended while a worker had been in one call far longer than expected (calls are counted when they start)"],
        lines(sleepy(), #{})).
+
+%% erlperf:benchmark([#{runner => "lists:seq(1, 100)."}], #{report => full,
+%% profile => eprof}, undefined) (what `./erlperf 'lists:seq(1, 100).' --profile eprof'
+%% asks for), its profile cut to the first four functions.
+seq_profiled() ->
+    R = continuous(<<"lists:seq(1, 100).">>, #{},
+                   #{values => [3212709.57744671, 3489090.507035086, 3441644.934292644],
+                     average => 3381148.3395914803, stddev => 147788.64312883245,
+                     median => 3441644.934292644, p99 => 3489090.507035086,
+                     samples => [1, 3210544, 6703000, 10144686], time => 3000302, overdue => 0,
+                     iteration_time => 295.7575059013302}),
+    Profile = #{tool => eprof, duration_ms => 1000, workers => 1, total_calls => 8483317,
+                total_us => 1056497,
+                functions => [#{calls => 7599045, mfa => {lists, seq_loop, 3},
+                                percent => 79.16889494243713, time_us => 836417},
+                              #{calls => 312253, mfa => {erlperf_job_2, 'erlperf loop', 1},
+                                percent => 11.575801918983206, time_us => 122298},
+                              #{calls => 292271, mfa => {lists, seq, 2},
+                                percent => 3.1897866250448415, time_us => 33700},
+                              #{calls => 19982, mfa => {erlperf_job, publish, 0},
+                                percent => 1.8653152824854211, time_us => 19707}]},
+    R#{profile => Profile, run_options => (maps:get(run_options, R))#{profile => eprof}}.
+
+profile_lines_test() ->
+    ?assertEqual(
+       ["Code                       ||        QPS       Time",
+        "lists:seq(1, 100).          1    3381 Ki     296 ns",
+        "",
+        "Profile (eprof, 1 s, runner lists:seq(1, 100).)",
+        "Function                          Calls  % of time  Per call",
+        "lists:seq_loop/3                7599045      79.2%    110 ns",
+        "erlperf_job_2:'erlperf loop'/1   312253      11.6%    392 ns",
+        "lists:seq/2                      292271       3.2%    115 ns",
+        "erlperf_job:publish/0             19982       1.9%    986 ns"],
+       lines([seq_profiled()], #{})).
+
+%% The same run profiled with cprof: calls only, counted in every process.
+profile_cprof_lines_test() ->
+    #{profile := Eprof} = R = seq_profiled(),
+    Cprof = Eprof#{tool => cprof, total_us => undefined, total_calls => 48574565,
+                   functions => [#{calls => 44835339, mfa => {lists, seq_loop, 3},
+                                   percent => 92.30209061059013, time_us => undefined},
+                                 #{calls => 2, mfa => {erlang, ensure_tracer_module_loaded, 2},
+                                   percent => 4.117381184988481e-6, time_us => undefined}]},
+    ?assertEqual(
+       ["Profile (cprof, 1 s, calls in all processes, runner lists:seq(1, 100).)",
+        "Function                                 Calls  % of calls",
+        "lists:seq_loop/3                      44835339       92.3%",
+        "erlang:ensure_tracer_module_loaded/2         2        0.0%"],
+       lists:nthtail(3, lines([R#{profile := Cprof}], #{}))).
+
+%% fprof: 200 ms, several workers traced, garbage collection as a pseudo-function; a
+%% function without a completed call has no time per call.
+profile_fprof_lines_test() ->
+    #{profile := Eprof} = R = seq_profiled(),
+    Fprof = Eprof#{tool => fprof, duration_ms => 200, workers => 4,
+                   functions => [#{calls => 723, mfa => garbage_collect, percent => 2.2,
+                                   time_us => 4769.0},
+                                 #{calls => 0, mfa => {lists, seq_loop, 3}, percent => 1.0,
+                                   time_us => 2000.0}]},
+    ?assertEqual(
+       ["Profile (fprof, 200 ms, 4 workers, runner lists:seq(1, 100).)",
+        "Function          Calls  % of time  Per call",
+        "garbage_collect     723       2.2%   6596 ns",
+        "lists:seq_loop/3      0       1.0%         -"],
+       lists:nthtail(3, lines([R#{profile := Fprof}], #{}))).
 
 no_overdue_no_note_test() ->
     [#{result := Result} = Report] = sleepy(),
