@@ -113,20 +113,14 @@ cost(Jobs, Reports, #{memory := true}) ->
 cost(_Jobs, Reports, _Opts) ->
     Reports.
 
-%% With `profile => Tool': every job's workers stop, then one job at a time runs its
-%% workers again, as many as in its run, while the tool profiles them.
+%% With `profile => Tool': every job's workers stop, then one job at a time is profiled
+%% in workers of its own, as many as in its run.
 profile(Jobs, Reports, #{profile := Tool}) when Tool =/= undefined ->
     _ = [ok = erlperf_job:set_concurrency(Pid, 0) || #{pid := Pid} <- Jobs],
-    [R#{profile => profile_job(Tool, Pid, C)}
+    [R#{profile => erlperf_profile:profile(Tool, Pid, C)}
      || {#{pid := Pid}, #{concurrency := C} = R} <- lists:zip(Jobs, Reports)];
 profile(_Jobs, Reports, _Opts) ->
     Reports.
-
-profile_job(Tool, Job, Concurrency) ->
-    ok = erlperf_job:set_concurrency(Job, Concurrency),
-    Profile = erlperf_profile:profile(Tool, Job),
-    ok = erlperf_job:set_concurrency(Job, 0),
-    Profile.
 
 estimate(Job, Opts, Conc) ->
     {Best, History} = erlperf_sampler:estimate(Job, Opts, Conc),

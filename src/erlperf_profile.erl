@@ -1,5 +1,5 @@
-%%% @doc Profiles the running workers of a job with one of OTP's profilers for a short,
-%%% bounded time, and returns the functions they spend their time in, as data.
+%%% @doc Profiles a job's runner with one of OTP's profilers for a short, bounded time,
+%%% in workers of its own, and returns the functions they spend their time in, as data.
 %%%
 %%% Glossary:
 %%% <ul>
@@ -12,8 +12,13 @@
 %%%       of every process of the node (there is no per-process counting);
 %%%       `tprof' (OTP 27 and later only: {@link tools/0} lists what this node has):
 %%%       `call_time', like eprof.</li>
-%%%   <li><b>traced workers</b>: the job's running workers, at most
-%%%       `?MAX_TRACED_WORKERS' of them. Processes they spawn are not traced.</li>
+%%%   <li><b>profile workers</b>: fresh workers of the job, as many as the run had (at
+%%%       most `?MAX_TRACED_WORKERS'), each running `init_runner' and then the runner in
+%%%       a loop that neither counts nor publishes (see
+%%%       {@link erlperf_job:profile_workers/2}), so that the harness hardly shows: the
+%%%       generated module's `'erlperf timed_loop'/1' is the loop, with the runner's own
+%%%       code inlined in it. They are the traced processes; processes they spawn are
+%%%       not traced.</li>
 %%%   <li><b>own time</b>: the time spent in a function itself, not in the functions it
 %%%       calls. Percentages are of the total own time of all functions (cprof: of all
 %%%       calls), not only of the top ones listed.</li>
@@ -22,15 +27,12 @@
 %%%       discards output, so the tools' progress messages (fprof's "Reading trace
 %%%       data...") never reach the terminal.</li>
 %%% </ul>
-%%% The generated module of the job (`erlperf_job_N') shows up as well: its
-%%% `'erlperf loop'/1' is the worker loop, with the runner's own code inlined in it.
 %%%
 %%% Example:
 %%% ```
 %%% {ok, Job} = erlperf_job:start(#{runner => "lists:seq(1, 100)."}),
-%%% ok = erlperf_job:set_concurrency(Job, 1),
 %%% #{tool := cprof, functions := [#{mfa := {lists, seq_loop, 3}} | _]} =
-%%%     erlperf_profile:profile(cprof, Job),
+%%%     erlperf_profile:profile(cprof, Job, 1),
 %%% ok = erlperf_job:stop(Job).
 %%% '''
 %%%
@@ -51,8 +53,8 @@
 -module(erlperf_profile).
 
 %% API: tools/0, check/1 and choices/0 are called by erlperf and erlperf_cli to
-%% validate the `profile' option; profile/2 by erlperf_local after a benchmark.
--export([tools/0, check/1, choices/0, profile/2, format_error/1]).
+%% validate the `profile' option; profile/3 by erlperf_local after a benchmark.
+-export([tools/0, check/1, choices/0, profile/3, format_error/1]).
 
 %% Internal exports: each tool's data read into entries, and the top functions of the
 %% entries; pure (tested on their own).
@@ -133,14 +135,21 @@ check(Tool) ->
                           end
                   end, modules(Tool)).
 
-%% @doc Profiles the job's running workers with the tool and returns the top functions.
-%% Raises `{profiler_busy, Tool, What}' when tracing is in use already, and the job's
-%% exit (as a failed call to it would) when the job stops during the profile.
--spec profile(tool(), pid()) -> profile().
-profile(Tool, Job) ->
+%% @doc Profiles the job's runner with the tool, in `Concurrency' profile workers (at
+%% most `?MAX_TRACED_WORKERS'), and returns the top functions. The job's other workers
+%% should be stopped. Raises `{profiler_busy, Tool, What}' when tracing is in use
+%% already, and the job's exit (as a failed call to it would) when the job stops during
+%% the profile: a runner crash.
+-spec profile(tool(), pid(), pos_integer()) -> profile().
+profile(Tool, Job, Concurrency) ->
     lists:member(Tool, ?TOOLS) orelse erlang:error({invalid_option, profile, Tool}),
-    Workers = lists:sublist(erlperf_job:workers(Job), ?MAX_TRACED_WORKERS),
+    Workers = erlperf_job:profile_workers(Job, min(Concurrency, ?MAX_TRACED_WORKERS)),
     ok = check_free(Tool, Workers),
+    Profile = run_session(Tool, Job, Workers),
+    ok = erlperf_job:stop_profile_workers(Job),
+    Profile.
+
+run_session(Tool, Job, Workers) ->
     Caller = self(),
     Ref = make_ref(),
     {Pid, Mon} = spawn_monitor(fun () -> session(Tool, Workers, Job, {Caller, Ref}) end),

@@ -1,7 +1,8 @@
 %%% @doc Tests of erlperf_profile's pure parts: reading each tool's data into entries,
 %%% ranking the top functions, naming functions, the tools of this release and the error
-%%% texts. The tool data below is what the tools returned while profiling a worker
-%%% looping over `lists:seq(1, 100)' (cut to a few functions; pids made up).
+%%% texts. The tool data below is what the tools returned while profiling a profile
+%%% worker of `lists:seq(1, 100)' (erlperf_job:profile_workers/2); cprof's is cut to a
+%%% few modules.
 -module(erlperf_profile_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -9,44 +10,75 @@
 %%--------------------------------------------------------------------
 %% Reading the tools' data
 
+%% eprof:dump/0 of one profile worker of `lists:seq(1, 100)', for a second.
+eprof_dump() ->
+    [{list_to_pid("<0.80.0>"),
+      [{{lists, seq_loop, 3}, {3301218, 857340}},
+       {{lists, seq, 2}, {126970, 41004}},
+       {{erlperf_job_2, 'erlperf timed_loop', 1}, {126970, 229463}}]}].
+
+eprof_test() ->
+    ?assertEqual([{{erlperf_job_2, 'erlperf timed_loop', 1}, 126970, 229463},
+                  {{lists, seq, 2}, 126970, 41004},
+                  {{lists, seq_loop, 3}, 3301218, 857340}],
+                 erlperf_profile:from_eprof(eprof_dump())).
+
 eprof_merges_processes_test() ->
-    %% eprof:dump/0: per process, {MFA, {Calls, Microseconds}}
-    Dump = [{list_to_pid("<0.79.0>"), [{{lists, seq_loop, 3}, {8273175, 916513}},
-                                       {{lists, seq, 2}, {318199, 35815}}]},
-            {list_to_pid("<0.80.0>"), [{{lists, seq, 2}, {1, 5}},
-                                       {{erlperf_job_2, 'erlperf loop', 1}, {318199, 102856}}]}],
-    ?assertEqual([{{erlperf_job_2, 'erlperf loop', 1}, 318199, 102856},
-                  {{lists, seq, 2}, 318200, 35820},
-                  {{lists, seq_loop, 3}, 8273175, 916513}],
-                 erlperf_profile:from_eprof(Dump)).
+    %% two workers: their figures add up
+    Second = [{list_to_pid("<0.81.0>"), [{{lists, seq, 2}, {30, 10}}]}],
+    ?assertMatch([_, {{lists, seq, 2}, 127000, 41014}, _],
+                 erlperf_profile:from_eprof(eprof_dump() ++ Second)).
 
-fprof_analysis_test() ->
-    %% file:consult/1 of an analysis written with {callers, false}, {details, false}:
-    %% milliseconds, pseudo-functions `suspend' and `undefined' left out
-    Terms = [{analysis_options, [{callers, false}, {sort, acc}, {totals, true}, {details, false}]},
-             [{totals, 64056, 220.616, 219.041}],
-             {{lists, seq_loop, 3}, 58793, 199.814, 193.807},
-             {{erlperf_job_2, 'erlperf loop', 1}, 2261, 220.616, 12.555},
-             {{lists, seq, 2}, 2261, 207.632, 7.91},
-             {garbage_collect, 723, 4.769, 4.769},
-             {undefined, 0, 0.0, 0.0},
-             {suspend, 18, 1.575, 0.0}],
-    Entries = erlperf_profile:from_fprof(Terms),
-    %% in term order: atoms before tuples
-    ?assertEqual([garbage_collect, {erlperf_job_2, 'erlperf loop', 1}, {lists, seq, 2},
-                  {lists, seq_loop, 3}], [Fn || {Fn, _, _} <- Entries]),
+%% file:consult/1 of fprof's analysis (written with {callers, false}, {details, false}) of
+%% the same worker, for 200 ms: milliseconds.
+fprof_analysis() ->
+    [{analysis_options, [{callers, false}, {sort, acc}, {totals, true}, {details, false}]},
+     [{totals, 35933, 231.33, 228.46}],
+     {{erlperf_job_2, 'erlperf timed_loop', 1}, 1269, 231.33, 15.58},
+     {{erlperf_job_2, 'erlperf timed', 3}, 0, 231.111, 0.0},
+     {{lists, seq, 2}, 1268, 215.504, 7.575},
+     {{lists, seq_loop, 3}, 32979, 208.148, 200.176},
+     {garbage_collect, 407, 5.129, 5.129},
+     {suspend, 10, 2.87, 0.0},
+     {undefined, 0, 0.0, 0.0}].
+
+fprof_test() ->
+    %% microseconds of own time; pseudo-functions but garbage_collect left out; in term
+    %% order (atoms before tuples)
+    Entries = erlperf_profile:from_fprof(fprof_analysis()),
+    ?assertEqual([garbage_collect, {erlperf_job_2, 'erlperf timed', 3},
+                  {erlperf_job_2, 'erlperf timed_loop', 1}, {lists, seq, 2}, {lists, seq_loop, 3}],
+                 [Fn || {Fn, _, _} <- Entries]),
+    ?assertEqual([407, 0, 1269, 1268, 32979], [C || {_, C, _} <- Entries]),
     [?assert(abs(Us - Expected) < 1.0e-6, {Fn, Us})
-     || {{Fn, _, Us}, Expected} <- lists:zip(Entries, [4769, 12555, 7910, 193807])],
-    ?assertEqual([723, 2261, 2261, 58793], [C || {_, C, _} <- Entries]).
+     || {{Fn, _, Us}, Expected} <- lists:zip(Entries, [5129, 0, 15580, 7575, 200176])],
+    %% the function neither called nor taking time is not listed; the total is fprof's
+    {35923, Total, Top} = erlperf_profile:top(Entries, 15),
+    ?assert(abs(Total - 228460) < 1.0e-6, Total),
+    ?assertEqual([{lists, seq_loop, 3}, {erlperf_job_2, 'erlperf timed_loop', 1}, {lists, seq, 2},
+                  garbage_collect], [Fn || #{mfa := Fn} <- Top]).
 
-cprof_counts_only_test() ->
-    Analysis = {43663115,
-                [{lists, 42103710, [{{lists, seq_loop, 3}, 40544311}, {{lists, seq, 2}, 1559397},
-                                    {{lists, keyfind, 3}, 2}]},
+%% cprof:analyse/0 while the same worker ran for a second (the last modules are the
+%% shell that started the count: cprof counts every process).
+cprof_test() ->
+    Analysis = {34818165,
+                [{lists, 33574608, [{{lists, seq_loop, 3}, 32331091}, {{lists, seq, 2}, 1243504},
+                                    {{lists, foldl_1, 3}, 6}, {{lists, foldl, 3}, 3},
+                                    {{lists, reverse, 1}, 2}, {{lists, keyfind, 3}, 2}]},
+                 {erlperf_job_2, 1243504, [{{erlperf_job_2, 'erlperf timed_loop', 1}, 1243504}]},
+                 {erlang, 4, [{{erlang, trace_pattern, 3}, 2},
+                              {{erlang, ensure_tracer_module_loaded, 2}, 2}]},
                  {timer, 1, [{{timer, sleep, 1}, 1}]}]},
-    ?assertEqual([{{lists, keyfind, 3}, 2, undefined}, {{lists, seq, 2}, 1559397, undefined},
-                  {{lists, seq_loop, 3}, 40544311, undefined}, {{timer, sleep, 1}, 1, undefined}],
-                 erlperf_profile:from_cprof(Analysis)).
+    Entries = erlperf_profile:from_cprof(Analysis),
+    ?assertEqual(10, length(Entries)),
+    ?assert(lists:all(fun ({_, _, Time}) -> Time =:= undefined end, Entries)),
+    {Calls, undefined, [First, Second, Third | _]} = erlperf_profile:top(Entries, 15),
+    ?assertEqual(33574608 + 1243504 + 4 + 1, Calls),   % the modules kept
+    ?assertEqual(#{mfa => {lists, seq_loop, 3}, calls => 32331091, time_us => undefined,
+                   percent => 100 * 32331091 / Calls}, First),
+    %% same count: by name
+    ?assertMatch([#{mfa := {erlperf_job_2, 'erlperf timed_loop', 1}}, #{mfa := {lists, seq, 2}}],
+                 [Second, Third]).
 
 tprof_merges_processes_test() ->
     %% tprof:collect/0 with type => call_time: {M, F, A, [{Pid, Calls, Microseconds}]}
@@ -88,15 +120,11 @@ top_of_nothing_test() ->
                  erlperf_profile:top([{garbage_collect, 0, 10}], 15)).
 
 top_real_eprof_test() ->
-    %% the eprof dump above: lists:seq_loop/3 first, with most of the time
-    Entries = erlperf_profile:from_eprof([{list_to_pid("<0.79.0>"),
-                                          [{{lists, seq_loop, 3}, {8273175, 916513}},
-                                           {{lists, seq, 2}, {318199, 35815}},
-                                           {{erlperf_job_2, 'erlperf loop', 1}, {318199, 102856}}]}]),
-    {_, 1055184, [First, Second, Third]} = erlperf_profile:top(Entries, 15),
-    ?assertMatch(#{mfa := {lists, seq_loop, 3}, calls := 8273175}, First),
-    ?assertEqual(100 * 916513 / 1055184, maps:get(percent, First)),
-    ?assertMatch(#{mfa := {erlperf_job_2, 'erlperf loop', 1}}, Second),
+    {3555158, 1127807, [First, Second, Third]} =
+        erlperf_profile:top(erlperf_profile:from_eprof(eprof_dump()), 15),
+    ?assertEqual(#{mfa => {lists, seq_loop, 3}, calls => 3301218, time_us => 857340,
+                   percent => 100 * 857340 / 1127807}, First),
+    ?assertMatch(#{mfa := {erlperf_job_2, 'erlperf timed_loop', 1}}, Second),
     ?assertMatch(#{mfa := {lists, seq, 2}}, Third).
 
 %%--------------------------------------------------------------------
@@ -106,6 +134,8 @@ function_name_test_() ->
     [?_assertEqual("lists:seq_loop/3", erlperf_profile:function_name({lists, seq_loop, 3})),
      ?_assertEqual("erlperf_job_2:'erlperf loop'/1",
                    erlperf_profile:function_name({erlperf_job_2, 'erlperf loop', 1})),
+     ?_assertEqual("erlperf_job_2:'erlperf timed_loop'/1",
+                   erlperf_profile:function_name({erlperf_job_2, 'erlperf timed_loop', 1})),
      ?_assertEqual("'Elixir.Enum':map/2", erlperf_profile:function_name({'Elixir.Enum', map, 2})),
      ?_assertEqual("garbage_collect", erlperf_profile:function_name(garbage_collect))].
 
@@ -119,7 +149,7 @@ tools_test() ->
     ?assertEqual([eprof, fprof, cprof], erlperf_profile:tools()),
     ?assertEqual("eprof, fprof or cprof (tprof needs OTP 27 or later; this is OTP "
                  ++ integer_to_list(?OTP_RELEASE) ++ ")", erlperf_profile:choices()),
-    ?assertError({invalid_option, profile, tprof}, erlperf_profile:profile(tprof, self())).
+    ?assertError({invalid_option, profile, tprof}, erlperf_profile:profile(tprof, self(), 1)).
 -endif.
 
 format_error_test_() ->

@@ -269,51 +269,49 @@ overdue_note_test() ->
 
 %% erlperf:benchmark([#{runner => "lists:seq(1, 100)."}], #{report => full,
 %% profile => eprof}, undefined) (what `./erlperf 'lists:seq(1, 100).' --profile eprof'
-%% asks for), its profile cut to the first four functions.
+%% asks for).
 seq_profiled() ->
     R = continuous(<<"lists:seq(1, 100).">>, #{},
-                   #{values => [3212709.57744671, 3489090.507035086, 3441644.934292644],
-                     average => 3381148.3395914803, stddev => 147788.64312883245,
-                     median => 3441644.934292644, p99 => 3489090.507035086,
-                     samples => [1, 3210544, 6703000, 10144686], time => 3000302, overdue => 0,
-                     iteration_time => 295.7575059013302}),
-    Profile = #{tool => eprof, duration_ms => 1000, workers => 1, total_calls => 8483317,
-                total_us => 1056497,
-                functions => [#{calls => 7599045, mfa => {lists, seq_loop, 3},
-                                percent => 79.16889494243713, time_us => 836417},
-                              #{calls => 312253, mfa => {erlperf_job_2, 'erlperf loop', 1},
-                                percent => 11.575801918983206, time_us => 122298},
-                              #{calls => 292271, mfa => {lists, seq, 2},
-                                percent => 3.1897866250448415, time_us => 33700},
-                              #{calls => 19982, mfa => {erlperf_job, publish, 0},
-                                percent => 1.8653152824854211, time_us => 19707}]},
+                   #{values => [3066261.613329055, 3264070.0430751815, 2335270.382744525],
+                     average => 2888534.013049587, stddev => 489241.7880592472,
+                     median => 3066261.613329055, p99 => 3264070.0430751815,
+                     samples => [1, 3066416, 6330298, 8668962], time => 3001445, overdue => 0,
+                     iteration_time => 346.19637348297795}),
+    Profile = #{tool => eprof, duration_ms => 1000, workers => 1, total_calls => 8042460,
+                total_us => 1068709,
+                functions => [#{calls => 7467998, mfa => {lists, seq_loop, 3},
+                                percent => 83.21161326422815, time_us => 889290},
+                              #{calls => 287231, mfa => {erlperf_job_3, 'erlperf timed_loop', 1},
+                                percent => 14.00493492615857, time_us => 149672},
+                              #{calls => 287231, mfa => {lists, seq, 2},
+                                percent => 2.783451809613281, time_us => 29747}]},
     R#{profile => Profile, run_options => (maps:get(run_options, R))#{profile => eprof}}.
 
 profile_lines_test() ->
     ?assertEqual(
        ["Code                       ||        QPS       Time",
-        "lists:seq(1, 100).          1    3381 Ki     296 ns",
+        "lists:seq(1, 100).          1    2889 Ki     346 ns",
         "",
         "Profile (eprof, 1 s, runner lists:seq(1, 100).)",
-        "Function                          Calls  % of time  Per call",
-        "lists:seq_loop/3                7599045      79.2%    110 ns",
-        "erlperf_job_2:'erlperf loop'/1   312253      11.6%    392 ns",
-        "lists:seq/2                      292271       3.2%    115 ns",
-        "erlperf_job:publish/0             19982       1.9%    986 ns"],
+        "Function                                Calls  % of time  Per call",
+        "lists:seq_loop/3                      7467998      83.2%    119 ns",
+        "erlperf_job_3:'erlperf timed_loop'/1   287231      14.0%    521 ns",
+        "lists:seq/2                            287231       2.8%    104 ns"],
        lines([seq_profiled()], #{})).
 
-%% The same run profiled with cprof: calls only, counted in every process.
+%% The same code profiled with cprof (first and fourth functions): calls only, counted
+%% in every process.
 profile_cprof_lines_test() ->
     #{profile := Eprof} = R = seq_profiled(),
-    Cprof = Eprof#{tool => cprof, total_us => undefined, total_calls => 48574565,
-                   functions => [#{calls => 44835339, mfa => {lists, seq_loop, 3},
-                                   percent => 92.30209061059013, time_us => undefined},
+    Cprof = Eprof#{tool => cprof, total_us => undefined, total_calls => 52255479,
+                   functions => [#{calls => 48522931, mfa => {lists, seq_loop, 3},
+                                   percent => 92.85711647576707, time_us => undefined},
                                  #{calls => 2, mfa => {erlang, ensure_tracer_module_loaded, 2},
-                                   percent => 4.117381184988481e-6, time_us => undefined}]},
+                                   percent => 3.827349855505104e-6, time_us => undefined}]},
     ?assertEqual(
        ["Profile (cprof, 1 s, calls in all processes, runner lists:seq(1, 100).)",
         "Function                                 Calls  % of calls",
-        "lists:seq_loop/3                      44835339       92.3%",
+        "lists:seq_loop/3                      48522931       92.9%",
         "erlang:ensure_tracer_module_loaded/2         2        0.0%"],
        lists:nthtail(3, lines([R#{profile := Cprof}], #{}))).
 
