@@ -208,11 +208,13 @@ from_fprof(Terms) ->
                                       is_integer(Calls), is_number(Own)]).
 
 %% @private
-%% cprof:analyse/0: `{Total, [{Module, ModuleTotal, [{MFA, Count}]}]}'.
+%% cprof:analyse/0: `{Total, [{Module, ModuleTotal, [{MFA, Count}]}]}'. cprof counts the
+%% calls of every process: the profile session's own (this module's) are left out; the
+%% few that cprof makes itself (`erlang:trace_pattern/3' and what it calls) are not.
 -spec from_cprof({non_neg_integer(), [{module(), non_neg_integer(), [{mfa(), non_neg_integer()}]}]}) ->
     [entry()].
 from_cprof({_Total, Modules}) ->
-    merge([{MFA, Count, undefined} || {_Module, _Count, Functions} <- Modules,
+    merge([{MFA, Count, undefined} || {Module, _Count, Functions} <- Modules, Module =/= ?MODULE,
                                       {MFA, Count} <- Functions]).
 
 %% @private
@@ -336,14 +338,18 @@ session(Tool, Workers, Job, {Caller, Ref}) ->
               end,
     Caller ! {Ref, Outcome}.
 
-%% The workers are suspended while the tool starts, so that none can crash before it is
-%% traced (fprof's server crashes then); they resume when the session ends, if not
-%% before.
+%% The traced workers are suspended while the tool starts, so that none can crash before
+%% it is traced (fprof's server crashes then); they resume when the session ends, if
+%% not before. cprof traces no process.
 start_and_watch(Tool, Workers, Files, {JobMon, _} = Monitors) ->
-    case suspend(Workers) of
+    Traced = case Tool of
+                 cprof -> [];
+                 _ -> Workers
+             end,
+    case suspend(Traced) of
         ok ->
             Started = start(Tool, Workers, Files),
-            _ = [erlang:resume_process(W) || W <- Workers],
+            _ = [erlang:resume_process(W) || W <- Traced],
             case Started of
                 ok -> watch(Tool, Workers, Files, Monitors);
                 Error -> {failed, Error}

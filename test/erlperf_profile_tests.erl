@@ -59,7 +59,8 @@ fprof_test() ->
                   garbage_collect], [Fn || #{mfa := Fn} <- Top]).
 
 %% cprof:analyse/0 while the same worker ran for a second (the last modules are the
-%% shell that started the count: cprof counts every process).
+%% shell that started the count, and a profile session's: cprof counts every process;
+%% the session's own calls are left out).
 cprof_test() ->
     Analysis = {34818165,
                 [{lists, 33574608, [{{lists, seq_loop, 3}, 32331091}, {{lists, seq, 2}, 1243504},
@@ -68,12 +69,14 @@ cprof_test() ->
                  {erlperf_job_2, 1243504, [{{erlperf_job_2, 'erlperf timed_loop', 1}, 1243504}]},
                  {erlang, 4, [{{erlang, trace_pattern, 3}, 2},
                               {{erlang, ensure_tracer_module_loaded, 2}, 2}]},
+                 {erlperf_profile, 2, [{{erlperf_profile, collect, 2}, 1},
+                                       {{erlperf_profile, watch, 4}, 1}]},
                  {timer, 1, [{{timer, sleep, 1}, 1}]}]},
     Entries = erlperf_profile:from_cprof(Analysis),
     ?assertEqual(10, length(Entries)),
     ?assert(lists:all(fun ({_, _, Time}) -> Time =:= undefined end, Entries)),
     {Calls, undefined, [First, Second, Third | _]} = erlperf_profile:top(Entries, 15),
-    ?assertEqual(33574608 + 1243504 + 4 + 1, Calls),   % the modules kept
+    ?assertEqual(33574608 + 1243504 + 4 + 1, Calls),   % the modules kept, not erlperf_profile
     ?assertEqual(#{mfa => {lists, seq_loop, 3}, calls => 32331091, time_us => undefined,
                    percent => 100 * 32331091 / Calls}, First),
     %% same count: by name
