@@ -67,7 +67,7 @@
          formats_stdout/0, formats_stdout/1, output_files/0, output_files/1,
          baseline_gate/0, baseline_gate/1, bad_baseline/0, bad_baseline/1,
          busy_100k/0, busy_100k/1, memory_flag/0, memory_flag/1]).
--export([bad_profile/0, bad_profile/1, profile_tprof/0, profile_tprof/1,
+-export([bad_profile/0, bad_profile/1, profile_tprof/0, profile_tprof/1, profile_nodes/0, profile_nodes/1,
          profile_tools/0, profile_tools/1, profile_json/0, profile_json/1,
          profile_no_files/0, profile_no_files/1, profile_isolated/0, profile_isolated/1]).
 
@@ -98,7 +98,7 @@ groups() ->
        syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
        runner_crash, undefined_function, init_crash, unreachable_node, bad_compare,
        interleaved_isolated, bad_confidence, bad_format, bad_output_extension, bad_baseline,
-       bad_profile, profile_tprof]},
+       bad_profile, profile_tprof, profile_nodes]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -314,6 +314,12 @@ profile_tprof(Config) ->
             Rows = profile_rows(Out, "tprof", "lists:seq(1, 100)."),
             ?assert(lists:member("lists:seq_loop/3", [F || [F | _] <- Rows]), Out)
     end.
+
+profile_nodes() ->
+    [{doc, "--profile with --nodes is a usage error, before any node is contacted"}].
+profile_nodes(Config) ->
+    usage_error(Config, ["ok.", "--profile", "eprof", "--nodes", "nowhere@nohost"],
+                "profile (eprof) cannot be combined with nodes").
 
 profile_tools() ->
     [{doc, "--profile eprof, fprof and cprof: a section per runner under the table, the runner's "
