@@ -24,9 +24,13 @@
 %%%     erlperf_local:benchmark([#{runner => "rand:uniform()."}],
 %%%                             maps:merge(erlperf:defaults(), #{report => full}), undefined).
 %%% '''
+%%% After the measurement, with `memory => true', each runner's cost per call is
+%%% measured ({@link erlperf_cost}), then with `profile => Tool' each runner is profiled
+%%% ({@link erlperf_profile}), one job at a time, every other worker stopped.
+%%%
 %%% Cost and safety: every job is stopped, and its module unloaded, before the call
 %%% returns or raises; the calling process samples at `priority' for the duration of
-%%% the call.
+%%% the call. A profile adds about a second per runner.
 -module(erlperf_local).
 
 %% API: called by erlperf:benchmark/3, and over erpc by erlperf_isolation and
