@@ -117,8 +117,8 @@
 tools() ->
     ?TOOLS.
 
-%% @doc The tools, as a phrase for messages: "eprof, fprof or cprof (tprof needs OTP 27
-%% or later)" before OTP 27.
+%% @doc The tools, as a phrase for messages: before OTP 27, "eprof, fprof or cprof
+%% (tprof needs OTP 27 or later; this is OTP 25)".
 -spec choices() -> string().
 choices() ->
     ?CHOICES.
@@ -501,7 +501,7 @@ cleanup_tprof(Workers) ->
             tprof:stop()
     end.
 -else.
-%% Never called: tprof is not among tools/0 before OTP 27, and profile/2 refuses it.
+%% Never called: tprof is not among tools/0 before OTP 27, and profile/3 refuses it.
 start_tprof(_Workers) ->
     ok.
 
