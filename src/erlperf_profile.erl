@@ -18,7 +18,7 @@
 %%%       {@link erlperf_job:profile_workers/2}), so that the harness hardly shows: the
 %%%       generated module's `'erlperf timed_loop'/1' is the loop, with the runner's own
 %%%       code inlined in it. They are the traced processes; processes they spawn are
-%%%       not traced.</li>
+%%%       traced too by fprof (which always follows spawns), not by eprof and tprof.</li>
 %%%   <li><b>own time</b>: the time spent in a function itself, not in the functions it
 %%%       calls. Percentages are of the total own time of all functions (cprof: of all
 %%%       calls), not only of the top ones listed.</li>

@@ -194,6 +194,8 @@ profile_duration(Ms) when Ms rem 1000 =:= 0 -> integer_to_list(Ms div 1000) ++ "
 profile_duration(Ms) -> integer_to_list(Ms) ++ " ms".
 
 %% cprof counts calls only; the other tools measure own time.
+profile_table(#{functions := []}) ->
+    "No function was called during the profile (the runner blocks, or waits)\n";
 profile_table(#{tool := cprof, functions := Functions}) ->
     columns_text(["Function", "Calls", "% of calls"],
                  [[erlperf_profile:function_name(Fn), integer_to_list(C), percent(P)]

@@ -331,6 +331,14 @@ profile_fprof_lines_test() ->
         "lists:seq_loop/3      0       1.0%         -"],
        lists:nthtail(3, lines([R#{profile := Fprof}], #{}))).
 
+%% A runner that blocks: nothing called while profiled, said in words.
+profile_nothing_called_test() ->
+    #{profile := Eprof} = R = seq_profiled(),
+    ?assertEqual(["Profile (eprof, 1 s, runner lists:seq(1, 100).)",
+                  "No function was called during the profile (the runner blocks, or waits)"],
+                 lists:nthtail(3, lines([R#{profile := Eprof#{functions => [], total_calls => 0,
+                                                               total_us => 0}}], #{}))).
+
 no_overdue_no_note_test() ->
     [#{result := Result} = Report] = sleepy(),
     Text = text([Report#{result := Result#{overdue := 0}}], #{}),
