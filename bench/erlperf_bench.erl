@@ -45,6 +45,8 @@
 
 %% Internal exports: hand-written reference loops, run in spawned processes.
 -export([phash2_loop/1, empty_loop/1]).
+%% Internal exports: the runners of the verdict figures.
+-export([steps/0, steps_3pct/0, count_down/1]).
 
 -define(ROUNDS, 25).
 %% Length of a round, and iterations of the reference loops per round (about as long).
@@ -101,12 +103,12 @@ power() ->
 
 power(Mode) ->
     Opts = maps:get(Mode, ?VERDICT_OPTS),
-    Same = [verdict(loop(?LOOP_STEPS), loop(?LOOP_STEPS), Opts)
+    Same = [verdict({?MODULE, steps, []}, {?MODULE, steps, []}, Opts)
             || _ <- lists:seq(1, ?FALSE_ALARM_TRIALS)],
     io:format("  ~-11s same code against itself            ~6b   ~6b  (goal: at most 1 in 20; "
               "changes ~ts)~n",
               [Mode, length(Same), length([V || {V, _} <- Same, V =/= no_difference]), changes(Same)]),
-    More = [verdict(loop(?LOOP_STEPS), loop(?LOOP_STEPS_3PCT), Opts)
+    More = [verdict({?MODULE, steps, []}, {?MODULE, steps_3pct, []}, Opts)
             || _ <- lists:seq(1, ?POWER_TRIALS)],
     io:format("  ~-11s 3% more work, called slower         ~6b   ~6b  (goal: every time; "
               "changes ~ts)~n",
@@ -115,9 +117,22 @@ power(Mode) ->
 changes(Verdicts) ->
     lists:join(", ", [io_lib:format("~.1f%", [C]) || {_, C} <- Verdicts]).
 
-%% A runner counting down from Steps: its cost is proportional to Steps.
-loop(Steps) ->
-    lists:flatten(io_lib:format("r() -> l(~b). l(0) -> ok; l(N) -> l(N - 1).", [Steps])).
+%% The runners of the verdict figures count down in one function of this module, so
+%% that both run the same machine code at the same place: two generated copies of a
+%% tight loop can run several percent apart on one machine, by where the JIT placed
+%% each (a real difference between the copies, which a verdict rightly reports).
+%% @private
+-spec steps() -> ok.
+steps() -> count_down(?LOOP_STEPS).
+
+%% @private
+-spec steps_3pct() -> ok.
+steps_3pct() -> count_down(?LOOP_STEPS_3PCT).
+
+%% @private
+-spec count_down(non_neg_integer()) -> ok.
+count_down(0) -> ok;
+count_down(N) -> count_down(N - 1).
 
 %% The verdict on B against A (paired samples), and B's change against A in percent
 %% (negative: B is slower).

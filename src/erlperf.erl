@@ -67,6 +67,8 @@
                          noise => number(),                     % noise floor of verdicts, percent [1]
                          memory => boolean(),                   % cost per call in result.cost [false]
                          latency => boolean(),                  % per-call latency in result.latency [false]
+                         %% after the run, profile each runner: the report's `profile' [undefined]
+                         profile => erlperf_profile:tool() | undefined,
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
                          progress => fun((erlperf_sampler:progress()) -> any())}.
@@ -129,7 +131,8 @@
                     params => erlperf_sweep:combination(),
                     best => boolean(),
                     bytes_processed => number(),
-                    bytes_per_second => float()}.
+                    bytes_per_second => float(),
+                    profile => erlperf_profile:profile()}.
 -type result() :: non_neg_integer() | [non_neg_integer()]
                 | {non_neg_integer(), pos_integer()}
                 | {{non_neg_integer(), pos_integer()}, [{non_neg_integer(), pos_integer()}]}
@@ -217,11 +220,19 @@ time(Code, Count) when is_integer(Count), Count > 0 ->
 
 %% @doc Renders an error raised by this module's functions as one line of text.
 -spec format_error(term()) -> string().
+format_error({invalid_option, profile, Value}) ->
+    flat("invalid value for option profile: ~0tP (the profilers are ~ts)",
+         [Value, ?FORMAT_DEPTH, erlperf_profile:choices()]);
 format_error({invalid_option, Key, Value}) ->
     flat("invalid value for option ~ts: ~0tP", [Key, Value, ?FORMAT_DEPTH]);
 format_error({incompatible_options, compare, interleaved, isolation}) ->
     "compare interleaved cannot be combined with isolation: jobs take turns by suspending "
     "each other's workers, so they must share one node";
+format_error({incompatible_options, profile, Tool, nodes}) ->
+    flat("profile (~ts) cannot be combined with nodes: a profile is of one node's workers", [Tool]);
+format_error({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profiler_busy;
+                                        Tag =:= profile_failed ->
+    erlperf_profile:format_error(Reason);
 format_error({bad_code, Role, Detail}) ->
     flat("~ts: ~ts", [Role, erlperf_codegen:format_error(Detail)]);
 format_error({crashed, Role, {Class, Reason, Stack}}) ->
@@ -244,7 +255,8 @@ format_error(Other) ->
 defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
       cv => undefined, report => basic, priority => high, compare => parallel,
-      confidence => 95, noise => 1, memory => false, latency => false}.
+      confidence => 95, noise => 1, memory => false, latency => false,
+      profile => undefined}.
 
 %% @doc Default sweep options (besides the run options).
 -spec sweep_defaults() -> #{params := [], bytes := undefined}.
@@ -291,7 +303,17 @@ valid_option(confidence, C) -> is_number(C) andalso C > 0 andalso C < 100;
 valid_option(noise, N) -> is_number(N) andalso N >= 0 andalso N < 100;
 valid_option(memory, M) -> is_boolean(M);
 valid_option(latency, L) -> is_boolean(L);
+valid_option(profile, undefined) -> true;
+valid_option(profile, Tool) -> lists:member(Tool, erlperf_profile:tools());
 valid_option(_, _) -> false.
+
+%% The profiler's modules load, and the profile runs on the node of the jobs.
+check_profile(#{profile := undefined}) ->
+    ok;
+check_profile(#{profile := Tool, nodes := _}) ->
+    erlang:error({incompatible_options, profile, Tool, nodes});
+check_profile(#{profile := Tool}) ->
+    erlperf_profile:check(Tool).
 
 concurrency_options(undefined) ->
     undefined;
@@ -326,6 +348,7 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
     CodeMaps = [code_map(C) || C <- Codes],
     _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
          || C <- CodeMaps],
+    ok = check_profile(Opts),
     {CodeMaps, Opts, Conc}.
 
 %% Full reports of codes run together, compared with each other.

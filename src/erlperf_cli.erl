@@ -88,7 +88,7 @@
 
 %% How an option's value is read.
 -type arg() :: flag | count | non_neg_count | report | compare | ratio | percent | code | text | dir
-             | nodes | output_format | file | out_file | gate | param | bytes.
+             | nodes | output_format | file | out_file | gate | param | bytes | profiler.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, or every runner's code map (as a default).
 -type target() :: run | concurrency | cli | runner | all_runners.
@@ -287,6 +287,9 @@ options() ->
       "bytes processed per iteration, an expression of the parameters (N * 8): adds bytes/s"},
      {latency, ["--latency"], flag, run,
       "also time each runner's calls one by one: latency percentiles, p50 to max"},
+     {profile, ["--profile"], profiler, run,
+      "after the run, profile each runner briefly with TOOL and list its top functions: "
+      ++ erlperf_profile:choices()},
      {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
      {squeeze, ["-q", "--squeeze"], flag, cli,
       "concurrency estimation: add workers while throughput grows"},
@@ -334,6 +337,7 @@ metavar(dir) -> " DIR";
 metavar(nodes) -> " NODES";
 metavar(param) -> " NAME=V1,V2,...";
 metavar(bytes) -> " EXPR";
+metavar(profiler) -> " TOOL";
 metavar(_Count) -> " N".
 
 %%--------------------------------------------------------------------
@@ -441,6 +445,11 @@ value(bytes, Name, Text) ->
     case erlperf_sweep:parse_bytes(Text) of
         {ok, _} -> Text;
         {error, Why} -> usage("~ts: '~ts': ~ts", [Name, Text, Why])
+    end;
+value(profiler, Name, Text) ->
+    case [T || T <- erlperf_profile:tools(), atom_to_list(T) =:= Text] of
+        [Tool] -> Tool;
+        [] -> usage("~ts: '~ts' is not ~ts", [Name, Text, erlperf_profile:choices()])
     end;
 value(nodes, Name, Text) ->
     case string:lexemes(Text, ",") of

@@ -6,6 +6,10 @@
 %%%       and `done', starts and stops workers.</li>
 %%%   <li><b>worker</b>: a process running `init_runner' once, then the runner in a tight
 %%%       loop (see {@link erlperf_codegen}).</li>
+%%%   <li><b>profile worker</b>: a worker of {@link erlperf_profile}'s, started by
+%%%       {@link profile_workers/2}: `init_runner', then the runner in the timed loop,
+%%%       which neither counts nor publishes, until {@link stop_profile_workers/1} kills
+%%%       it.</li>
 %%%   <li><b>position</b>: a worker's place, 1 to the concurrency. Each position owns an
 %%%       `atomics' array on cache lines of its own: slot 1 counts the iterations of
 %%%       every worker that ever held the position, slot 2 is when its worker last
@@ -66,12 +70,16 @@
 %% erlperf_latency times calls one by one.
 -export([cost/3, latency/2]).
 
+%% Internal API: erlperf_profile traces workers of its own.
+-export([profile_workers/2, stop_profile_workers/1]).
+
 %% gen_server callbacks
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
 
 %% Internal exports: worker bodies, spawned by the controller; publish/0, called by
 %% the generated worker loop at the end of each batch.
--export([worker/6, timed_worker/6, cost_worker/6, latency_worker/6, publish/0]).
+-export([worker/6, timed_worker/6, cost_worker/6, latency_worker/6, profile_worker/5,
+         publish/0]).
 
 %% Internal export: the batch sizing rule, pure (tested on its own).
 -export([next_batch/2]).
@@ -135,6 +143,10 @@
 %% ETS key of the number of running workers, beside the {Position, Counter} rows.
 -define(CONCURRENCY_KEY, concurrency).
 
+%% Iterations of a profile worker's loop: far more than any profile lasts (it is killed
+%% when the profile ends).
+-define(PROFILE_ITERATIONS, (1 bsl 60)).
+
 %% Heap (words) of a cost worker when the caller names none (erlperf_cost sizes it).
 -define(COST_DEFAULT_HEAP, 233).
 %% What a slot of a latency array must hold until a call's duration is written there.
@@ -161,8 +173,8 @@
     starting :: #starting{} | undefined,
     %% calls that arrived while workers were starting, oldest first
     deferred = [] :: [{term(), gen_server:from()}],
-    %% workers running a timed measurement
-    timed = #{} :: #{pid() => gen_server:from()},
+    %% workers running a timed measurement, or a profile (until stopped)
+    timed = #{} :: #{pid() => gen_server:from() | profile},
     %% workers suspended by suspend/1, or false
     suspended = false :: [pid()] | false,
     priority = high :: erlang:priority_level(),
@@ -338,6 +350,29 @@ latency(Job, #{calls := Size, timer_calls := TimerCalls, budget_ms := Budget, wa
         erlang:demonitor(Mon, [flush])
     end.
 
+%% Starts `Count' profile workers: each runs `init_runner', then the runner in the timed
+%% loop (no counter, no publishing: nothing but the runner's code and the loop) until
+%% {@link stop_profile_workers/1}. Returns their pids once all have run `init_runner'.
+%% Like any worker's, a crash stops the job.
+-spec profile_workers(server_ref(), pos_integer()) -> [pid()].
+profile_workers(Job, Count) when is_integer(Count), Count > 0 ->
+    Mon = erlang:monitor(process, Job),
+    try
+        Pids = gen_server:call(Job, {profile_workers, Count, self()}, infinity),
+        [receive
+             {profile_ready, Pid} -> Pid;
+             {'DOWN', Mon, process, _, Reason} -> exit({Reason, {?MODULE, profile_workers, [Job, Count]}})
+         end || Pid <- Pids]
+    after
+        erlang:demonitor(Mon, [flush])
+    end.
+
+%% @private
+%% Kills the profile workers and waits for them to exit.
+-spec stop_profile_workers(server_ref()) -> ok.
+stop_profile_workers(Job) ->
+    gen_server:call(Job, stop_profile_workers, infinity).
+
 %% @doc Returns the source text of the generated module, one string per form.
 -spec source(server_ref() | code_map()) -> [string()].
 source(#{runner := _} = Code) ->
@@ -471,7 +506,16 @@ handle_call({latency, Spec, Reader}, From, #state{timed = Timed} = State) ->
 handle_call({cancel, Pid}, _From, #state{timed = Timed} = State) ->
     %% a worker of latency/2 whose call does not return: stopped quietly
     kill_and_wait([Pid || is_map_key(Pid, Timed)]),
-    {reply, ok, State#state{timed = maps:remove(Pid, Timed)}}.
+    {reply, ok, State#state{timed = maps:remove(Pid, Timed)}};
+handle_call({profile_workers, Count, Reader}, _From, #state{timed = Timed} = State) ->
+    Pids = [spawn_profile(Reader, State) || _ <- lists:seq(1, Count)],
+    {reply, Pids, State#state{timed = maps:merge(Timed, maps:from_keys(Pids, profile))}};
+handle_call(stop_profile_workers, _From, #state{timed = Timed} = State) ->
+    {Profiling, Others} = maps:fold(fun (Pid, profile, {P, O}) -> {[Pid | P], O};
+                                        (Pid, From, {P, O}) -> {P, O#{Pid => From}}
+                                    end, {[], #{}}, Timed),
+    kill_and_wait(Profiling),
+    {reply, ok, State#state{timed = Others}}.
 
 %% @private
 -spec handle_cast(stop, #state{}) -> {stop, normal, #state{}}.
@@ -560,6 +604,15 @@ cost_worker(Reader, Count, Module, Context, HasInitRunner, InitResult) ->
     receive {cost_finish, Reader} -> ok end.
 
 %% @private
+%% Profile worker: runs init_runner, tells the reader (the caller of profile_workers/2),
+%% then runs the timed loop for longer than any profile lasts; it is killed before.
+-spec profile_worker(pid(), module(), tuple(), boolean(), term()) -> ok.
+profile_worker(Reader, Module, Context, HasInitRunner, InitResult) ->
+    InitRunner = init_runner(HasInitRunner, Module, InitResult, Context),
+    Reader ! {profile_ready, self()},
+    _ = guarded(runner, fun () -> Module:'erlperf timed'(?PROFILE_ITERATIONS, InitRunner, Context) end),
+    ok.
+
 %% Latency worker: runs init_runner, times the empty spans and tells the reader (the
 %% caller of latency/2), then times runner calls and tells it how many it timed. From
 %% init_runner on, the worker allocates nothing of its own (spans go into atomics
@@ -673,6 +726,9 @@ has_init_runner(#state{roles = Roles}) ->
 
 spawn_timed(From, Count, #state{module = Module, context = Context, init_result = Init} = State) ->
     spawn_link(?MODULE, timed_worker, [From, Count, Module, Context, has_init_runner(State), Init]).
+
+spawn_profile(Reader, #state{module = Module, context = Context, init_result = Init} = State) ->
+    spawn_link(?MODULE, profile_worker, [Reader, Module, Context, has_init_runner(State), Init]).
 
 spawn_cost(Reader, Count, Heap, #state{module = Module, context = Context, init_result = Init} = State) ->
     spawn_opt(?MODULE, cost_worker, [Reader, Count, Module, Context, has_init_runner(State), Init],

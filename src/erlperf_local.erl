@@ -24,9 +24,13 @@
 %%%     erlperf_local:benchmark([#{runner => "rand:uniform()."}],
 %%%                             maps:merge(erlperf:defaults(), #{report => full}), undefined).
 %%% '''
+%%% After the measurement, with `memory => true', each runner's cost per call is
+%%% measured ({@link erlperf_cost}), then with `profile => Tool' each runner is profiled
+%%% ({@link erlperf_profile}), one job at a time, every other worker stopped.
+%%%
 %%% Cost and safety: every job is stopped, and its module unloaded, before the call
 %%% returns or raises; the calling process samples at `priority' for the duration of
-%%% the call.
+%%% the call. A profile adds about a second per runner.
 -module(erlperf_local).
 
 %% API: called by erlperf:benchmark/3, and over erpc by erlperf_isolation and
@@ -75,7 +79,8 @@ run(CodeMaps, #{compare := interleaved} = Opts, undefined) ->
 run(CodeMaps, Opts, undefined) ->
     lists:append([with_jobs([C], fun (Jobs) -> measure(Jobs, Opts) end) || C <- CodeMaps]);
 run(CodeMaps, Opts, Conc) ->
-    lists:append([with_jobs([C], fun ([Job]) -> [estimate(Job, Opts, Conc)] end) || C <- CodeMaps]).
+    lists:append([with_jobs([C], fun ([Job]) -> profile([Job], [estimate(Job, Opts, Conc)], Opts) end)
+                  || C <- CodeMaps]).
 
 measure(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     Runs = erlperf_sampler:timed(Jobs, Opts),
@@ -94,29 +99,44 @@ interleave(Jobs, #{concurrency := C} = Opts) ->
          || #{pid := Pid} <- Jobs],
     Runs = erlperf_sampler:interleaved(Jobs, Opts),
     %% suspended workers cannot be stopped while suspended: resume them first
-    _ = [ok = erlperf_job:resume(Pid) || after_run_measures(Opts) =/= [], #{pid := Pid} <- Jobs],
+    _ = [ok = erlperf_job:resume(Pid) || has_after_run(Opts), #{pid := Pid} <- Jobs],
     after_run(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
 
 %% With `memory => true' or `latency => true': every job's workers stop (the CPU clock
 %% is the VM's; calls are timed alone), then each runner is measured in fresh workers,
 %% one job at a time: its cost per call, then its latency.
+%% Then, with `profile => Tool', the profile.
 after_run(Jobs, Reports, Opts) ->
-    case after_run_measures(Opts) of
-        [] ->
-            Reports;
-        Measures ->
-            _ = [ok = erlperf_job:set_concurrency(Pid, 0) || #{pid := Pid} <- Jobs],
-            [R#{result => lists:foldl(fun (M, Acc) -> measure_after(M, Pid, Acc) end, Result, Measures)}
-             || {#{pid := Pid}, #{result := Result} = R} <- lists:zip(Jobs, Reports)]
-    end.
+    Measured = case after_run_measures(Opts) of
+                   [] ->
+                       Reports;
+                   Measures ->
+                       _ = [ok = erlperf_job:set_concurrency(Pid, 0) || #{pid := Pid} <- Jobs],
+                       [R#{result => lists:foldl(fun (M, Acc) -> measure_after(M, Pid, Acc) end,
+                                                 Result, Measures)}
+                        || {#{pid := Pid}, #{result := Result} = R} <- lists:zip(Jobs, Reports)]
+               end,
+    profile(Jobs, Measured, Opts).
 
 after_run_measures(Opts) ->
     [Key || Key <- [memory, latency], maps:get(Key, Opts, false)].
+
+has_after_run(Opts) ->
+    after_run_measures(Opts) =/= [] orelse maps:get(profile, Opts, undefined) =/= undefined.
 
 measure_after(memory, Pid, #{iteration_time := Ns} = Result) ->
     Result#{cost => erlperf_cost:measure(Pid, Ns)};
 measure_after(latency, Pid, #{iteration_time := Ns} = Result) ->
     Result#{latency => erlperf_latency:measure(Pid, Ns)}.
+
+%% With `profile => Tool': every job's workers stop, then one job at a time is profiled
+%% in workers of its own, as many as in its run.
+profile(Jobs, Reports, #{profile := Tool}) when Tool =/= undefined ->
+    _ = [ok = erlperf_job:set_concurrency(Pid, 0) || #{pid := Pid} <- Jobs],
+    [R#{profile => erlperf_profile:profile(Tool, Pid, C)}
+     || {#{pid := Pid}, #{concurrency := C} = R} <- lists:zip(Jobs, Reports)];
+profile(_Jobs, Reports, _Opts) ->
+    Reports.
 
 %% The report is the smallest concurrency not significantly below the best (noise
 %% alone would otherwise push the answer to the last step tried); the best is beside it.

@@ -119,7 +119,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                         <<"ci">> => interval(erlperf_stat:confidence_interval(Values, C))}
              end,
     lists:foldl(fun maps:merge/2, Base, [Chosen, cost(Result), latency(Result), search(Report),
-                                         sweep(Report), comparison(Report, Reports)]).
+                                         sweep(Report), comparison(Report, Reports),
+                                         profile(Report)]).
 
 %% A sweep's run: the best one, and what bytes give.
 sweep(Report) ->
@@ -156,6 +157,21 @@ search(#{mode := concurrency, best_concurrency := Best, history := History} = Re
                         <<"qps">> => Avg * 1000 / Ms}
                       || {C, #{average := Avg}} <- History]};
 search(_Report) ->
+    #{}.
+
+%% With `profile => Tool': the top functions, each named "module:function/arity".
+profile(#{profile := #{tool := Tool, functions := Functions} = Profile}) ->
+    #{<<"profile">> =>
+          #{<<"tool">> => atom_to_binary(Tool),
+            <<"duration_ms">> => maps:get(duration_ms, Profile),
+            <<"workers">> => maps:get(workers, Profile),
+            <<"total_calls">> => maps:get(total_calls, Profile),
+            <<"total_us">> => number(maps:get(total_us, Profile)),
+            <<"functions">> =>
+                [#{<<"function">> => unicode:characters_to_binary(erlperf_profile:function_name(Fn)),
+                   <<"calls">> => Calls, <<"time_us">> => number(Us), <<"percent">> => Pct}
+                 || #{mfa := Fn, calls := Calls, time_us := Us, percent := Pct} <- Functions]}};
+profile(_Report) ->
     #{}.
 
 comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Values}} = Report,

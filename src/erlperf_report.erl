@@ -96,7 +96,8 @@ format(Reports, Options) ->
      dead_code_notes(Sorted),
      overdue_notes(Sorted),
      cost_lines(Sorted),
-     latency_table(Sorted, Options)].
+     latency_table(Sorted, Options),
+     profile_lines(Sorted)].
 
 %% @doc Resolves `auto' to `basic' or `extended' from the number of samples collected.
 -spec resolve_format(format() | auto, [report()]) -> format().
@@ -255,6 +256,51 @@ latency_cells(#{calls := Calls, average := Avg} = L) ->
 
 cost_bytes(undefined) -> "unknown bytes (collections in every batch)";
 cost_bytes(Bytes) -> cost_number(Bytes) ++ " bytes".
+
+%% With `profile => Tool': each runner's top functions (see erlperf_profile), a table
+%% per runner under a line naming the tool, how long it watched and what.
+-spec profile_lines([report()]) -> unicode:chardata().
+profile_lines(Reports) ->
+    [["\n", profile_title(R, Profile), profile_table(Profile)]
+     || #{profile := Profile} = R <- Reports].
+
+profile_title(R, #{tool := Tool, duration_ms := Ms, workers := Workers}) ->
+    Watched = case {Tool, Workers} of
+                  {cprof, _} -> ", calls in all processes";
+                  {_, 1} -> "";
+                  {_, N} -> io_lib:format(", ~b workers", [N])
+              end,
+    io_lib:format("Profile (~s, ~s~s, runner ~ts)~n", [Tool, profile_duration(Ms), Watched, label(R)]).
+
+profile_duration(Ms) when Ms rem 1000 =:= 0 -> integer_to_list(Ms div 1000) ++ " s";
+profile_duration(Ms) -> integer_to_list(Ms) ++ " ms".
+
+%% cprof counts calls only; the other tools measure own time.
+profile_table(#{functions := []}) ->
+    "No function was called during the profile (the runner blocks, or waits)\n";
+profile_table(#{tool := cprof, functions := Functions}) ->
+    columns_text(["Function", "Calls", "% of calls"],
+                 [[erlperf_profile:function_name(Fn), integer_to_list(C), percent(P)]
+                  || #{mfa := Fn, calls := C, percent := P} <- Functions]);
+profile_table(#{functions := Functions}) ->
+    columns_text(["Function", "Calls", "% of time", "Per call"],
+                 [[erlperf_profile:function_name(Fn), integer_to_list(C), percent(P), per_call(T, C)]
+                  || #{mfa := Fn, calls := C, percent := P, time_us := T} <- Functions]).
+
+percent(P) -> float_to_list(P / 1, [{decimals, 1}]) ++ "%".
+
+per_call(_Us, 0) -> "-";
+per_call(Us, Calls) -> format_time(Us * 1000 / Calls).
+
+%% The first column left-aligned, the others right-aligned, two spaces apart.
+columns_text(Header, Rows) ->
+    Widths = [lists:max([text_width(lists:nth(I, Row)) || Row <- [Header | Rows]])
+              || I <- lists:seq(1, length(Header))],
+    [[columns_line(Row, Widths), "\n"] || Row <- [Header | Rows]].
+
+columns_line([First | Rest], [W | Ws]) ->
+    [First, lists:duplicate(W - text_width(First), $\s)
+     | [["  ", right(Cell, Width)] || {Cell, Width} <- lists:zip(Rest, Ws)]].
 
 %% Whole numbers without decimals, others with one.
 cost_number(N) when N == round(N) -> integer_to_list(round(N));

@@ -76,6 +76,9 @@
          sweep_cartesian/1, sweep_bytes/0, sweep_bytes/1, sweep_compare_baseline/0,
          sweep_compare_baseline/1, sweep_isolated/0, sweep_isolated/1, sweep_latency/0,
          sweep_latency/1]).
+-export([bad_profile/0, bad_profile/1, profile_tprof/0, profile_tprof/1, profile_nodes/0, profile_nodes/1,
+         profile_tools/0, profile_tools/1, profile_json/0, profile_json/1,
+         profile_no_files/0, profile_no_files/1, profile_isolated/0, profile_isolated/1]).
 
 %% Longest single escript run allowed (the -t 8 squeeze example takes about 30 s).
 -define(RUN_TIMEOUT_MS, 150000).
@@ -107,11 +110,12 @@ groups() ->
        syntax_error, syntax_error_second_line, too_many_hooks, squeeze_option_alone, loop_and_duration, bad_report, bad_pa, bad_arity,
        runner_crash, undefined_function, init_crash, unreachable_node, bad_compare,
        interleaved_isolated, bad_confidence, bad_noise, bad_format, bad_output_extension,
-       bad_baseline, sweep_usage, latency_crash]},
+       bad_baseline, sweep_usage, latency_crash, bad_profile, profile_tprof, profile_nodes]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
-       terminal_width, memory_flag, noise_floor, squeeze_plateau, latency_flag, latency_formats]},
+       terminal_width, memory_flag, noise_floor, squeeze_plateau, latency_flag, latency_formats,
+       profile_tools, profile_json, profile_no_files, profile_isolated]},
      {hooks, [parallel],
       [cli_md_init_runner_order, cli_md_init_runner_swapped, init_and_done_order,
        label_order, single_hook_first_runner, hooks_before_runners]},
@@ -180,7 +184,7 @@ help(Config) ->
                  "-i, --isolated, --isolation", "-q, --squeeze", "--min", "--step", "--max",
                  "-t, --threshold", "--init ", "--done ", "--init_runner ", "--label",
                  "--init_all", "--done_all", "--init_runner_all", "-h, --help", "--nodes",
-                 "--param NAME=V1,V2,...", "--bytes EXPR"]],
+                 "--param NAME=V1,V2,...", "--bytes EXPR", "--profile TOOL"]],
     %% defaults come from the engine's defaults map
     #{samples := Samples, sample_duration := Duration} = erlperf:defaults(),
     ?assertNotEqual(nomatch, string:find(Out, io_lib:format("(default: ~b)", [Samples]))),
@@ -367,6 +371,83 @@ latency_sleep(Config) ->
     ?assert(in(SleepP50, 1000, 3000), SleepP50),
     #{<<"latency_us">> := #{<<"p50">> := OkP50}} = Ok,
     ?assert(in(OkP50, 0, 5), OkP50).
+
+bad_profile() ->
+    [{doc, "--profile takes a profiler this release has; anything else is a usage error, exit 2"}].
+bad_profile(Config) ->
+    usage_error(Config, ["ok.", "--profile", "bogus"], "--profile: 'bogus' is not eprof, fprof"),
+    usage_error(Config, ["ok.", "--profile", "EPROF"], "'EPROF' is not eprof, fprof"),
+    usage_error(Config, ["ok.", "--profile"], "--profile needs a value").
+
+profile_tprof() ->
+    [{doc, "--profile tprof: a usage error naming the OTP release needed before OTP 27, a profile from it on"}].
+profile_tprof(Config) ->
+    case lists:member(tprof, erlperf_profile:tools()) of
+        false ->
+            usage_error(Config, ["ok.", "--profile", "tprof"],
+                        "(tprof needs OTP 27 or later; this is OTP " ++ erlang:system_info(otp_release) ++ ")");
+        true ->
+            {0, Out} = run(Config, ["lists:seq(1, 100).", "--profile", "tprof" | ?QUICK]),
+            Rows = profile_rows(Out, "tprof", "lists:seq(1, 100)."),
+            ?assert(lists:member("lists:seq_loop/3", [F || [F | _] <- Rows]), Out)
+    end.
+
+profile_nodes() ->
+    [{doc, "--profile with --nodes is a usage error, before any node is contacted"}].
+profile_nodes(Config) ->
+    usage_error(Config, ["ok.", "--profile", "eprof", "--nodes", "nowhere@nohost"],
+                "profile (eprof) cannot be combined with nodes").
+
+profile_tools() ->
+    [{doc, "--profile eprof, fprof and cprof: a section per runner under the table, the runner's "
+           "functions (lists:seq_loop/3, which lists:seq/2 calls) among the top ones"}].
+profile_tools(Config) ->
+    [begin
+         {0, Out} = run(Config, ["lists:seq(1, 100).", "--profile", Tool | ?QUICK]),
+         [_] = table(?BASIC, Out),
+         Rows = profile_rows(Out, Tool, "lists:seq(1, 100)."),
+         ?assert(length(Rows) > 0 andalso length(Rows) =< 15, Out),
+         ?assert(lists:member("lists:seq_loop/3", [F || [F | _] <- Rows]), Out),
+         %% fprof's progress messages ("Reading trace data...") are not shown
+         ?assertEqual(nomatch, string:find(Out, "trace data"), Out)
+     end || Tool <- ["eprof", "fprof", "cprof"]].
+
+profile_json() ->
+    [{doc, "--profile with --format json: the run's \"profile\" has the tool and the functions, named as text"}].
+profile_json(Config) ->
+    {0, Json} = run(Config, ["lists:seq(1, 100).", "--profile", "cprof", "--format", "json" | ?QUICK]),
+    {ok, #{<<"runs">> := [#{<<"profile">> := Profile}], <<"options">> := Options}} = erlperf_json:decode(Json),
+    ?assertEqual(<<"cprof">>, maps:get(<<"profile">>, Options)),
+    #{<<"tool">> := <<"cprof">>, <<"duration_ms">> := Ms, <<"total_us">> := null,
+      <<"functions">> := Functions} = Profile,
+    ?assert(Ms > 0, Profile),
+    ?assert(lists:member(<<"lists:seq_loop/3">>, [F || #{<<"function">> := F} <- Functions]), Profile),
+    [?assertMatch(#{<<"calls">> := C, <<"time_us">> := null, <<"percent">> := P}
+                  when is_integer(C) andalso is_number(P), F) || F <- Functions].
+
+profile_no_files() ->
+    [{doc, "fprof writes its trace into TMPDIR and leaves nothing there, nor when the runner crashes mid-profile"}].
+profile_no_files(Config) ->
+    Tmp = filename:join(?config(priv_dir, Config), "profile_tmp"),
+    ok = file:make_dir(Tmp),
+    {0, Out} = run(Config, ["lists:seq(1, 100).", "--profile", "fprof" | ?QUICK], [{"TMPDIR", Tmp}]),
+    [_ | _] = profile_rows(Out, "fprof", "lists:seq(1, 100)."),
+    ?assertEqual({ok, []}, file:list_dir(Tmp)),
+    %% the runner crashes as soon as it is traced: exit 1, one line, nothing left
+    Crash = "r() -> case erlang:trace_info(self(), flags) of {flags, []} -> ok; _ -> erlang:error(traced) end.",
+    {1, Err} = run(Config, [Crash, "--profile", "fprof" | ?QUICK], [{"TMPDIR", Tmp}]),
+    ?assertMatch(["erlperf: runner crashed: error:traced" ++ _], lines(Err)),
+    ?assertEqual({ok, []}, file:list_dir(Tmp)).
+
+profile_isolated() ->
+    [{doc, "-i --profile: each runner is profiled in its own peer node, a section each"}].
+profile_isolated(Config) ->
+    {0, Out} = run(Config, ["lists:seq(1, 100).", "lists:duplicate(100, a).", "-i", "--profile", "eprof"
+                            | ?QUICK]),
+    Seq = [F || [F | _] <- profile_rows(Out, "eprof", "lists:seq(1, 100).")],
+    Dup = [F || [F | _] <- profile_rows(Out, "eprof", "lists:duplicate(100, a).")],
+    ?assert(lists:member("lists:seq_loop/3", Seq) andalso not lists:member("lists:duplicate/3", Seq), Out),
+    ?assert(lists:member("lists:duplicate/3", Dup) andalso not lists:member("lists:seq_loop/3", Dup), Out).
 
 formats_stdout() ->
     [{doc, "--format csv and markdown print the record on standard output, one row per runner"}].
@@ -1444,6 +1525,22 @@ sweep_table(Header, Out) ->
          (row(tl(Header), Line))#{"Best" => Best}
      end || R <- lists:takewhile(fun (L) -> L =/= "" end, Rows),
             not lists:prefix("Note:", R), not is_verdict(R)].
+
+%% The rows of a runner's profile section, each [Function | other cells]; asserts the
+%% title and the header.
+profile_rows(Out, Tool, Label) ->
+    Title = "Profile (" ++ Tool ++ ", ",
+    Suffix = "runner " ++ Label ++ ")",
+    {_, [TitleLine, Header | Rest]} =
+        lists:splitwith(fun (L) -> not (lists:prefix(Title, L) andalso lists:suffix(Suffix, L)) end,
+                        lines(Out)),
+    ?assert(lists:prefix(Title, TitleLine), Out),
+    Expected = case Tool of
+                   "cprof" -> ["Function", "Calls", "%", "of", "calls"];
+                   _ -> ["Function", "Calls", "%", "of", "time", "Per", "call"]
+               end,
+    ?assertEqual(Expected, string:lexemes(Header, " "), Out),
+    [string:lexemes(R, " ") || R <- lists:takewhile(fun (L) -> L =/= "" end, Rest)].
 
 %% The lines under extended tables: "X against Y: 12.3% slower (95% CI ...)".
 is_verdict(Line) ->

@@ -30,6 +30,9 @@
          application_stop/0, application_stop/1, busy_100k/0, busy_100k/1,
          init_runner_hangs/0, init_runner_hangs/1]).
 
+%% Test cases: profile workers (erlperf_profile's)
+-export([profile_workers/0, profile_workers/1, profile_worker_crash/0, profile_worker_crash/1]).
+
 %% Internal export: the runner of cost_jump/1, spinning a number of times read each call.
 -export([spin/1]).
 
@@ -42,7 +45,8 @@ suite() ->
     [{timetrap, {seconds, 60}}].
 
 all() ->
-    [{group, lifecycle}, {group, measuring}, {group, failures}, {group, compat}, {group, edges}].
+    [{group, lifecycle}, {group, measuring}, {group, failures}, {group, compat}, {group, edges},
+     {group, profile}].
 
 groups() ->
     [{lifecycle, [parallel],
@@ -57,7 +61,8 @@ groups() ->
       [handle_while_suspended, handle_after_stop, source_strings, measure_microseconds,
        counted_when_called]},
      {edges, [],
-      [cost_jump, overdue_flagged, start_line, application_stop, busy_100k, init_runner_hangs]}].
+      [cost_jump, overdue_flagged, start_line, application_stop, busy_100k, init_runner_hangs]},
+     {profile, [], [profile_workers, profile_worker_crash]}].
 
 end_per_testcase(_Case, _Config) ->
     ok.
@@ -662,3 +667,46 @@ all_gone(Pids) ->
 job_modules() ->
     [M || {M, _} <- code:all_loaded(), lists:prefix("erlperf_job_", atom_to_list(M)),
           M =/= erlperf_job_sup].
+
+%%--------------------------------------------------------------------
+%% Profile workers
+
+profile_workers() ->
+    [{doc, "profile_workers/2 returns once init_runner ran in each; they run the runner, "
+           "leave the counter alone, and stop_profile_workers/1 kills them, the job running on"}].
+profile_workers(Config) when is_list(Config) ->
+    T = ets:new(?FUNCTION_NAME, [named_table, public, set]),
+    true = ets:insert(T, [{init_runner, 0}, {calls, 0}]),
+    Code = #{init_runner => lists:flatten(io_lib:format("ets:update_counter(~w, init_runner, 1).", [T])),
+             runner => lists:flatten(io_lib:format("r(_) -> ets:update_counter(~w, calls, 1).", [T]))},
+    {ok, Job} = erlperf_job:start(Code),
+    Pids = erlperf_job:profile_workers(Job, 3),
+    ?assertEqual(3, length(lists:usort(Pids))),
+    ?assertEqual([{init_runner, 3}], ets:lookup(T, init_runner)),
+    ?assert(erlperf_test_lib:wait_for(fun () -> ets:lookup_element(T, calls, 2) > 1000 end, ?WAIT_MS)),
+    %% no continuous worker, no count
+    ?assertEqual(0, erlperf_job:concurrency(Job)),
+    ?assertEqual(0, erlperf_job:sample(Job)),
+    Mons = [erlang:monitor(process, P) || P <- Pids],
+    ok = erlperf_job:stop_profile_workers(Job),
+    [?assertEqual(killed, down_reason(M)) || M <- Mons],
+    ?assert(is_process_alive(Job)),
+    ok = erlperf_job:set_concurrency(Job, 1),
+    ok = erlperf_job:stop(Job).
+
+profile_worker_crash() ->
+    [{doc, "A profile worker crashing stops the job with the crash, like any worker; "
+           "one crashing in init_runner makes profile_workers/2 exit so"}].
+profile_worker_crash(Config) when is_list(Config) ->
+    T = ets:new(?FUNCTION_NAME, [named_table, public, set]),
+    true = ets:insert(T, {calls, 0}),
+    {ok, Job} = erlperf_job:start(
+                  #{runner => lists:flatten(io_lib:format(
+                                  "case ets:update_counter(~w, calls, 1) of 100 -> erlang:error(late); _ -> ok end.",
+                                  [T]))}),
+    Mon = erlang:monitor(process, Job),
+    _ = erlperf_job:profile_workers(Job, 1),
+    ?assertMatch({shutdown, {crashed, runner, {error, late, _}}}, down_reason(Mon)),
+    {ok, Job2} = erlperf_job:start(#{init_runner => "exit(no).", runner => "r(_) -> ok."}),
+    ?assertExit({{shutdown, {crashed, init_runner, {exit, no, _}}}, {erlperf_job, profile_workers, _}},
+                erlperf_job:profile_workers(Job2, 2)).

@@ -38,6 +38,38 @@ record_test() ->
                             <<"test">> := <<"paired">>}} = B,
     ?assert(abs(Change + 50.0) < 1.0e-9, Change).
 
+%% With a profile (eprof's figures of `lists:seq(1, 100)', cprof's count-only entry):
+%% "profile" in the run, functions named as text, an unknown time null; JSON round trip.
+record_profile_test() ->
+    [A, B] = reports(),
+    Profile = #{tool => eprof, duration_ms => 1000, workers => 1, total_calls => 8042460,
+                total_us => 1068709,
+                functions => [#{calls => 7467998, mfa => {lists, seq_loop, 3},
+                                percent => 83.21161326422815, time_us => 889290},
+                              #{calls => 287231, mfa => {erlperf_job_3, 'erlperf timed_loop', 1},
+                                percent => 14.00493492615857, time_us => 149672}]},
+    Cprof = Profile#{tool => cprof, total_us => undefined,
+                     functions => [#{calls => 723, mfa => garbage_collect, percent => 1.5,
+                                     time_us => undefined}]},
+    Record = erlperf_record:from_reports([A#{profile => Profile}, B#{profile => Cprof}]),
+    {ok, #{<<"runs">> := [RunA, RunB]}} = erlperf_json:decode(erlperf_json:encode(Record)),
+    ?assertEqual(#{<<"tool">> => <<"eprof">>, <<"duration_ms">> => 1000, <<"workers">> => 1,
+                   <<"total_calls">> => 8042460, <<"total_us">> => 1068709,
+                   <<"functions">> =>
+                       [#{<<"function">> => <<"lists:seq_loop/3">>, <<"calls">> => 7467998,
+                          <<"time_us">> => 889290, <<"percent">> => 83.21161326422815},
+                        #{<<"function">> => <<"erlperf_job_3:'erlperf timed_loop'/1">>,
+                          <<"calls">> => 287231, <<"time_us">> => 149672,
+                          <<"percent">> => 14.00493492615857}]},
+                 maps:get(<<"profile">>, RunA)),
+    ?assertMatch(#{<<"tool">> := <<"cprof">>, <<"total_us">> := null,
+                   <<"functions">> := [#{<<"function">> := <<"garbage_collect">>,
+                                         <<"time_us">> := null}]},
+                 maps:get(<<"profile">>, RunB)),
+    %% no profile, no key
+    #{<<"runs">> := [Plain, _]} = erlperf_record:from_reports(reports()),
+    ?assertNot(is_map_key(<<"profile">>, Plain)).
+
 csv_test() ->
     [Header, RowA, RowB] = csv_lines(reports()),
     ?assertEqual([atom_to_binary(C) || C <- erlperf_csv:columns()], Header),

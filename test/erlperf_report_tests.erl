@@ -36,6 +36,7 @@ report(Mode, Label, Run, #{values := Values, stddev := StdDev} = Figures) ->
                run_options => maps:merge(#{compare => parallel, concurrency => Concurrency,
                                            cv => undefined, priority => high, report => full,
                                            confidence => 95, noise => 1, memory => false, latency => false,
+                                           profile => undefined,
                                            sample_duration => 1000, samples => 3, warmup => 0},
                                          Options),
                sleep => maps:get(sleep, Run, sleep), warnings => maps:get(warnings, Run, []),
@@ -266,6 +267,78 @@ overdue_note_test() ->
         "erlang:system_time(millisecond) rem 1000 > 990 andalso timer:sleep(400) =:= ok.      1        10    332 Ki   76.83%    401 Ki   606 Ki     301 ns",
         "Note: 3 of 10 samples of erlang:system_time(millisecond) rem 1000 > 990 andalso timer:sleep(400) =:= ok. ended while a worker had been in one call far longer than expected (calls are counted when they start)"],
        lines(sleepy(), #{})).
+
+%% erlperf:benchmark([#{runner => "lists:seq(1, 100)."}], #{report => full,
+%% profile => eprof}, undefined) (what `./erlperf 'lists:seq(1, 100).' --profile eprof'
+%% asks for).
+seq_profiled() ->
+    R = continuous(<<"lists:seq(1, 100).">>, #{},
+                   #{values => [3066261.613329055, 3264070.0430751815, 2335270.382744525],
+                     average => 2888534.013049587, stddev => 489241.7880592472,
+                     median => 3066261.613329055, p99 => 3264070.0430751815,
+                     samples => [1, 3066416, 6330298, 8668962], time => 3001445, overdue => 0,
+                     iteration_time => 346.19637348297795}),
+    Profile = #{tool => eprof, duration_ms => 1000, workers => 1, total_calls => 8042460,
+                total_us => 1068709,
+                functions => [#{calls => 7467998, mfa => {lists, seq_loop, 3},
+                                percent => 83.21161326422815, time_us => 889290},
+                              #{calls => 287231, mfa => {erlperf_job_3, 'erlperf timed_loop', 1},
+                                percent => 14.00493492615857, time_us => 149672},
+                              #{calls => 287231, mfa => {lists, seq, 2},
+                                percent => 2.783451809613281, time_us => 29747}]},
+    R#{profile => Profile, run_options => (maps:get(run_options, R))#{profile => eprof}}.
+
+profile_lines_test() ->
+    ?assertEqual(
+       ["Code                       ||        QPS       Time",
+        "lists:seq(1, 100).          1    2889 Ki     346 ns",
+        "",
+        "Profile (eprof, 1 s, runner lists:seq(1, 100).)",
+        "Function                                Calls  % of time  Per call",
+        "lists:seq_loop/3                      7467998      83.2%    119 ns",
+        "erlperf_job_3:'erlperf timed_loop'/1   287231      14.0%    521 ns",
+        "lists:seq/2                            287231       2.8%    104 ns"],
+       lines([seq_profiled()], #{})).
+
+%% The same code profiled with cprof (first and fourth functions): calls only, counted
+%% in every process.
+profile_cprof_lines_test() ->
+    #{profile := Eprof} = R = seq_profiled(),
+    Cprof = Eprof#{tool => cprof, total_us => undefined, total_calls => 52255479,
+                   functions => [#{calls => 48522931, mfa => {lists, seq_loop, 3},
+                                   percent => 92.85711647576707, time_us => undefined},
+                                 #{calls => 2, mfa => {erlang, ensure_tracer_module_loaded, 2},
+                                   percent => 3.827349855505104e-6, time_us => undefined}]},
+    ?assertEqual(
+       ["Profile (cprof, 1 s, calls in all processes, runner lists:seq(1, 100).)",
+        "Function                                 Calls  % of calls",
+        "lists:seq_loop/3                      48522931       92.9%",
+        "erlang:ensure_tracer_module_loaded/2         2        0.0%"],
+       lists:nthtail(3, lines([R#{profile := Cprof}], #{}))).
+
+%% fprof: 200 ms, several workers traced, garbage collection as a pseudo-function; a
+%% function without a completed call has no time per call.
+profile_fprof_lines_test() ->
+    #{profile := Eprof} = R = seq_profiled(),
+    Fprof = Eprof#{tool => fprof, duration_ms => 200, workers => 4,
+                   functions => [#{calls => 723, mfa => garbage_collect, percent => 2.2,
+                                   time_us => 4769.0},
+                                 #{calls => 0, mfa => {lists, seq_loop, 3}, percent => 1.0,
+                                   time_us => 2000.0}]},
+    ?assertEqual(
+       ["Profile (fprof, 200 ms, 4 workers, runner lists:seq(1, 100).)",
+        "Function          Calls  % of time  Per call",
+        "garbage_collect     723       2.2%   6596 ns",
+        "lists:seq_loop/3      0       1.0%         -"],
+       lists:nthtail(3, lines([R#{profile := Fprof}], #{}))).
+
+%% A runner that blocks: nothing called while profiled, said in words.
+profile_nothing_called_test() ->
+    #{profile := Eprof} = R = seq_profiled(),
+    ?assertEqual(["Profile (eprof, 1 s, runner lists:seq(1, 100).)",
+                  "No function was called during the profile (the runner blocks, or waits)"],
+                 lists:nthtail(3, lines([R#{profile := Eprof#{functions => [], total_calls => 0,
+                                                               total_us => 0}}], #{}))).
 
 no_overdue_no_note_test() ->
     [#{result := Result} = Report] = sleepy(),
