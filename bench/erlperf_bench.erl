@@ -65,11 +65,11 @@
 %% and how often that is checked.
 -define(SETTLE_MS, 10000).
 %% Verdicts: runs of 10 s for the power and false-alarm figures (parallel: 20 samples of
-%% 500 ms; interleaved: 50 rounds of two 100 ms turns: short turns pair up samples taken
+%% 500 ms; interleaved: 100 rounds of two 50 ms turns: short turns pair up samples taken
 %% under the same conditions); trials of each; the work of the two runners of the power
 %% figure differs by 3%.
 -define(VERDICT_OPTS, #{parallel => #{sample_duration => 500, samples => 20, report => full},
-                       interleaved => #{sample_duration => 100, samples => 50, report => full,
+                       interleaved => #{sample_duration => 50, samples => 100, report => full,
                                         compare => interleaved}}).
 -define(FALSE_ALARM_TRIALS, 20).
 -define(POWER_TRIALS, 5).

@@ -67,6 +67,13 @@
 -define(EXTENDED_CONC_WIDTH, 7).
 
 -define(TIMER_NOTE, "Timer accuracy problem detected, results may be inaccurate").
+%% Runners sampled in parallel and found significantly different by less than this many
+%% percent get a note: on a shared machine, the CPUs that ran them can differ that much.
+-define(PARALLEL_DOUBT_PCT, 5).
+-define(PARALLEL_NOTE, "Note: these runners ran in parallel, each on its own CPU, and CPUs of one "
+        "machine can run a few percent apart for a whole run; to tell such a difference from the "
+        "code's, compare them taking turns: --compare interleaved -d 50 -s 100~n").
+
 -define(BOLD, "\e[1m").
 -define(RESET, "\e[0m").
 
@@ -183,9 +190,21 @@ dead_code_notes(Reports) ->
 verdicts(basic, _Reports) ->
     [];
 verdicts(_Format, Reports) ->
-    [io_lib:format("~ts against ~ts: ~ts~n",
-                   [label(R), name(R#{label => Against}), verdict_text(C)])
-     || #{comparison := #{against := Against} = C} = R <- Reports].
+    [[io_lib:format("~ts against ~ts: ~ts~n",
+                    [label(R), name(R#{label => Against}), verdict_text(C)])
+      || #{comparison := #{against := Against} = C} = R <- Reports],
+     parallel_note(Reports)].
+
+%% A small significant difference between runners sampled in parallel may be the CPUs'.
+-spec parallel_note([report()]) -> iodata().
+parallel_note(Reports) ->
+    Doubtful = [R || #{run_options := #{compare := parallel},
+                       comparison := #{significant := true, test := paired, change_pct := Change}} = R
+                         <- Reports, is_number(Change), abs(Change) < ?PARALLEL_DOUBT_PCT],
+    case Doubtful of
+        [] -> [];
+        _ -> io_lib:format(?PARALLEL_NOTE, [])
+    end.
 
 %% Concurrency estimation: the best step, when it is not the one reported.
 -spec search_lines([report()]) -> unicode:chardata().

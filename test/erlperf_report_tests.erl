@@ -112,6 +112,27 @@ verdict_lines_test() ->
     %% basic tables stay as erlperf 2.3 prints them
     ?assertEqual(nomatch, string:find(text(Annotated, #{format => basic}), "against")).
 
+parallel_note_test() ->
+    Fast = continuous(<<"fast.">>, #{}, figures([1000, 1010, 990, 1000])),
+    Near = continuous(<<"near.">>, #{}, figures([970, 979, 960, 970])),
+    Far = continuous(<<"far.">>, #{}, figures([500, 510, 490, 500])),
+    Note = "Note: these runners ran in parallel",
+    Stat = #{confidence => 95, noise => 1},
+    %% 3% slower, paired, significant: the CPUs may be the cause
+    Close = text(erlperf_comparison:annotate([Fast, Near], Stat), #{format => extended}),
+    ?assertNotEqual(nomatch, string:find(Close, "near. against fast.: 3.0% slower"), Close),
+    ?assertNotEqual(nomatch, string:find(Close, Note), Close),
+    ?assertNotEqual(nomatch, string:find(Close, "--compare interleaved -d 50 -s 100"), Close),
+    %% 50% slower: no CPU does that
+    ?assertEqual(nomatch, string:find(text(erlperf_comparison:annotate([Fast, Far], Stat),
+                                           #{format => extended}), Note)),
+    %% taking turns, or within the floor: no note
+    Turns = [R#{run_options => O#{compare => interleaved}} || #{run_options := O} = R <- [Fast, Near]],
+    ?assertEqual(nomatch, string:find(text(erlperf_comparison:annotate(Turns, Stat),
+                                           #{format => extended}), Note)),
+    ?assertEqual(nomatch, string:find(text(erlperf_comparison:annotate([Fast, Near], Stat#{noise => 5}),
+                                           #{format => extended}), Note)).
+
 figures(Values) ->
     Summary = erlperf_stat:summary(Values),
     Summary#{values => Values, samples => lists:seq(0, length(Values)), time => 1000000,
