@@ -182,7 +182,8 @@ usage() ->
      "Options:\n" | [option_help(O) || O <- options()]]
         ++ ["\nEnvironment: ERL_LIBS (extra libraries), COLUMNS (width of the table),\n"
             "NO_COLOR (no colour on a terminal).\n"
-            "Exit status: 0 success, 1 benchmark failed, 2 usage error (also: no arguments).\n"].
+            "Exit status: 0 success, 1 benchmark failed, 2 usage error (also: no arguments),\n"
+            "3 a runner regressed beyond --fail-on-regression.\n"].
 
 %% @doc Renders an error reason raised while parsing or benchmarking as one line.
 -spec format_error(term()) -> string().

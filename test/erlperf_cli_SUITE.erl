@@ -188,7 +188,10 @@ help(Config) ->
                  "-i, --isolated, --isolation", "-q, --squeeze", "--min", "--step", "--max",
                  "-t, --threshold", "--init ", "--done ", "--init_runner ", "--label",
                  "--init_all", "--done_all", "--init_runner_all", "-h, --help", "--nodes",
-                 "--param NAME=V1,V2,...", "--bytes EXPR", "--profile TOOL"]],
+                 "--param NAME=V1,V2,...", "--bytes EXPR", "--profile TOOL", "--noise PCT",
+                 "--confidence PCT", "--compare HOW", "--latency", "--memory", "--format FORMAT",
+                 "-o, --output FILE", "--save FILE", "--baseline FILE", "--fail-on-regression PCT",
+                 "3 a runner regressed beyond --fail-on-regression"]],
     %% defaults come from the engine's defaults map
     #{samples := Samples, sample_duration := Duration} = erlperf:defaults(),
     ?assertNotEqual(nomatch, string:find(Out, io_lib:format("(default: ~b)", [Samples]))),
