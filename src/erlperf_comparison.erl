@@ -60,8 +60,8 @@ annotate(Reports, Stat) ->
 %% two samples a step there is no evidence either way, and `Chosen' is `Best'.
 -spec plateau([{pos_integer(), [number(), ...]}, ...], stat_options()) ->
     {Chosen :: pos_integer(), Best :: pos_integer()}.
-plateau([First | Rest] = Steps, Stat) ->
-    {Best, BestValues} = lists:foldl(fun higher_mean/2, First, Rest),
+plateau(Steps, Stat) ->
+    {Best, BestValues} = first_highest(fun ({_, V}) -> erlperf_stat:mean(V) end, Steps),
     Options = maps:with([confidence, noise], Stat#{test => welch, better => higher}),
     Close = [C || {C, V} <- lists:keysort(1, Steps), length(V) > 1, length(BestValues) > 1,
                   maps:get(verdict, erlperf_stat:compare(BestValues, V, Options)) =/= slower],
@@ -70,11 +70,15 @@ plateau([First | Rest] = Steps, Stat) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
-higher_mean({_, Values} = Step, {_, BestValues} = Best) ->
-    case erlperf_stat:mean(Values) > erlperf_stat:mean(BestValues) of
-        true -> Step;
-        false -> Best
-    end.
+%% The element of the highest score; the first of equals.
+first_highest(Score, [First | Rest]) ->
+    {_, Best} = lists:foldl(fun (E, {Top, _} = Acc) ->
+                                    case Score(E) of
+                                        S when S > Top -> {S, E};
+                                        _ -> Acc
+                                    end
+                            end, {Score(First), First}, Rest),
+    Best.
 
 describe(#{result := #{values := Values} = Result} = Report, Confidence) ->
     Report#{result => Result#{ci => erlperf_stat:confidence_interval(Values, Confidence),
@@ -107,13 +111,8 @@ test(_Report, _Base, _Values) ->
 better(#{mode := timed}) -> lower;
 better(_Report) -> higher.
 
-fastest([First | Rest]) ->
-    lists:foldl(fun (R, Best) ->
-                        case score(R) > score(Best) of
-                            true -> R;
-                            false -> Best
-                        end
-                end, First, Rest).
+fastest(Reports) ->
+    first_highest(fun score/1, Reports).
 
 score(#{mode := timed, result := #{average := Avg}}) when Avg == 0 -> 0.0;
 score(#{mode := timed, result := #{average := Avg}}) -> 1.0 / Avg;

@@ -141,7 +141,7 @@ profile(_Jobs, Reports, _Opts) ->
 %% The report is the smallest concurrency not significantly below the best (noise
 %% alone would otherwise push the answer to the last step tried); the best is beside it.
 estimate(Job, Opts, Conc) ->
-    {_, History} = erlperf_sampler:estimate(Job, Opts, Conc),
+    History = erlperf_sampler:estimate(Job, Opts, Conc),
     {Chosen, Best} = erlperf_comparison:plateau([{C, V} || {C, #{values := V}} <- History],
                                                 maps:with([confidence, noise], Opts)),
     {Chosen, Run} = lists:keyfind(Chosen, 1, History),

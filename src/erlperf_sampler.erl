@@ -107,11 +107,12 @@ timed(Jobs, Opts) ->
 
 %% @doc Concurrency estimation: continuous runs of one job with `min', `min + step', ...
 %% workers, until `threshold' steps in a row bring no gain over the best, or `max' is
-%% reached. Returns the best concurrency and every step's run, in the order tried.
+%% reached. Returns every step's run, in the order tried (which step to report is the
+%% caller's choice: see erlperf_comparison:plateau/2).
 -spec estimate(job(), options(), #{min := pos_integer(), step := pos_integer(),
                                    max := pos_integer(), threshold := pos_integer(),
                                    atom() => term()}) ->
-    {pos_integer(), [{pos_integer(), run()}]}.
+    [{pos_integer(), run()}].
 estimate(Job, Opts, #{min := Min} = Conc) ->
     estimate(Job, Opts, Conc, Min, undefined, 0, []).
 
@@ -366,7 +367,7 @@ estimate(#{pid := Pid} = Job, Opts, #{step := Step, max := Max, threshold := Thr
     {NewBest, NewMisses} = better({C, Run}, Best, Misses),
     case NewMisses >= Threshold orelse C + Step > Max of
         true ->
-            {element(1, NewBest), lists:reverse(NewHistory)};
+            lists:reverse(NewHistory);
         false ->
             estimate(Job, Opts, Conc, C + Step, NewBest, NewMisses, NewHistory)
     end.

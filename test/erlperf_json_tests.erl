@@ -455,16 +455,12 @@ otp_json_agrees_test_() ->
 %% Properties (PropEr, called directly)
 
 proper_test_() ->
-    case code:which(proper) of
-        non_existing ->
-            {"PropEr is installed",
-             ?_test(erlang:error({proper_missing, "apt-get install erlang-proper "
-                                                  "(make prereq does)"}))};
-        _ ->
-            [{atom_to_list(Name),
-              {timeout, ?PROP_TIMEOUT_S, ?_assertEqual({Name, ?NUMTESTS}, check(Name, Prop))}}
-             || {Name, Prop} <- properties()]
-    end.
+    erlperf_test_lib:with_proper(
+      fun () ->
+              [{atom_to_list(Name),
+                {timeout, ?PROP_TIMEOUT_S, ?_assertEqual({Name, ?NUMTESTS}, check(Name, Prop))}}
+               || {Name, Prop} <- properties()]
+      end).
 
 properties() ->
     [{round_trip, fun prop_round_trip/0},

@@ -22,16 +22,12 @@
 %% Process dictionary key holding the counter of the property being built.
 
 proper_test_() ->
-    case code:which(proper) of
-        non_existing ->
-            {"PropEr is installed",
-             ?_test(erlang:error({proper_missing, "apt-get install erlang-proper "
-                                                  "(make prereq does)"}))};
-        _ ->
-            {timeout, ?TIMEOUT_S,
-             [{atom_to_list(Name), ?_assertEqual({Name, ?NUMTESTS}, check(Name, Prop))}
-              || {Name, Prop} <- properties()]}
-    end.
+    erlperf_test_lib:with_proper(
+      fun () ->
+              {timeout, ?TIMEOUT_S,
+               [{atom_to_list(Name), ?_assertEqual({Name, ?NUMTESTS}, check(Name, Prop))}
+                || {Name, Prop} <- properties()]}
+      end).
 
 %% Property builders, called by check/2 once their counter is in place.
 properties() ->

@@ -2,7 +2,7 @@
 -module(erlperf_test_lib).
 
 -export([wait_for/2, capture/0, app_without_monitor/1, restore_app/1,
-         prop_check/3, prop_forall/2]).
+         prop_check/3, prop_forall/2, with_proper/1]).
 
 %% @doc Polls `Pred' until it holds (true) or `Ms' milliseconds pass (false). A bounded
 %% poll, not synchronisation: it re-checks every 5 ms.
@@ -87,3 +87,16 @@ prop_forall(Type, Fun) ->
             false
         end
     end).
+
+%% The eunit tests Tests() builds when PropEr is installed; otherwise one failing test
+%% saying how to install it (properties must never be skipped silently).
+-spec with_proper(fun(() -> term())) -> term().
+with_proper(Tests) ->
+    case code:which(proper) of
+        non_existing ->
+            {"PropEr is installed",
+             fun () -> erlang:error({proper_missing, "apt-get install erlang-proper "
+                                                     "(make prereq does)"}) end};
+        _ ->
+            Tests()
+    end.
