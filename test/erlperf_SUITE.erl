@@ -612,11 +612,16 @@ squeeze_full() ->
 squeeze_full(Config) when is_list(Config) ->
     Report = erlperf:run({timer, sleep, [1]}, #{sample_duration => 30, samples => 2, report => full},
                          #{max => 3}),
-    ?assertMatch(#{version := 1, mode := concurrency, concurrency := 3,
+    %% sleepers scale: the best step is the last; the one reported is the smallest not
+    %% significantly below it (two samples a step are little evidence), and its run
+    ?assertMatch(#{version := 1, mode := concurrency, concurrency := C, best_concurrency := 3,
                    result := #{average := _, values := [_, _], samples := [_, _, _]},
                    history := [{1, #{average := _, samples := [_, _, _]}}, {2, _}, {3, _}],
                    concurrency_options := #{min := 1, max := 3, threshold := 3, step := 1},
-                   run_options := #{samples := 2, concurrency := 3}, system := #{}}, Report).
+                   run_options := #{samples := 2, concurrency := C}, system := #{}}
+                   when C =< 3, Report),
+    #{concurrency := C, result := #{average := Avg}, history := History} = Report,
+    ?assertMatch({C, #{average := Avg}}, lists:keyfind(C, 1, History)).
 
 squeeze_extended() ->
     [{doc, "Concurrency mode extended report (erlperf 2.3): {{QPS, Best}, [{QPS, C}]} for every step, in order."}].
@@ -624,9 +629,9 @@ squeeze_extended(Config) when is_list(Config) ->
     {{QPS, C}, Steps} = erlperf:run({timer, sleep, [1]},
                                     #{sample_duration => 30, samples => 2, report => extended},
                                     #{max => 2}),
-    ?assertEqual(2, C),
+    ?assert(C =:= 1 orelse C =:= 2, C),
     ?assertMatch([{Q1, 1}, {Q2, 2}] when is_integer(Q1) andalso is_integer(Q2), Steps),
-    ?assertEqual({QPS, 2}, lists:keyfind(2, 2, Steps)).
+    ?assertEqual({QPS, C}, lists:keyfind(C, 2, Steps)).
 
 compare() ->
     [{doc, "compare/2 runs each code in order with the same options."}].
