@@ -63,6 +63,9 @@
 %% Internal export: checks made so far on this node (for tests and for watching a run).
 -export([checks_made/0]).
 
+%% Internal export: the process evaluating one invariant's function, spawned by a check.
+-export([evaluate/3]).
+
 -export_type([invariant/0, config/0]).
 
 %% Checks per run (the interval is the load duration divided by this)...
@@ -182,7 +185,7 @@ handle_cast(_Msg, State) ->
 
 -spec handle_info(term(), #state{}) -> {noreply, #state{}} | {stop, normal, #state{}}.
 handle_info(check, #state{invariants = Invariants, tallies = Tallies} = State) ->
-    Values = evaluate(Invariants, State#state.check_timeout),
+    Values = check(Invariants, State#state.check_timeout),
     _ = erlang:send_after(State#state.interval, self(), check),
     {noreply, State#state{checks = State#state.checks + 1,
                           tallies = lists:foldl(fun record/2, Tallies, Values)}};
@@ -219,18 +222,20 @@ tally({Name, {M, F, A}, Op, Limit}) ->
 
 %% Runs every invariant's function in a process of its own, at once; returns
 %% [{Name, {value, V} | {error, Reason}}] once all have answered or the time is up.
-evaluate(Invariants, Timeout) ->
+check(Invariants, Timeout) ->
     Deadline = erlang:monotonic_time(millisecond) + Timeout,
-    Running = [{spawn_monitor(fun () -> exit(apply_quietly(M, F, A)) end), Inv}
+    Running = [{spawn_monitor(?MODULE, evaluate, [M, F, A]), Inv}
                || {_, {M, F, A}, _, _} = Inv <- Invariants],
     [{Inv, outcome(Pid, MRef, Deadline)} || {{Pid, MRef}, Inv} <- Running].
 
-%% The outcome as an exit reason: exit/1 writes no error report, so an invariant that
-%% fails at every check does not flood the test node's log.
-apply_quietly(M, F, A) ->
-    try {?MODULE, value, erlang:apply(M, F, A)}
-    catch Class:Reason -> {?MODULE, error, {Class, Reason}}
-    end.
+%% @private Runs an invariant's function and exits with the outcome: exit/1 writes no
+%% error report, so an invariant that fails at every check does not flood the test
+%% node's log.
+-spec evaluate(module(), atom(), [term()]) -> no_return().
+evaluate(M, F, A) ->
+    exit(try {?MODULE, value, erlang:apply(M, F, A)}
+         catch Class:Reason -> {?MODULE, error, {Class, Reason}}
+         end).
 
 outcome(Pid, MRef, Deadline) ->
     Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
