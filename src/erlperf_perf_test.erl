@@ -98,7 +98,7 @@
               info :: term(),
               error = none :: none | string(),
               results = #{} :: #{node() => map()},
-              custom = #{} :: #{binary() => term()},
+              custom = #{} :: #{binary() => #{binary() => term()}},
               impact = #{} :: #{node() => float()},
               duration_ms = 0 :: non_neg_integer()}).
 
@@ -431,13 +431,14 @@ start_custom(#test{agents = Agents, module = Mod}, Node, Size) ->
               Error
       end, ok, Agents).
 
-%% The custom agents' results, processed; an agent that is not running (never started,
-%% already stopped) gives none. Keys are <<"agent@node">>.
--spec stop_custom(#test{}, [node()]) -> #{binary() => term()}.
+%% The custom agents' results, processed, by agent and node; an agent that is not
+%% running (never started, already stopped) gives none.
+-spec stop_custom(#test{}, [node()]) -> #{binary() => #{binary() => term()}}.
 stop_custom(#test{agents = Agents}, Nodes) ->
     maps:from_list(
-      [{iolist_to_binary([atom_to_list(A), " ", atom_to_list(N)]), R}
-       || N <- Nodes, A <- Agents, {ok, R} <- [custom_results(A, N)]]).
+      [{atom_to_binary(A), maps:from_list([{atom_to_binary(N), R} || N <- Nodes,
+                                           {ok, R} <- [custom_results(A, N)]])}
+       || A <- Agents]).
 
 -spec custom_results(module(), node()) -> {ok, term()} | none.
 custom_results(Agent, Node) ->

@@ -142,8 +142,7 @@ custom_agent(Config) ->
     {ok, #{<<"runs">> := Runs}} = run(Config, #{custom_agents => [data(Config, "counting_agent.erl")]}),
     lists:foreach(
       fun (#{<<"size">> := Size, <<"custom_agents">> := Custom, <<"nodes">> := [Node]}) ->
-              Key = <<"counting_agent ", Node/binary>>,
-              #{Key := #{size := Size, node := NodeAtom, checks := Checks}} = Custom,
+              #{<<"counting_agent">> := #{Node := #{size := Size, node := NodeAtom, checks := Checks}}} = Custom,
               ?assertEqual(Node, atom_to_binary(NodeAtom)),
               ?assert(is_integer(Checks))
       end, Runs).
