@@ -8,11 +8,12 @@
 
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1,
          init_per_testcase/2, end_per_testcase/2]).
--export([counts_exact/1, failed_run_tears_down/1, hanging_callback/1, test_setup_fails/1,
+-export([counts_exact/1, failed_run_tears_down/1, hanging_callback/1, node_down/1, test_setup_fails/1,
          not_a_load_generator/1, does_not_compile/1, custom_agent/1, requirements/1,
          baseline/1, results_files/1, bad_options/1,
          cli_ok/1, cli_requirement_fails/1, cli_run_fails/1, cli_usage/1, cli_baseline/1,
          cli_killed/1]).
+-export([counts_exact/0, failed_run_tears_down/0, hanging_callback/0, node_down/0, test_setup_fails/0, not_a_load_generator/0, does_not_compile/0, custom_agent/0, requirements/0, baseline/0, results_files/0, bad_options/0, cli_ok/0, cli_requirement_fails/0, cli_run_fails/0, cli_usage/0, cli_baseline/0, cli_killed/0]).
 
 suite() ->
     [{timetrap, {minutes, 3}}].
@@ -21,7 +22,7 @@ all() ->
     [{group, api}, {group, cli}].
 
 groups() ->
-    [{api, [], [counts_exact, failed_run_tears_down, hanging_callback, test_setup_fails,
+    [{api, [], [counts_exact, failed_run_tears_down, hanging_callback, node_down, test_setup_fails,
                 not_a_load_generator, does_not_compile, custom_agent, requirements, baseline,
                 results_files, bad_options]},
      {cli, [], [cli_ok, cli_requirement_fails, cli_run_fails, cli_usage, cli_baseline,
@@ -104,6 +105,19 @@ hanging_callback(Config) ->
     {ok, #{<<"runs">> := [Failed, Ok]}} = run(Config, #{timeout => 1000}),
     ?assertMatch(#{<<"status">> := <<"failed">>, <<"error">> := <<"stop_load: no answer in 1000 ms">>}, Failed),
     ?assertMatch(#{<<"status">> := <<"ok">>}, Ok),
+    ?assertEqual(test_teardown, lists:last(callbacks(Config))),
+    ?assertEqual([], erlperf_perf_node:started()).
+
+node_down() ->
+    [{doc, "A test node that goes down during the load fails its run; teardown_run/1 still runs and the next size runs"}].
+node_down(Config) ->
+    true = os:putenv("DET_FAIL", "node_down:1"),
+    {ok, #{<<"runs">> := [Failed, Ok]}} = run(Config, #{}),
+    #{<<"status">> := <<"failed">>, <<"error">> := Error} = Failed,
+    ?assertMatch({match, _}, re:run(Error, "went down during the load")),
+    ?assertMatch(#{<<"status">> := <<"ok">>}, Ok),
+    ?assertMatch([test_setup, {setup_run, 1}, {start_load, 1}, {teardown_run, {_, 1, pids}}, {setup_run, 2} | _],
+                 callbacks(Config)),
     ?assertEqual(test_teardown, lists:last(callbacks(Config))),
     ?assertEqual([], erlperf_perf_node:started()).
 

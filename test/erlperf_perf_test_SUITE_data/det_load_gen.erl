@@ -41,6 +41,10 @@ start_load([Node], Size) ->
     Self = self(),
     Pids = [erpc:call(Node, erlang, spawn, [?MODULE, caller, [Self, Cost]]) || _ <- lists:seq(1, Size)],
     [receive {done, P} -> ok end || P <- Pids],
+    case fail_wanted(node_down, Size) of
+        true -> erpc:cast(Node, erlang, halt, []);
+        false -> ok
+    end,
     {load_started, {Node, Size, Pids}}.
 
 stop_load({Node, Size, Pids}) ->
