@@ -183,7 +183,8 @@ usage() ->
         ++ ["\nEnvironment: ERL_LIBS (extra libraries), COLUMNS (width of the table),\n"
             "NO_COLOR (no colour on a terminal).\n"
             "Exit status: 0 success, 1 benchmark failed, 2 usage error (also: no arguments),\n"
-            "3 a runner regressed beyond --fail-on-regression.\n"].
+            "3 a runner regressed beyond --fail-on-regression.\n"]
+        ++ erlperf_perf_cli:usage().
 
 %% @doc Renders an error reason raised while parsing or benchmarking as one line.
 -spec format_error(term()) -> string().
@@ -627,6 +628,13 @@ run([]) ->
     io:put_chars(standard_error, usage()),
     ?EXIT_USAGE;
 run(Args) ->
+    case lists:member("--perf-test", Args) of
+        true -> erlperf_perf_cli:run(Args);
+        false -> benchmark_command(Args)
+    end.
+
+-spec benchmark_command([string()]) -> non_neg_integer().
+benchmark_command(Args) ->
     case parse(Args) of
         {ok, #{help := true}} ->
             io:put_chars(usage()),

@@ -15,7 +15,7 @@
 -module(erlperf_output).
 
 %% API: called by the command line.
--export([format/3, write/3, write/4, format_from_extension/1, format_error/1]).
+-export([format/3, write/3, write/4, write_atomic/2, format_from_extension/1, format_error/1]).
 
 -export_type([format/0]).
 
@@ -47,16 +47,21 @@ write(File, Format, Reports) ->
 -spec write(file:filename(), format(), [erlperf:report(), ...], map()) ->
     ok | {error, {write, string(), term()}}.
 write(File, Format, Reports, Options) ->
-    Text = unicode:characters_to_binary(format(Format, Reports, Options#{colour => false})),
+    write_atomic(File, unicode:characters_to_binary(format(Format, Reports, Options#{colour => false}))).
+
+%% @doc Writes `Bytes' to `File' atomically: to `FILE.tmp.OSPID' first, then renamed
+%% over `File'; the temporary file is removed when the rename fails.
+-spec write_atomic(file:filename(), iodata()) -> ok | {error, {write, string(), term()}}.
+write_atomic(File, Bytes) ->
     Tmp = lists:flatten([File, ".tmp.", os:getpid()]),
-    case file:write_file(Tmp, Text) of
+    case file:write_file(Tmp, Bytes) of
         ok ->
             case file:rename(Tmp, File) of
                 ok -> ok;
-                {error, Reason} -> _ = file:delete(Tmp), {error, {write, File, Reason}}
+                {error, Reason} -> _ = file:delete(Tmp), {error, {write, lists:flatten(File), Reason}}
             end;
         {error, Reason} ->
-            {error, {write, File, Reason}}
+            {error, {write, lists:flatten(File), Reason}}
     end.
 
 record(Reports, Options) ->

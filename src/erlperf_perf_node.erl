@@ -24,7 +24,9 @@
 %%% Safety: {@link ensure_distributed/0} listens nowhere (a hidden node that only connects
 %%% out, so no epmd is needed for it) and takes a fresh random cookie; test nodes listen
 %%% on 127.0.0.1 only and are controlled over their standard input, so they halt when the
-%%% controlling node goes, however it goes (`kill -9' included).
+%%% controlling node goes, however it goes (`kill -9' included). A test node is linked to
+%%% the process that started it (in a test, the process running the load generator's
+%%% callbacks), so it also goes when that process is killed.
 -module(erlperf_perf_node).
 
 %% API: called by load generators and by erlperf_perf_test.
@@ -175,7 +177,7 @@ start_peer(Options) ->
               connection => standard_io, args => Args,
               env => [{"ERL_EPMD_ADDRESS", "127.0.0.1"}],
               wait_boot => ?START_TIMEOUT_MS},
-    try peer:start(Start) of
+    try peer:start_link(Start) of
         {ok, Peer, Node} -> connect(Peer, Node);
         {error, Reason} -> {error, {test_node, Reason}}
     catch

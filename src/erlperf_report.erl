@@ -39,7 +39,7 @@
 
 %% API, called by erlperf_cli
 -export([format/2, resolve_format/2, format_count/1, format_time/1, format_size/1,
-         format_rate/1]).
+         format_rate/1, columns_text/2]).
 
 -export_type([format/0, options/0]).
 
@@ -311,7 +311,9 @@ percent(P) -> float_to_list(P / 1, [{decimals, 1}]) ++ "%".
 per_call(_Us, 0) -> "-";
 per_call(Us, Calls) -> format_time(Us * 1000 / Calls).
 
-%% The first column left-aligned, the others right-aligned, two spaces apart.
+%% @doc A plain table: the first column left-aligned, the others right-aligned, two
+%% spaces apart, a line per row under the header.
+-spec columns_text([unicode:chardata()], [[unicode:chardata()]]) -> unicode:chardata().
 columns_text(Header, Rows) ->
     Widths = [lists:max([text_width(lists:nth(I, Row)) || Row <- [Header | Rows]])
               || I <- lists:seq(1, length(Header))],

@@ -1396,18 +1396,10 @@ no_colour(Config) ->
 %% Helpers
 
 root() ->
-    AppDir = filename:dirname(filename:dirname(code:which(?MODULE))),
-    Src = filename:join(AppDir, "src"),
-    case file:read_link(Src) of
-        {ok, Target} -> filename:dirname(filename:absname(Target, AppDir));  % rebar3 _build
-        {error, _} -> AppDir
-    end.
+    erlperf_test_lib:root().
 
 escript() ->
-    case os:getenv("ERLPERF_ESCRIPT") of
-        false -> filename:join(root(), "erlperf");
-        Path -> Path
-    end.
+    erlperf_test_lib:escript_path().
 
 run(Config, Args) ->
     run(Config, Args, []).

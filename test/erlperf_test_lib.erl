@@ -2,7 +2,54 @@
 -module(erlperf_test_lib).
 
 -export([wait_for/2, capture/0, app_without_monitor/1, restore_app/1,
-         prop_check/3, prop_forall/2, with_proper/1]).
+         prop_check/3, prop_forall/2, with_proper/1, root/0, escript_path/0, escript/2]).
+
+%% Longest an escript run of escript/2 may take.
+-define(ESCRIPT_TIMEOUT_MS, 150000).
+
+%% @doc The repository root (rebar3 runs tests from a copy under _build; its src links
+%% back to the repository).
+-spec root() -> file:filename().
+root() ->
+    AppDir = filename:dirname(filename:dirname(code:which(?MODULE))),
+    Src = filename:join(AppDir, "src"),
+    case file:read_link(Src) of
+        {ok, Target} -> filename:dirname(filename:absname(Target, AppDir));
+        {error, _} -> AppDir
+    end.
+
+%% @doc The escript under test: `$ERLPERF_ESCRIPT' when set, else `erlperf' at the root.
+-spec escript_path() -> file:filename().
+escript_path() ->
+    case os:getenv("ERLPERF_ESCRIPT") of
+        false -> filename:join(root(), "erlperf");
+        Path -> Path
+    end.
+
+%% @doc Runs the escript from the repository root with more environment; returns its exit
+%% status and output (stdout and stderr), which must be UTF-8 without a stack trace.
+-spec escript([string()], [{string(), string() | false}]) -> {non_neg_integer(), string()}.
+escript(Args, Env) ->
+    Port = open_port({spawn_executable, escript_path()},
+                     [exit_status, stderr_to_stdout, binary, {cd, root()},
+                      {args, [unicode:characters_to_binary(A) || A <- Args]},
+                      {env, [{"COLUMNS", false}, {"NO_COLOR", false} | Env]}]),
+    {Status, Bytes} = collect(Port, []),
+    Out = unicode:characters_to_list(Bytes),
+    ct:log("erlperf ~p ~p~n~ts~nexit ~b", [Env, Args, Bytes, Status]),
+    true = is_list(Out),
+    [nomatch = binary:match(Bytes, Trace) || Trace <- [<<"exception">>, <<"in function">>, <<"in call from">>]],
+    {Status, Out}.
+
+collect(Port, Acc) ->
+    receive
+        {Port, {data, Data}} -> collect(Port, [Data | Acc]);
+        {Port, {exit_status, Status}} -> {Status, iolist_to_binary(lists:reverse(Acc))}
+    after ?ESCRIPT_TIMEOUT_MS ->
+        {os_pid, Pid} = erlang:port_info(Port, os_pid),
+        _ = os:cmd("kill -9 " ++ integer_to_list(Pid)),
+        error({timeout, iolist_to_binary(lists:reverse(Acc))})
+    end.
 
 %% @doc Polls `Pred' until it holds (true) or `Ms' milliseconds pass (false). A bounded
 %% poll, not synchronisation: it re-checks every 5 ms.

@@ -1,0 +1,338 @@
+%%% @doc The results record of a performance test ({@link erlperf_perf_test}): built from
+%%% what the agents measured, written as `results.json' and `results.term', read back as
+%%% a baseline, and summarised for the console. The record's fields are documented in
+%%% `doc/perf-testing.md'; its keys are binaries, so that a record read back from JSON and
+%%% one just made are alike.
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>raw time</b>: microseconds the `call_time' trace counted in a function
+%%%       (`time_us_raw').</li>
+%%%   <li><b>compensated time</b>: the raw time less the impact benchmark's cost per call
+%%%       times the calls, never below 0 (`time_us'); equal to the raw time when
+%%%       compensation is off.</li>
+%%% </ul>
+%%%
+%%% Example:
+%%% ```
+%%% {ok, Record} = erlperf_perf_results:read("erlperf_results/httpd-20261122T140000/results.json"),
+%%% io:put_chars(erlperf_perf_results:summary(Record)).
+%%% '''
+-module(erlperf_perf_results).
+
+%% API: called by erlperf_perf_test and the command line.
+-export([run/4, record/1, write/2, read/1, summary/1, version/0, mfa_text/1]).
+
+%% Internal export: JSON-able terms (also used by the requirements).
+-export([jsonable/1]).
+
+%% The record's version; a change of meaning or shape bumps it.
+-define(VERSION, 1).
+%% How many functions the console summary lists (the most time-consuming, last run).
+-define(TOP_FUNCTIONS, 5).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc The record's version.
+-spec version() -> pos_integer().
+version() ->
+    ?VERSION.
+
+%% @doc One run of the record, from what the agents returned on each node (see
+%% {@link erlperf_agents:collect/1}), the impact per node, and the custom agents' results.
+-spec run(non_neg_integer(), ok | {failed, string()}, [node()], map()) -> map().
+run(Size, Status, Nodes, #{results := Results, impact := Impact, custom := Custom,
+                           duration_ms := Duration, compensate := Compensate}) ->
+    PerNode = [{N, maps:get(N, Results), impact(N, Impact, Compensate)}
+               || N <- Nodes, is_map_key(N, Results)],
+    {StatusText, Error} = case Status of
+                              ok -> {<<"ok">>, null};
+                              {failed, Text} -> {<<"failed">>, unicode:characters_to_binary(Text)}
+                          end,
+    #{<<"size">> => Size,
+      <<"status">> => StatusText,
+      <<"error">> => Error,
+      <<"nodes">> => [atom_to_binary(N) || N <- Nodes],
+      <<"duration_ms">> => Duration,
+      <<"functions">> => lists:append([functions(N, R, I) || {N, R, I} <- PerNode]),
+      <<"processes">> => lists:append([processes(N, R) || {N, R, _} <- PerNode]),
+      <<"node_metrics">> => maps:from_list([{atom_to_binary(N), node_metrics(R)} || {N, R, _} <- PerNode]),
+      <<"conflicts">> => lists:append([conflicts(N, R) || {N, R, _} <- PerNode]),
+      <<"reloads">> => lists:append([reloads(N, R) || {N, R, _} <- PerNode]),
+      <<"impact_us_per_call">> => mean_impact(Impact),
+      <<"impact_us_per_call_by_node">> => maps:from_list([{atom_to_binary(N), I} || {N, I} <- maps:to_list(Impact)]),
+      <<"custom_agents">> => Custom}.
+
+%% @doc The whole record, from the test's description and its runs (requirements are
+%% added by {@link erlperf_perf_test}).
+-spec record(map()) -> map().
+record(#{test := Name, module := Mod, size_label := Label, sizes := Sizes, started := Started,
+         patterns := Patterns, options := Options, runs := Runs}) ->
+    #{<<"version">> => ?VERSION,
+      <<"test">> => unicode:characters_to_binary(Name),
+      <<"load_generator">> => atom_to_binary(Mod),
+      <<"size_label">> => atom_to_binary(Label),
+      <<"sizes">> => Sizes,
+      <<"started">> => iso8601(Started),
+      <<"system">> => system(),
+      <<"trace_patterns">> => [pattern_text(P) || P <- Patterns],
+      <<"options">> => maps:from_list([{atom_to_binary(K), V} || {K, V} <- maps:to_list(Options)]),
+      <<"runs">> => Runs,
+      <<"requirements">> => []}.
+
+%% @doc Writes `results.json' and `results.term' into a new directory
+%% `OutDir/<test name>-<timestamp>', each atomically. Returns the directory.
+-spec write(file:filename(), map()) -> {ok, file:filename()} | {error, {write, string(), term()}}.
+write(OutDir, #{<<"test">> := Name, <<"started">> := Started} = Record) ->
+    Dir = filename:join(OutDir, unique_dir(OutDir, [safe_name(Name), "-", compact_time(Started)])),
+    Json = [erlperf_json:encode(jsonable(Record), #{pretty => true}), $\n],
+    Term = io_lib:format("%% erlperf performance test results, version ~b~n~tp.~n",
+                         [?VERSION, Record]),
+    case filelib:ensure_dir(filename:join(Dir, "x")) of
+        ok ->
+            case erlperf_output:write_atomic(filename:join(Dir, "results.json"), Json) of
+                ok ->
+                    case erlperf_output:write_atomic(filename:join(Dir, "results.term"),
+                                                     unicode:characters_to_binary(Term)) of
+                        ok -> {ok, Dir};
+                        Error -> Error
+                    end;
+                Error ->
+                    Error
+            end;
+        {error, Reason} ->
+            {error, {write, unicode:characters_to_list(Dir), Reason}}
+    end.
+
+%% @doc Reads a record written by {@link write/2} (its `results.json'), as a baseline.
+-spec read(file:filename()) -> {ok, map()} | {error, {baseline, string(), string()}}.
+read(File) ->
+    Name = unicode:characters_to_list(File),
+    case file:read_file(Name) of
+        {ok, Bytes} ->
+            case erlperf_json:decode(Bytes) of
+                {ok, #{<<"version">> := ?VERSION, <<"runs">> := Runs} = Record} when is_list(Runs) ->
+                    {ok, Record};
+                {ok, #{<<"version">> := V}} ->
+                    {error, {baseline, Name, lists:flatten(io_lib:format("record version ~0tp, expected ~b", [V, ?VERSION]))}};
+                {ok, _} ->
+                    {error, {baseline, Name, "not the results of a performance test"}};
+                {error, Reason} ->
+                    {error, {baseline, Name, erlperf_json:format_error(Reason)}}
+            end;
+        {error, Reason} ->
+            {error, {baseline, Name, file:format_error(Reason)}}
+    end.
+
+%% @doc The console summary: a line per size (status, calls, time per call, processes),
+%% the most time-consuming functions of the last run that succeeded, and requirements.
+-spec summary(map()) -> unicode:chardata().
+summary(#{<<"runs">> := Runs, <<"size_label">> := Label} = Record) ->
+    Header = [Label, <<"status">>, <<"calls">>, <<"us/call">>, <<"us/call raw">>, <<"processes">>, <<"error">>],
+    Rows = [size_row(Run) || Run <- Runs],
+    [table(Header, Rows),
+     top_functions(lists:reverse([R || #{<<"status">> := <<"ok">>} = R <- Runs])),
+     requirements(maps:get(<<"requirements">>, Record, [])),
+     case Record of
+         #{<<"dir">> := Dir} -> ["results: ", Dir, "\n"];
+         _ -> []
+     end].
+
+%% @doc `m:f/a' of an MFA.
+-spec mfa_text(mfa()) -> binary().
+mfa_text({M, F, A}) ->
+    iolist_to_binary(io_lib:format("~ts:~ts/~b", [M, F, A])).
+
+%% @doc A term that {@link erlperf_json:encode/1} takes: pids, references, ports, funs and
+%% tuples become their printed form, printable lists become strings.
+-spec jsonable(term()) -> erlperf_json:encodable().
+jsonable(M) when is_map(M) ->
+    maps:from_list([{key(K), jsonable(V)} || {K, V} <- maps:to_list(M)]);
+jsonable([]) ->
+    [];
+jsonable(L) when is_list(L) ->
+    case io_lib:printable_unicode_list(L) of
+        true -> unicode:characters_to_binary(L);
+        false -> proper(L)
+    end;
+jsonable(X) when is_binary(X) ->
+    case unicode:characters_to_binary(X) of
+        B when is_binary(B) -> B;
+        _ -> printed(X)
+    end;
+jsonable(X) when is_atom(X); is_integer(X); is_float(X) ->
+    X;
+jsonable(X) ->
+    printed(X).
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+-spec proper(list()) -> list().
+proper([H | T]) when is_list(T) -> [jsonable(H) | proper(T)];
+proper([H | T]) -> [jsonable(H), printed(T)];
+proper([]) -> [].
+
+-spec printed(term()) -> binary().
+printed(X) ->
+    iolist_to_binary(io_lib:format("~0tp", [X])).
+
+-spec key(term()) -> binary() | atom().
+key(K) when is_atom(K); is_binary(K) -> K;
+key(K) -> printed(K).
+
+-spec impact(node(), #{node() => float()}, boolean()) -> float().
+impact(_Node, _Impact, false) -> 0.0;
+impact(Node, Impact, true) -> maps:get(Node, Impact, 0.0).
+
+-spec mean_impact(#{node() => float()}) -> float() | null.
+mean_impact(Impact) when map_size(Impact) =:= 0 -> null;
+mean_impact(Impact) -> lists:sum(maps:values(Impact)) / map_size(Impact).
+
+-spec functions(node(), map(), float()) -> [map()].
+functions(Node, #{functions := Functions}, Impact) ->
+    [begin
+         Time = compensated(Raw, Calls, Impact),
+         #{<<"mfa">> => mfa_text(MFA), <<"node">> => atom_to_binary(Node),
+           <<"calls">> => Calls, <<"time_us">> => Time, <<"time_us_raw">> => Raw,
+           <<"time_per_call_us">> => per_call(Time, Calls),
+           <<"per_process">> => [#{<<"pid">> => pid_text(Pid), <<"calls">> => C,
+                                   <<"time_us">> => compensated(T, C, Impact), <<"time_us_raw">> => T}
+                                 || #{pid := Pid, calls := C, time_us := T} <- PerProcess]}
+     end || #{mfa := MFA, calls := Calls, time_us := Raw, per_process := PerProcess} <- Functions].
+
+-spec compensated(non_neg_integer(), non_neg_integer(), float()) -> non_neg_integer().
+compensated(Raw, Calls, Impact) ->
+    max(0, round(Raw - Impact * Calls)).
+
+-spec per_call(number(), non_neg_integer()) -> float() | null.
+per_call(_Time, 0) -> null;
+per_call(Time, Calls) -> Time / Calls.
+
+-spec processes(node(), map()) -> [map()].
+processes(Node, #{processes := Processes}) ->
+    [#{<<"pid">> => pid_text(Pid), <<"name">> => Name, <<"node">> => atom_to_binary(Node),
+       <<"found_by">> => mfa_text(FoundBy),
+       <<"exited">> => case Exited of false -> null; T -> T end,
+       <<"memory">> => Memory, <<"reductions">> => Reductions,
+       <<"message_queue_len">> => Queue}
+     || #{pid := Pid, name := Name, found_by := FoundBy, exited := Exited, memory := Memory,
+          reductions := Reductions, message_queue_len := Queue} <- Processes].
+
+-spec node_metrics(map()) -> map().
+node_metrics(#{node_metrics := Metrics, active_max := Active}) ->
+    maps:put(<<"active_max">>, Active,
+             maps:from_list([{atom_to_binary(K), V} || {K, V} <- maps:to_list(Metrics)])).
+
+-spec conflicts(node(), map()) -> [map()].
+conflicts(Node, #{conflicts := Conflicts}) ->
+    [#{<<"node">> => atom_to_binary(Node), <<"kind">> => atom_to_binary(Kind),
+       <<"caller">> => pid_text(Caller), <<"detail">> => Detail}
+     || #{kind := Kind, caller := Caller, detail := Detail} <- Conflicts].
+
+-spec reloads(node(), map()) -> [map()].
+reloads(Node, #{reloads := Reloads}) ->
+    [#{<<"node">> => atom_to_binary(Node), <<"module">> => atom_to_binary(M), <<"t_ms">> => T}
+     || #{module := M, t_ms := T} <- Reloads].
+
+-spec pid_text(pid()) -> binary().
+pid_text(Pid) ->
+    list_to_binary(pid_to_list(Pid)).
+
+-spec pattern_text(erlperf_load_generator:trace_pattern()) -> binary().
+pattern_text({M, F, A}) ->
+    iolist_to_binary(io_lib:format("~ts:~ts/~ts", [M, F, case A of '_' -> "_"; N -> integer_to_list(N) end])).
+
+-spec system() -> map().
+system() ->
+    #{otp_release := Otp, cpu := Cpu, os_name := Os, schedulers := Schedulers} = erlperf_system:info(),
+    #{<<"otp_release">> => list_to_binary(Otp), <<"cpu">> => unicode:characters_to_binary(Cpu),
+      <<"os">> => unicode:characters_to_binary(Os), <<"schedulers">> => Schedulers,
+      <<"node">> => atom_to_binary(node())}.
+
+-spec iso8601(integer()) -> binary().
+iso8601(Ms) ->
+    list_to_binary(calendar:system_time_to_rfc3339(Ms, [{unit, millisecond}, {offset, "Z"}])).
+
+%% 2026-11-22T14:00:00.123Z -> 20261122T140000
+-spec compact_time(binary()) -> string().
+compact_time(Iso) ->
+    [C || C <- lists:sublist(binary_to_list(Iso), 19), C =/= $-, C =/= $:].
+
+%% A test name fit for a directory name: letters, digits, `-', `_' and `.'; at most 64.
+-spec safe_name(binary()) -> string().
+safe_name(Name) ->
+    Safe = [case C of
+                C when C >= $a, C =< $z; C >= $A, C =< $Z; C >= $0, C =< $9; C =:= $-; C =:= $_ -> C;
+                _ -> $_
+            end || C <- unicode:characters_to_list(Name)],
+    case lists:sublist(Safe, 64) of
+        [] -> "test";
+        S -> S
+    end.
+
+%% Two tests started in the same second get `-2', `-3'...
+-spec unique_dir(file:filename(), iodata()) -> string().
+unique_dir(OutDir, Base) ->
+    unique_dir(OutDir, lists:flatten(Base), 1).
+
+-spec unique_dir(file:filename(), string(), pos_integer()) -> string().
+unique_dir(OutDir, Base, N) ->
+    Name = case N of 1 -> Base; _ -> Base ++ "-" ++ integer_to_list(N) end,
+    case filelib:is_file(filename:join(OutDir, Name)) of
+        true -> unique_dir(OutDir, Base, N + 1);
+        false -> Name
+    end.
+
+-spec size_row(map()) -> [unicode:chardata()].
+size_row(#{<<"size">> := Size, <<"status">> := Status, <<"functions">> := Functions,
+           <<"processes">> := Processes, <<"error">> := Error}) ->
+    Calls = lists:sum([C || #{<<"calls">> := C} <- Functions]),
+    Time = lists:sum([T || #{<<"time_us">> := T} <- Functions]),
+    Raw = lists:sum([T || #{<<"time_us_raw">> := T} <- Functions]),
+    [integer_to_binary(Size), Status, integer_to_binary(Calls), us(per_call(Time, Calls)),
+     us(per_call(Raw, Calls)), integer_to_binary(length(Processes)),
+     case Error of null -> <<>>; E -> E end].
+
+-spec us(float() | null) -> iodata().
+us(null) -> <<"-">>;
+us(X) -> io_lib:format("~.3f", [float(X)]).
+
+-spec top_functions([map()]) -> unicode:chardata().
+top_functions([]) ->
+    [];
+top_functions([#{<<"size">> := Size, <<"functions">> := Functions} | _]) ->
+    Sorted = lists:reverse(lists:keysort(1, [{T, F} || #{<<"time_us">> := T} = F <- Functions])),
+    Top = [F || {_, F} <- lists:sublist(Sorted, ?TOP_FUNCTIONS)],
+    case Top of
+        [] ->
+            [];
+        _ ->
+            Rows = [[M, N, integer_to_binary(C), integer_to_binary(T), us(P)]
+                    || #{<<"mfa">> := M, <<"node">> := N, <<"calls">> := C, <<"time_us">> := T,
+                         <<"time_per_call_us">> := P} <- Top],
+            [io_lib:format("~nMost time, size ~b:~n", [Size]),
+             table([<<"function">>, <<"node">>, <<"calls">>, <<"us">>, <<"us/call">>], Rows)]
+    end.
+
+-spec requirements([map()]) -> unicode:chardata().
+requirements([]) ->
+    [];
+requirements(Requirements) ->
+    Rows = [[integer_to_binary(S), R, Subj, number(L), number(M), case P of true -> <<"pass">>; false -> <<"FAIL">> end]
+            || #{<<"size">> := S, <<"requirement">> := R, <<"subject">> := Subj, <<"limit">> := L,
+                 <<"measured">> := M, <<"pass">> := P} <- Requirements],
+    ["\nRequirements:\n",
+     table([<<"size">>, <<"requirement">>, <<"subject">>, <<"limit">>, <<"measured">>, <<"result">>], Rows)].
+
+%% A plain table (erlperf_report's), cells as character lists.
+-spec table([unicode:chardata()], [[unicode:chardata()]]) -> unicode:chardata().
+table(Header, Rows) ->
+    Text = fun (Cells) -> [unicode:characters_to_list(C) || C <- Cells] end,
+    erlperf_report:columns_text(Text(Header), [Text(R) || R <- Rows]).
+
+-spec number(number() | null) -> iodata().
+number(null) -> <<"-">>;
+number(X) when is_integer(X) -> integer_to_binary(X);
+number(X) -> io_lib:format("~.3f", [X]).
