@@ -11,11 +11,14 @@
 -include_lib("common_test/include/ct.hrl").
 -include_lib("stdlib/include/assert.hrl").
 
--export([suite/0, all/0, init_per_suite/1, end_per_suite/1, end_per_testcase/2]).
+-export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1,
+         init_per_group/2, end_per_group/2, end_per_testcase/2]).
 -export([compile_clean/0, httpd_serves/0, port_pool_echoes/0, invariants_checked/0,
-         invariant_ops/0, invariant_config/0, agent_stops_with_controller/0]).
+         invariant_ops/0, invariant_config/0, agent_stops_with_controller/0,
+         flow_httpd/0, flow_port_pool/0, flow_invariants/0]).
 -export([compile_clean/1, httpd_serves/1, port_pool_echoes/1, invariants_checked/1,
-         invariant_ops/1, invariant_config/1, agent_stops_with_controller/1]).
+         invariant_ops/1, invariant_config/1, agent_stops_with_controller/1,
+         flow_httpd/1, flow_port_pool/1, flow_invariants/1]).
 
 %% The examples, compiled by the suite.
 -define(EXAMPLES, [httpd_load_gen, port_pool_load_gen, invariants_load_gen,
@@ -35,8 +38,13 @@ suite() ->
     [{timetrap, {seconds, 120}}].
 
 all() ->
-    [compile_clean, httpd_serves, port_pool_echoes, invariants_checked, invariant_ops,
-     invariant_config, agent_stops_with_controller].
+    [{group, by_hand}, {group, flow}].
+
+groups() ->
+    [{by_hand, [], [compile_clean, httpd_serves, port_pool_echoes, invariants_checked,
+                    invariant_ops, invariant_config, agent_stops_with_controller]},
+     %% the examples as a user runs them: erlperf_perf_test:run/2 on the source file
+     {flow, [], [flow_httpd, flow_port_pool, flow_invariants]}].
 
 init_per_suite(Config) ->
     Sources = [{M, filename:join([root(), "examples", atom_to_list(M) ++ ".erl"])}
@@ -51,6 +59,17 @@ end_per_suite(Config) ->
         false -> _ = net_kernel:stop(), ok;
         true -> ok
     end.
+
+init_per_group(flow, Config) ->
+    case code:which(erlperf_agents) of
+        non_existing -> {skip, "erlperf_agents is not built: the flow cannot run"};
+        _ -> Config
+    end;
+init_per_group(_Group, Config) ->
+    Config.
+
+end_per_group(_Group, _Config) ->
+    ok.
 
 end_per_testcase(_Case, _Config) ->
     %% a failed case leaves no test node behind for the next one
@@ -271,8 +290,77 @@ agent_stops_with_controller(Config) when is_list(Config) ->
     ok = erlperf_perf_node:stop(Node),
     ?assertEqual([], erlperf_perf_node:started()).
 
+flow_httpd() ->
+    [{doc, "./erlperf --perf-test examples/httpd_load_gen.erl, through the API: every size "
+           "runs, httpd's request handlers are found and their calls counted"}].
+flow_httpd(Config) when is_list(Config) ->
+    Runs = flow(Config, "httpd_load_gen.erl", #{}),
+    ?assertEqual([1, 2, 4, 8], [S || #{<<"size">> := S} <- Runs]),
+    lists:foreach(
+      fun (#{<<"size">> := Clients, <<"functions">> := Functions, <<"processes">> := Processes}) ->
+              Handled = [C || #{<<"mfa">> := <<"httpd_request_handler:", _/binary>>,
+                                <<"calls">> := C} <- Functions],
+              ?assert(lists:sum(Handled) > 0, Functions),
+              %% one connection per client, one handler process per connection
+              Handlers = [P || #{<<"found_by">> := <<"httpd_request_handler:", _/binary>>} = P
+                                   <- Processes],
+              ?assert(length(Handlers) >= Clients, {Clients, Processes})
+      end, Runs).
+
+flow_port_pool() ->
+    [{doc, "./erlperf --perf-test examples/port_pool_load_gen.erl, through the API: every "
+           "size runs, the pool's functions are counted, every worker is found"}].
+flow_port_pool(Config) when is_list(Config) ->
+    Runs = flow(Config, "port_pool_load_gen.erl", #{}),
+    ?assertEqual([1, 2, 4, 8], [S || #{<<"size">> := S} <- Runs]),
+    lists:foreach(
+      fun (#{<<"size">> := PoolSize, <<"functions">> := Functions, <<"processes">> := Processes}) ->
+              Calls = maps:from_list([{Mfa, C} || #{<<"mfa">> := Mfa, <<"calls">> := C} <- Functions]),
+              #{<<"port_pool_load_gen:echo/1">> := Echo,
+                <<"port_pool_load_gen:handle_echo/2">> := Handled} = Calls,
+              ?assert(Echo > 0 andalso Handled > 0, Calls),
+              ?assert(abs(Echo - Handled) =< 32, Calls),   % clients in flight at the stop
+              Workers = [P || #{<<"found_by">> := <<"port_pool_load_gen:handle_echo/2">>} = P
+                                  <- Processes],
+              ?assertEqual(PoolSize, length(Workers))
+      end, Runs).
+
+flow_invariants() ->
+    [{doc, "./erlperf --perf-test examples/invariants_load_gen.erl --custom-agents "
+           "examples/invariant_checker_agent.erl, through the API: the agent's summary is in "
+           "every run, the example's invariants held"}].
+flow_invariants(Config) when is_list(Config) ->
+    Agent = filename:join([root(), "examples", "invariant_checker_agent.erl"]),
+    Runs = flow(Config, "invariants_load_gen.erl", #{custom_agents => [Agent]}),
+    ?assertEqual([1, 4, 16], [S || #{<<"size">> := S} <- Runs]),
+    lists:foreach(
+      fun (#{<<"custom_agents">> := #{<<"invariant_checker_agent">> := ByNode},
+             <<"nodes">> := [Node]}) ->
+              #{Node := #{<<"checks">> := Checks, <<"violated">> := Violated,
+                          <<"failed">> := Failed, <<"invariants">> := Invariants}} = ByNode,
+              ?assert(Checks > 0, Checks),
+              ?assertEqual({[], []}, {Violated, Failed}),
+              ?assertEqual(4, length(Invariants))
+      end, Runs).
+
 %%--------------------------------------------------------------------
 %% Helpers
+
+%% Runs an example with erlperf_perf_test:run/2 as the command line does, from its
+%% source file; checks that every run succeeded, that the record was written and that
+%% no test node is left; returns the runs of the record as read back from results.json.
+flow(Config, File, Options) ->
+    Dir = filename:join(?config(priv_dir, Config), filename:rootname(File)),
+    Src = filename:join([root(), "examples", File]),
+    {ok, #{<<"runs">> := Runs}} = erlperf_perf_test:run(Src, Options#{out_dir => Dir}),
+    [?assertEqual({Size, <<"ok">>, null}, {Size, Status, Error})
+     || #{<<"size">> := Size, <<"status">> := Status, <<"error">> := Error} <- Runs],
+    [Written] = filelib:wildcard(filename:join([Dir, "*", "results.json"])),
+    {ok, Json} = file:read_file(Written),
+    {ok, #{<<"runs">> := WrittenRuns}} = erlperf_json:decode(Json),
+    ?assertEqual(length(Runs), length(WrittenRuns)),
+    ?assertEqual([], erlperf_perf_node:started()),
+    WrittenRuns.
 
 root() ->
     AppDir = filename:dirname(filename:dirname(code:which(?MODULE))),
