@@ -3,7 +3,7 @@ REBAR ?= rebar3
 APT_PACKAGES = rebar3 erlang-common-test erlang-dialyzer erlang-tools erlang-edoc erlang-eunit \
                erlang-proper
 
-.PHONY: all compile escript run test eunit ct dialyzer xref check bench doc prereq clean
+.PHONY: all compile escript run test eunit ct dialyzer xref check bench bench-httpd doc prereq clean
 
 all: escript
 
@@ -62,12 +62,20 @@ doc: prereq
 
 check: test
 
-# Self-measurements: harness overhead, empty runner, scaling, start-up (see bench/).
+# Self-measurements: harness overhead, empty runner, scaling, start-up, and the agents'
+# slowdown of an httpd (see bench/; the httpd bench uses examples/httpd_load_gen.erl).
 bench: escript
 	mkdir -p _build/bench
-	erlc -o _build/bench bench/*.erl
+	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/*.erl examples/httpd_load_gen.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
-	    -eval 'erlperf_bench:main(), halt(0).'
+	    -eval 'erlperf_bench:main(), erlperf_bench_httpd:main(), halt(0).'
+
+# The agents' slowdown of an httpd alone (part of `make bench').
+bench-httpd: escript
+	mkdir -p _build/bench
+	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_httpd.erl examples/httpd_load_gen.erl
+	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
+	    -eval 'erlperf_bench_httpd:main(), halt(0).'
 
 clean:
 	$(REBAR) clean
