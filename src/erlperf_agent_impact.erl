@@ -58,7 +58,7 @@ run(Processes) ->
 dummy(X) ->
     X.
 
-%% @doc A round: ?CALLS calls of the dummy; returns the microseconds per call.
+%% @doc Calls the dummy `Calls' times; returns the microseconds per call.
 -spec calls(non_neg_integer()) -> float().
 calls(Calls) ->
     Start = erlang:monotonic_time(nanosecond),
