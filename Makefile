@@ -62,12 +62,13 @@ doc: prereq
 
 check: test
 
-# Self-measurements: harness overhead, empty runner, scaling, start-up (see bench/).
+# Self-measurements: harness overhead, empty runner, scaling, start-up, and the process
+# discoverer's cost against the number of known processes (see bench/).
 bench: escript
 	mkdir -p _build/bench
 	erlc -o _build/bench bench/*.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
-	    -eval 'erlperf_bench:main(), halt(0).'
+	    -eval 'erlperf_bench:main(), erlperf_bench_agents:main(), halt(0).'
 
 clean:
 	$(REBAR) clean
