@@ -62,13 +62,14 @@ doc: prereq
 
 check: test
 
-# Self-measurements: harness overhead, empty runner, scaling, start-up, and the agents'
-# slowdown of an httpd (see bench/; the httpd bench uses examples/httpd_load_gen.erl).
+# Self-measurements: harness overhead, empty runner, scaling, start-up, the process
+# discoverer's cost against the number of known processes, and the agents' slowdown of an
+# httpd (see bench/; the httpd bench uses examples/httpd_load_gen.erl).
 bench: escript
 	mkdir -p _build/bench
 	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/*.erl examples/httpd_load_gen.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
-	    -eval 'erlperf_bench:main(), erlperf_bench_httpd:main(), halt(0).'
+	    -eval 'erlperf_bench:main(), erlperf_bench_agents:main(), erlperf_bench_httpd:main(), halt(0).'
 
 # The agents' slowdown of an httpd alone (part of `make bench').
 bench-httpd: escript
