@@ -11,8 +11,7 @@
 -include_lib("common_test/include/ct.hrl").
 -include_lib("stdlib/include/assert.hrl").
 
--export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1,
-         init_per_group/2, end_per_group/2, end_per_testcase/2]).
+-export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1, end_per_testcase/2]).
 -export([compile_clean/0, httpd_serves/0, port_pool_echoes/0, invariants_checked/0,
          invariant_ops/0, invariant_config/0, agent_stops_with_controller/0,
          flow_httpd/0, flow_port_pool/0, flow_invariants/0]).
@@ -59,17 +58,6 @@ end_per_suite(Config) ->
         false -> _ = net_kernel:stop(), ok;
         true -> ok
     end.
-
-init_per_group(flow, Config) ->
-    case code:which(erlperf_agents) of
-        non_existing -> {skip, "erlperf_agents is not built: the flow cannot run"};
-        _ -> Config
-    end;
-init_per_group(_Group, Config) ->
-    Config.
-
-end_per_group(_Group, _Config) ->
-    ok.
 
 end_per_testcase(_Case, _Config) ->
     %% a failed case leaves no test node behind for the next one
