@@ -31,9 +31,11 @@
 %%% A run: `setup_run/1' starts a test node, puts this module there and starts the pool;
 %%% `start_load/2' starts the clients there; `stop_load/1' stops them and returns the
 %%% counts (`echoes', `mismatches', `errors', `bytes'); `teardown_run/1' stops the node.
-%%% The trace patterns are the pool's own functions: `echo/1' (a client's whole
-%%% request, waiting for a worker included) and `handle_echo/2' (a worker's turn with
-%%% its program).
+%%% The trace patterns are the pool's own functions: `echo/1' (a client's request) and
+%%% `handle_echo/2' (a worker's turn with its program). Call times count the time a
+%%% process runs, not the time it waits in `receive': `echo/1' shows what a request costs
+%%% the client, not how long it waited for a worker; the number of calls per second is
+%%% the pool's throughput.
 %%%
 %%% Calling the callbacks by hand (as the test suite does):
 %%% ```
