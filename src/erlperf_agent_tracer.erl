@@ -386,7 +386,7 @@ hook_call_1(_Caller, prepare_loading, [Module, _Binary], S) ->
     end;
 hook_call_1(_Caller, finish_loading, _Args, S) ->
     S;
-hook_call_1(Caller, trace, [Target, How, Flags] = Args, #state{foreign = Foreign} = S) ->
+hook_call_1(Caller, trace, [Target, How, _Flags] = Args, #state{foreign = Foreign} = S) ->
     S1 = conflict(trace, Caller, {trace, Args}, S),
     case is_pid(Target) andalso How =:= true andalso not lists:member(Target, Foreign) of
         true ->
@@ -394,7 +394,6 @@ hook_call_1(Caller, trace, [Target, How, Flags] = Args, #state{foreign = Foreign
             _ = erlang:trace_pattern({erlang, trace, 3},
                                      erlperf_agent_ms:trace_hook_spec(NewForeign),
                                      [{meta, self()}]),
-            _ = Flags,
             S1#state{foreign = NewForeign};
         false ->
             S1
