@@ -514,9 +514,7 @@ failure({raised, Class, Reason, _}, _) ->
 failure({timeout, Ms}, _) ->
     lists:flatten(io_lib:format("no answer in ~b ms", [Ms]));
 failure({host_down, Reason}, _) ->
-    lists:flatten(io_lib:format("the callback process went down: ~0tp", [Reason]));
-failure({error, Text}, _) ->
-    lists:flatten(Text).
+    lists:flatten(io_lib:format("the callback process went down: ~0tp", [Reason])).
 
 -spec progress(#test{}, event()) -> ok.
 progress(#test{options = #{progress := none}}, _Event) ->
