@@ -47,7 +47,7 @@
 %% erlperf_load_generator callbacks: called by erlperf_perf_test.
 -export([get_test_name/0, get_test_sizes/0, get_load_duration/0, get_trace_patterns/0,
          test_setup/0, setup_run/1, start_load/2, stop_load/1, teardown_run/1,
-         test_teardown/1]).
+         test_teardown/1, get_requirements/1]).
 
 %% Internal exports: the server and the client, called by this module, by the test suite
 %% and by bench/erlperf_bench_httpd.erl.
@@ -99,6 +99,13 @@ get_load_duration() ->
 -spec get_trace_patterns() -> [erlperf_load_generator:trace_pattern()].
 get_trace_patterns() ->
     [{M, '_', '_'} || M <- traced_modules()].
+
+%% @doc What every size must meet (exit status 3 otherwise): a response handled in at
+%% most a millisecond of the handler's own time, the test node under 512 MB.
+-spec get_requirements(erlperf_load_generator:test_size()) -> [erlperf_load_generator:requirement()].
+get_requirements(_Clients) ->
+    [{max_time_per_call_us, {mod_get, send_response, 4}, 1000},
+     {max_node_memory, all, 512 * 1024 * 1024}].
 
 %% @doc Makes the document root (one page) in a temporary directory.
 -spec test_setup() -> {ok, #{doc_root := file:filename()}}.

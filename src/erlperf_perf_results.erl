@@ -133,6 +133,7 @@ summary(#{<<"runs">> := Runs, <<"size_label">> := Label} = Record) ->
     Rows = [size_row(Run) || Run <- Runs],
     [table(Header, Rows),
      top_functions(lists:reverse([R || #{<<"status">> := <<"ok">>} = R <- Runs])),
+     custom_texts(Runs),
      requirements(maps:get(<<"requirements">>, Record, [])),
      case Record of
          #{<<"dir">> := Dir} -> ["results: ", Dir, "\n"];
@@ -314,6 +315,20 @@ top_functions([#{<<"size">> := Size, <<"functions">> := Functions} | _]) ->
                          <<"time_per_call_us">> := P} <- Top],
             [io_lib:format("~nMost time, size ~b:~n", [Size]),
              table([<<"function">>, <<"node">>, <<"calls">>, <<"us">>, <<"us/call">>], Rows)]
+    end.
+
+%% Custom agents' results that hold a `text' (a map key `text' or <<"text">>): a line each.
+-spec custom_texts([map()]) -> unicode:chardata().
+custom_texts(Runs) ->
+    Lines = [io_lib:format("size ~b, ~ts: ~ts~n", [Size, Agent, Text])
+             || #{<<"size">> := Size, <<"custom_agents">> := Custom} <- Runs,
+                {Agent, ByNode} <- lists:sort(maps:to_list(Custom)),
+                {_Node, Result} <- lists:sort(maps:to_list(ByNode)),
+                Text <- [T || is_map(Result), T <- [maps:get(text, Result, maps:get(<<"text">>, Result, none))],
+                              is_binary(T) orelse (is_list(T) andalso io_lib:printable_unicode_list(T))]],
+    case Lines of
+        [] -> [];
+        _ -> ["\nCustom agents:\n" | Lines]
     end.
 
 -spec requirements([map()]) -> unicode:chardata().
