@@ -12,10 +12,13 @@
 %%%       `m:f/a').</li>
 %%%   <li>`max_node_memory': the highest `memory_total' sample of that node (`all': of any
 %%%       test node).</li>
-%%%   <li>`baseline_time_per_call_us': for every function called in both this run and the
-%%%       baseline's run of the same size, time per call against the baseline's times
-%%%       `1 + tolerance / 100' (and at least the baseline's plus `?ABSOLUTE_SLACK_US', so
-%%%       that functions of near-zero cost do not fail on clock noise).</li>
+%%%   <li>`baseline_time_per_call_us': against the baseline's run of the same size, the
+%%%       time per call of all target functions together, and of each function that took
+%%%       at least `?MIN_SHARE' of the baseline run's time in at least `?MIN_CALLS'
+%%%       calls, must be at most the baseline's times `1 + tolerance / 100' (and at least
+%%%       the baseline's plus `?ABSOLUTE_SLACK_US'). Minor functions are left out on their
+%%%       own: between two runs of the same code their times per call vary by tens of
+%%%       percent.</li>
 %%% </ul>
 %%% A requirement that cannot be measured (a function never called, a process never found,
 %%% a failed run) fails: a gate passes on evidence only.
@@ -31,6 +34,11 @@
 
 %% Time per call below which a baseline comparison is not meaningful, in microseconds.
 -define(ABSOLUTE_SLACK_US, 0.1).
+%% A function is compared with the baseline on its own when it took at least this share
+%% of the baseline run's time...
+-define(MIN_SHARE, 0.05).
+%% ...in at least this many calls.
+-define(MIN_CALLS, 100).
 
 %%--------------------------------------------------------------------
 %% API
@@ -102,26 +110,46 @@ baseline(_Run, none, _Tolerance) ->
 baseline(#{<<"size">> := Size, <<"status">> := <<"ok">>} = Run, #{<<"runs">> := BaseRuns}, Tolerance) ->
     case [B || #{<<"size">> := S, <<"status">> := <<"ok">>} = B <- BaseRuns, S =:= Size] of
         [Base | _] ->
-            Mfas = lists:usort([M || #{<<"mfa">> := M, <<"calls">> := C} <- maps:get(<<"functions">>, Base), C > 0]),
-            [compare(Size, Mfa, Run, Base, Tolerance) || Mfa <- Mfas];
+            [compare(Size, all, Run, Base, Tolerance)
+             | [compare(Size, Mfa, Run, Base, Tolerance) || Mfa <- weighty(Base)]];
         [] ->
             []
     end;
 baseline(#{<<"size">> := Size}, _Baseline, _Tolerance) ->
     [entry(Size, <<"baseline_time_per_call_us">>, <<>>, null, null, false, <<"the run failed">>)].
 
--spec compare(non_neg_integer(), binary(), map(), map(), number()) -> map().
+-spec compare(non_neg_integer(), binary() | all, map(), map(), number()) -> map().
 compare(Size, Mfa, Run, Base, Tolerance) ->
     Before = time_per_call(Mfa, Base),
     Limit = max(Before * (1 + Tolerance / 100), Before + ?ABSOLUTE_SLACK_US),
-    limit(Size, <<"baseline_time_per_call_us">>, Mfa, Limit, time_per_call(Mfa, Run)).
+    Subject = case Mfa of all -> <<"all target functions">>; _ -> Mfa end,
+    limit(Size, <<"baseline_time_per_call_us">>, Subject, Limit, time_per_call(Mfa, Run)).
+
+%% The functions of a baseline run worth comparing one by one: at least ?MIN_SHARE of the
+%% run's time and ?MIN_CALLS calls (the others' times per call vary by tens of percent
+%% between runs of the same code; they still count in the total).
+-spec weighty(map()) -> [binary()].
+weighty(#{<<"functions">> := Functions} = Base) ->
+    Total = lists:sum([T || #{<<"time_us">> := T} <- Functions]),
+    lists:usort([M || #{<<"mfa">> := M} <- Functions, Total > 0,
+                      calls(M, Base) >= ?MIN_CALLS,
+                      time(M, Base) >= ?MIN_SHARE * Total]).
+
+-spec calls(binary(), map()) -> non_neg_integer().
+calls(Mfa, #{<<"functions">> := Functions}) ->
+    lists:sum([C || #{<<"mfa">> := M, <<"calls">> := C} <- Functions, M =:= Mfa]).
+
+-spec time(binary(), map()) -> number().
+time(Mfa, #{<<"functions">> := Functions}) ->
+    lists:sum([T || #{<<"mfa">> := M, <<"time_us">> := T} <- Functions, M =:= Mfa]).
 
 %%--------------------------------------------------------------------
 %% Measured values
 
--spec time_per_call(binary(), map()) -> float() | null.
+-spec time_per_call(binary() | all, map()) -> float() | null.
 time_per_call(Mfa, #{<<"functions">> := Functions}) ->
-    case [{C, T} || #{<<"mfa">> := M, <<"calls">> := C, <<"time_us">> := T} <- Functions, M =:= Mfa] of
+    case [{C, T} || #{<<"mfa">> := M, <<"calls">> := C, <<"time_us">> := T} <- Functions,
+                    Mfa =:= all orelse M =:= Mfa] of
         [] ->
             null;
         Found ->
