@@ -14,7 +14,7 @@
 %%%       test node).</li>
 %%%   <li>`baseline_time_per_call_us': against the baseline's run of the same size, the
 %%%       time per call of all target functions together, and of each function that took
-%%%       at least `?MIN_SHARE' of the baseline run's time in at least `?MIN_CALLS'
+%%%       at least `?MIN_SHARE' of the baseline run's traced (raw) time in at least `?MIN_CALLS'
 %%%       calls, must be at most the baseline's times `1 + tolerance / 100' (and at least
 %%%       the baseline's plus `?ABSOLUTE_SLACK_US'). Minor functions are left out on their
 %%%       own: between two runs of the same code their times per call vary by tens of
@@ -130,7 +130,8 @@ compare(Size, Mfa, Run, Base, Tolerance) ->
 %% between runs of the same code; they still count in the total).
 -spec weighty(map()) -> [binary()].
 weighty(#{<<"functions">> := Functions} = Base) ->
-    Total = lists:sum([T || #{<<"time_us">> := T} <- Functions]),
+    %% shares of the raw (traced) time: compensation can bring a cheap run's times to 0
+    Total = lists:sum([T || #{<<"time_us_raw">> := T} <- Functions]),
     lists:usort([M || #{<<"mfa">> := M} <- Functions, Total > 0,
                       calls(M, Base) >= ?MIN_CALLS,
                       time(M, Base) >= ?MIN_SHARE * Total]).
@@ -141,7 +142,7 @@ calls(Mfa, #{<<"functions">> := Functions}) ->
 
 -spec time(binary(), map()) -> number().
 time(Mfa, #{<<"functions">> := Functions}) ->
-    lists:sum([T || #{<<"mfa">> := M, <<"time_us">> := T} <- Functions, M =:= Mfa]).
+    lists:sum([T || #{<<"mfa">> := M, <<"time_us_raw">> := T} <- Functions, M =:= Mfa]).
 
 %%--------------------------------------------------------------------
 %% Measured values

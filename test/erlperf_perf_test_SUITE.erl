@@ -187,7 +187,8 @@ baseline(Config) ->
     ?assertEqual([], erlperf_perf_requirements:failed(Same)),
     true = os:putenv("DET_COST", "10000"),
     {ok, #{<<"requirements">> := Slower}} = run(Config, #{baseline => File, tolerance => 10}),
-    ?assertMatch([#{<<"requirement">> := <<"baseline_time_per_call_us">>, <<"pass">> := false}],
+    ?assertMatch([#{<<"subject">> := <<"all target functions">>, <<"pass">> := false},
+                  #{<<"subject">> := <<"det_load_gen:work/1">>, <<"pass">> := false}],
                  [R || #{<<"requirement">> := <<"baseline_time_per_call_us">>} = R <- Slower]),
     ?assertMatch({error, {baseline, _, _}}, run(Config, #{baseline => File ++ ".missing"})).
 
