@@ -183,7 +183,9 @@ usage() ->
         ++ ["\nEnvironment: ERL_LIBS (extra libraries), COLUMNS (width of the table),\n"
             "NO_COLOR (no colour on a terminal).\n"
             "Exit status: 0 success, 1 benchmark failed, 2 usage error (also: no arguments),\n"
-            "3 a runner regressed beyond --fail-on-regression.\n"]
+            "3 a runner regressed beyond --fail-on-regression.\n"
+            "\nReports: erlperf --render RESULTS.json [-o DIR] writes an HTML report of a saved\n"
+            "record (--save, --format json, or a --perf-test results.json) to DIR (default: beside it).\n"]
         ++ erlperf_perf_cli:usage().
 
 %% @doc Renders an error reason raised while parsing or benchmarking as one line.
@@ -266,6 +268,8 @@ options() ->
      {output, ["-o", "--output"], out_file, cli,
       "also write the results to FILE, as its extension says (.json .csv .md .txt)"},
      {save, ["--save"], file, cli, "write the results record (JSON) to FILE, atomically"},
+     {html, ["--html"], file, cli,
+      "write an HTML report with charts to FILE (self-contained; see also --render)"},
      {baselines, ["--baseline"], file, cli,
       "compare each runner with a saved record (--save); repeatable"},
      {fail_on_regression, ["--fail-on-regression"], gate, cli,
@@ -422,14 +426,14 @@ value(noise, Name, Text) ->
         _ -> usage("~ts: '~ts' is not a percentage from 0 to 100", [Name, Text])
     end;
 value(output_format, Name, Text) ->
-    case lists:member(Text, ["text", "json", "csv", "markdown"]) of
+    case lists:member(Text, ["text", "json", "csv", "markdown", "html"]) of
         true -> list_to_atom(Text);
-        false -> usage("~ts: '~ts' is not text, json, csv or markdown", [Name, Text])
+        false -> usage("~ts: '~ts' is not text, json, csv, markdown or html", [Name, Text])
     end;
 value(out_file, Name, Text) ->
     case erlperf_output:format_from_extension(Text) of
         {ok, Format} -> {Text, Format};
-        error -> usage("~ts: '~ts' has no known extension (.json, .csv, .md, .txt)", [Name, Text])
+        error -> usage("~ts: '~ts' has no known extension (.json, .csv, .md, .txt, .html)", [Name, Text])
     end;
 value(gate, Name, Text) ->
     case ratio(Text) of
@@ -555,6 +559,10 @@ finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
                              case maps:get(save, Settings, none) of
                                  none -> none;
                                  Save -> {Save, json}
+                             end,
+                             case maps:get(html, Settings, none) of
+                                 none -> none;
+                                 Html -> {Html, html}
                              end], O =/= none],
       verbose => maps:get(verbose, Settings),
       baselines => maps:get(baselines, Settings, []),
@@ -628,10 +636,38 @@ run([]) ->
     io:put_chars(standard_error, usage()),
     ?EXIT_USAGE;
 run(Args) ->
-    case lists:member("--perf-test", Args) of
-        true -> erlperf_perf_cli:run(Args);
-        false -> benchmark_command(Args)
+    case {lists:member("--perf-test", Args), lists:member("--render", Args)} of
+        {true, _} -> erlperf_perf_cli:run(Args);
+        {false, true} -> render_command(Args);
+        {false, false} -> benchmark_command(Args)
     end.
+
+%% --render FILE [-o OUT]: a saved record as an HTML report, beside it by default.
+-spec render_command([string()]) -> non_neg_integer().
+render_command(Args) ->
+    case render_args(Args, #{}) of
+        #{file := File} = Parsed ->
+            Out = maps:get(out, Parsed, filename:dirname(File)),
+            case erlperf_render:render(File, Out) of
+                {ok, [Main | _]} ->
+                    io:format("report: ~ts~n", [Main]),
+                    ?EXIT_OK;
+                {error, {write, _, _} = Reason} ->
+                    io:put_chars(standard_error, ["erlperf: ", erlperf_render:format_error(Reason), "\n"]),
+                    ?EXIT_FAILED;
+                {error, Reason} ->
+                    fail({usage, erlperf_render:format_error(Reason)})
+            end;
+        {error, Text} ->
+            fail({usage, Text})
+    end.
+
+-spec render_args([string()], map()) -> map() | {error, string()}.
+render_args([], #{file := _} = Acc) -> Acc;
+render_args([], _Acc) -> {error, "--render needs a results file"};
+render_args(["--render", File | Rest], Acc) -> render_args(Rest, Acc#{file => File});
+render_args([O, Dir | Rest], Acc) when O =:= "-o"; O =:= "--output" -> render_args(Rest, Acc#{out => Dir});
+render_args([Other | _], _Acc) -> {error, "--render takes a results file and -o DIR only, not " ++ Other}.
 
 -spec benchmark_command([string()]) -> non_neg_integer().
 benchmark_command(Args) ->

@@ -1,6 +1,7 @@
 %%% @doc Results in every output format, to standard output or to files: text tables
 %%% ({@link erlperf_report}), JSON (the complete record, {@link erlperf_record}), CSV
-%%% ({@link erlperf_csv}) and Markdown ({@link erlperf_markdown}).
+%%% ({@link erlperf_csv}), Markdown ({@link erlperf_markdown}) and an HTML page with
+%%% charts ({@link erlperf_render}).
 %%%
 %%% Files are written atomically: to `FILE.tmp.OSPID' first, then renamed over `FILE',
 %%% so that a reader (or a CI job comparing against a baseline) never sees half a file,
@@ -19,7 +20,7 @@
 
 -export_type([format/0]).
 
--type format() :: text | json | csv | markdown.
+-type format() :: text | json | csv | markdown | html.
 
 %%--------------------------------------------------------------------
 %% API
@@ -36,7 +37,11 @@ format(json, Reports, Options) ->
 format(csv, Reports, Options) ->
     erlperf_csv:format(record(Reports, Options));
 format(markdown, Reports, Options) ->
-    erlperf_markdown:format(record(Reports, Options)).
+    erlperf_markdown:format(record(Reports, Options));
+format(html, Reports, Options) ->
+    %% the page is drawn from the record as a reader of the JSON sees it
+    {ok, Decoded} = erlperf_json:decode(erlperf_json:encode(record(Reports, Options))),
+    erlperf_render:bench_page(Decoded).
 
 %% @doc Writes full reports to `File' in a format, atomically.
 -spec write(file:filename(), format(), [erlperf:report(), ...]) -> ok | {error, {write, string(), term()}}.
@@ -77,6 +82,8 @@ format_from_extension(File) ->
         ".md" -> {ok, markdown};
         ".markdown" -> {ok, markdown};
         ".txt" -> {ok, text};
+        ".html" -> {ok, html};
+        ".htm" -> {ok, html};
         _ -> error
     end.
 

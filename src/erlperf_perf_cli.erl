@@ -159,6 +159,7 @@ test(File, Options) ->
         {ok, Record} ->
             io:put_chars(standard_error, "\n"),
             io:put_chars(erlperf_perf_results:summary(Record)),
+            report(Record),
             status(Record);
         {error, Reason} ->
             Text = erlperf_perf_test:format_error(Reason),
@@ -173,6 +174,17 @@ load_generator(File) ->
         true -> File;
         false -> list_to_atom(File)
     end.
+
+%% The HTML report beside results.json (its failure is told, and does not change the
+%% exit status: the results are written).
+-spec report(map()) -> ok.
+report(#{<<"dir">> := Dir}) ->
+    case erlperf_render:render(filename:join(Dir, "results.json"), Dir) of
+        {ok, [Index | _]} -> io:format("report: ~ts~n", [Index]);
+        {error, Reason} -> io:put_chars(standard_error, ["erlperf: report: ", erlperf_render:format_error(Reason), "\n"])
+    end;
+report(_) ->
+    ok.
 
 -spec status(map()) -> non_neg_integer().
 status(#{<<"runs">> := Runs, <<"requirements">> := Requirements}) ->

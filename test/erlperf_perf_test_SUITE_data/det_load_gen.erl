@@ -2,7 +2,8 @@
 %% work/1 exactly ?CALLS times, then waiting. Environment knobs (read on the
 %% controlling node): DET_LOG (a file each callback appends its name to), DET_FAIL
 %% ("Callback:Size": that callback raises, or hangs for stop_load_hang), DET_COST (work
-%% per call), DET_LIMIT_US (max time per call of work/1), DET_SIZES ("1,2").
+%% per call), DET_LIMIT_US (max time per call of work/1), DET_SIZES ("1,2"), DET_NAME
+%% (the test's name).
 -module(det_load_gen).
 -behaviour(erlperf_load_generator).
 
@@ -13,7 +14,7 @@
 
 -define(CALLS, 100).
 
-get_test_name() -> "det test".
+get_test_name() -> os:getenv("DET_NAME", "det test").
 
 test_setup() ->
     log(test_setup),
