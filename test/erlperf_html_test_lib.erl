@@ -3,8 +3,6 @@
 %%% read back as series, points, bars and whiskers, to be counted against the record.
 -module(erlperf_html_test_lib).
 
-%% xmerl.hrl's records have untyped fields.
--compile(nowarn_untyped_record).
 -include_lib("xmerl/include/xmerl.hrl").
 
 -export([svgs/1, title/1, series/1, marked/1, bars/1, whiskers/1, number/1, attr/2,
