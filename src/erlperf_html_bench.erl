@@ -76,17 +76,17 @@ summary(Record, Named, Names) ->
         ++ [<<"Mode">>, <<"Concurrency">>, <<"Samples">>, <<"Throughput (per second)">>,
             <<"95% CI">>, <<"Time per iteration">>, <<"Verdict">>]
         ++ [<<"Best">> || Sweep],
-    Rows = [{row_class(Run), summary_row(Run, Names, Sweep)} || {_, Run} <- Named],
+    Rows = [{row_class(Run), summary_row(Run, Names, Sweep, compared(Named))} || {_, Run} <- Named],
     erlperf_html:section(<<"Runs">>,
                          [compare_note(Record), erlperf_html:table(Header, Rows)]).
 
-summary_row(#{<<"label">> := Label} = Run, Names, Sweep) ->
+summary_row(#{<<"label">> := Label} = Run, Names, Sweep, Compared) ->
     Params = maps:get(<<"params">>, Run, #{}),
     [Label, code(maps:get(<<"code">>, Run, <<>>))]
         ++ [param_text(maps:get(N, Params, null)) || N <- Names]
         ++ [maps:get(<<"mode">>, Run, <<>>), maps:get(<<"concurrency">>, Run, <<>>),
             length(maps:get(<<"samples">>, Run, [])), count(figure(<<"qps">>, Run)),
-            qps_interval(Run), time_ns(figure(<<"iteration_ns">>, Run)), verdict(Run)]
+            qps_interval(Run), time_ns(figure(<<"iteration_ns">>, Run)), verdict(Run, Compared)]
         ++ [case maps:get(<<"best">>, Run, false) of true -> <<"yes">>; false -> <<>> end
             || Sweep].
 
@@ -96,18 +96,20 @@ compare_note(_Record) ->
     [].
 
 throughput(Named) ->
-    Bars = [bar(Name, Run, Qps) || {Name, #{<<"qps">> := Qps} = Run} <- Named, is_number(Qps)],
+    Compared = compared(Named),
+    Bars = [bar(Name, Run, Qps, Compared)
+            || {Name, #{<<"qps">> := Qps} = Run} <- Named, is_number(Qps)],
     section_if(Bars =/= [], <<"Throughput">>,
                erlperf_svg:bar_chart(Bars, #{title => <<"Throughput, with 95% intervals">>,
                                              x_label => <<"iterations per second">>})).
 
-bar(Name, Run, Qps) ->
+bar(Name, Run, Qps, Compared) ->
     Interval = case qps_bounds(Run) of
                    {Lo, Hi} -> #{lo => Lo, hi => Hi};
                    none -> #{}
                end,
     Class = row_class(Run),
-    Interval#{label => Name, value => Qps, note => verdict(Run),
+    Interval#{label => Name, value => Qps, note => verdict(Run, Compared),
               class => case Class of <<>> -> <<"runner">>; _ -> Class end}.
 
 samples(Record, Named) ->
@@ -305,7 +307,7 @@ steps(Named) ->
               || {Name, #{<<"steps">> := Steps} = Run} <- Named, is_list(Steps)],
     section_if(Series =/= [], <<"Concurrency">>,
                erlperf_svg:line_chart(Series, #{title => <<"Throughput against concurrency">>,
-                                                x_label => <<"workers">>,
+                                                x_label => <<"workers">>, x_format => fun whole/1,
                                                 y_label => <<"iterations per second">>})).
 
 profiles(Named) ->
@@ -313,7 +315,7 @@ profiles(Named) ->
                <<"</h3>\n">>,
                erlperf_html:table([<<"Function">>, <<"Calls">>, <<"Own time, us">>, <<"%">>],
                                   [[code(maps:get(<<"function">>, F, <<>>)), figure(<<"calls">>, F),
-                                    figure(<<"time_us">>, F), figure(<<"percent">>, F)]
+                                    figure(<<"time_us">>, F), one_decimal(figure(<<"percent">>, F))]
                                    || F <- maps:get(<<"functions">>, P, [])])]
               || {Name, #{<<"profile">> := #{} = P}} <- Named],
     section_if(Tables =/= [], <<"Profiles">>, Tables).
@@ -362,6 +364,10 @@ qps_interval(Run) ->
         none -> <<"-">>
     end.
 
+%% Whether any run was compared with another (else no run is "the fastest").
+compared(Named) ->
+    lists:any(fun ({_, Run}) -> is_map_key(<<"comparison">>, Run) end, Named).
+
 verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := true,
                                 <<"verdict">> := Verdict, <<"change_pct">> := Change,
                                 <<"ci95_pct">> := [Lo, Hi]}})
@@ -371,10 +377,14 @@ verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := t
                   [abs(Change) / 1, Verdict, Against, Near / 1, Far / 1]);
 verdict(#{<<"comparison">> := #{<<"against">> := Against}}) ->
     ["no significant difference from ", Against];
-verdict(#{<<"best">> := _}) ->
-    <<>>;
 verdict(_Fastest) ->
     <<"fastest">>.
+
+%% A run without a comparison is the fastest when others were compared with it (in a
+%% sweep: the fastest of its combination).
+verdict(#{<<"comparison">> := _} = Run, _Compared) -> verdict(Run);
+verdict(Run, true) -> verdict(Run);
+verdict(_Run, false) -> <<>>.
 
 code(Code) ->
     {raw, ["<code>", erlperf_html:escape(Code), "</code>"]}.
@@ -404,6 +414,9 @@ pct_interval(_) ->
     <<"-">>.
 
 percent(N) -> [erlperf_svg:format_number(N), "%"].
+
+one_decimal(N) when is_number(N) -> round(N * 10) / 10;
+one_decimal(Other) -> Other.
 
 %% Tick labels of counted things (samples): none between whole numbers.
 whole(N) when N == round(N) -> erlperf_svg:format_number(round(N));

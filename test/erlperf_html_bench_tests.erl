@@ -145,11 +145,58 @@ baseline_test() ->
     ?assertEqual(2, length(binary:matches(Page, <<"<tr class=\"regression\">">>))).
 
 %%--------------------------------------------------------------------
+%% Concurrency mode, profiles, timed mode, a single sample
+
+squeeze_profile_test() ->
+    #{<<"runs">> := [#{<<"label">> := Label, <<"steps">> := Steps, <<"best_concurrency">> := Best,
+                       <<"profile">> := #{<<"functions">> := Functions}}]} = Record =
+        record("squeeze_profile.json"),
+    {_, Doc} = lists:keyfind("Throughput against concurrency", 1, charts(Record)),
+    ?assertEqual([{binary_to_list(Label), [{C, Q} || #{<<"concurrency">> := C, <<"qps">> := Q} <- Steps]}],
+                 erlperf_html_test_lib:series(Doc)),
+    ?assertMatch([{_, [{Best, _}]}], erlperf_html_test_lib:marked(Doc)),
+    Page = iolist_to_binary(erlperf_html_bench:render(Record)),
+    [#{<<"function">> := Top} | _] = Functions,
+    ?assertNotEqual(nomatch, binary:match(Page, <<"<code>", (erlperf_html:escape(Top))/binary, "</code>">>)),
+    %% one runner: nobody is "the fastest"
+    ?assertEqual(nomatch, binary:match(Page, <<"fastest">>)).
+
+timed_test() ->
+    #{<<"runs">> := [#{<<"samples">> := Samples}]} = Record = record("timed.json"),
+    {_, Doc} = lists:keyfind("Samples in the order taken", 1, charts(Record)),
+    ?assertMatch([{_, Points}] when length(Points) =:= length(Samples),
+                 erlperf_html_test_lib:series(Doc)),
+    Page = iolist_to_binary(erlperf_html_bench:render(Record)),
+    ?assertNotEqual(nomatch, binary:match(Page, <<"microseconds per sample">>)).
+
+one_sample_test() ->
+    #{<<"runs">> := [#{<<"samples">> := [Sample], <<"ci95">> := null, <<"qps">> := Qps}]} = Record =
+        record("one_sample.json"),
+    Charts = charts(Record),
+    {_, Bars} = lists:keyfind("Throughput, with 95% intervals", 1, Charts),
+    %% no interval, so no whisker
+    ?assertMatch([{Qps, _, _}], erlperf_html_test_lib:bars(Bars)),
+    ?assertEqual([], erlperf_html_test_lib:whiskers(Bars)),
+    {_, Samples} = lists:keyfind("Samples in the order taken", 1, Charts),
+    ?assertMatch([{_, [{1, Sample}]}], erlperf_html_test_lib:series(Samples)).
+
+%% Absent figures (null) anywhere a run may have them.
+nulls_test() ->
+    #{<<"runs">> := [Run | _]} = Record = record("memory_latency.json"),
+    Nulls = Run#{<<"qps">> := null, <<"ci95">> := null, <<"iteration_ns">> := null,
+                 <<"latency_us">> := null, <<"bytes_per_iteration">> := null},
+    Page = iolist_to_binary(erlperf_html_bench:render(Record#{<<"runs">> := [Nulls]})),
+    ok = erlperf_html_test_lib:assert_page(Page),
+    Titles = [T || {T, _} <- charts(Record#{<<"runs">> := [Nulls]})],
+    ?assertEqual(["Samples in the order taken"], Titles).
+
+%%--------------------------------------------------------------------
 %% Escaping: text from the record in every place it is shown
 
 escape_test_() ->
     [{File, fun () -> escaped(evil(record(File))) end}
-     || File <- ["memory_latency.json", "sweep.json", "sweep_two_params.json", "baseline.json"]].
+     || File <- ["memory_latency.json", "sweep.json", "sweep_two_params.json", "baseline.json",
+                 "squeeze_profile.json", "timed.json", "one_sample.json"]].
 
 escaped(Record) ->
     Page = iolist_to_binary(erlperf_html_bench:render(Record)),
