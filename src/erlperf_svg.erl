@@ -179,7 +179,7 @@ auto_scale(Values) ->
 %% error bars, axes with ticks and labels, and a legend when there is more than one series.
 -spec line_chart([series()], line_options()) -> iodata().
 line_chart(Series, Options) ->
-    #{width := W, height := H0} = Opts = maps:merge(?LINE_DEFAULTS, Options),
+    #{width := W, height := H0} = Opts = options(?LINE_DEFAULTS, Options),
     Legend = case length(Series) > 1 of true -> length(Series); false -> 0 end,
     H = H0 + Legend * ?LEGEND_LINE,
     Points = lists:append([points_of(S) || S <- Series]),
@@ -199,7 +199,7 @@ line_chart(Series, Options) ->
 %% value axis at the bottom, and a zero line when values fall on both sides of zero.
 -spec bar_chart([bar()], bar_options()) -> iodata().
 bar_chart(Bars, Options) ->
-    #{width := W, format := Format} = Opts = maps:merge(?BAR_DEFAULTS, Options),
+    #{width := W, format := Format} = Opts = options(?BAR_DEFAULTS, Options),
     Values = [0 | lists:append([[V | [maps:get(K, B) || K <- [lo, hi], is_map_key(K, B)]]
                                 || #{value := V} = B <- Bars])],
     Ticks = nice_ticks(lists:min(Values), lists:max(Values), ?MAX_TICKS),
@@ -224,6 +224,22 @@ format_number(N) ->
 
 %%--------------------------------------------------------------------
 %% Internal functions: ticks and scales
+
+%% The options with defaults filled in; an unknown key or a value of the wrong kind is a
+%% programmer's error.
+options(Defaults, Options) ->
+    maps:foreach(fun (K, V) ->
+                         case is_map_key(K, Defaults) andalso valid(K, V) of
+                             true -> ok;
+                             false -> erlang:error({invalid_option, K, V})
+                         end
+                 end, Options),
+    maps:merge(Defaults, Options).
+
+valid(K, V) when K =:= width; K =:= height -> is_integer(V) andalso V > 0;
+valid(K, V) when K =:= x_scale; K =:= y_scale -> lists:member(V, [linear, log, auto]);
+valid(K, V) when K =:= x_format; K =:= y_format; K =:= format -> is_function(V, 1);
+valid(_Text, V) -> is_binary(V) orelse is_list(V).
 
 %% The first candidate step whose ticks fit in Count.
 steps(Min, Max, Count, [{M, E} | More]) ->

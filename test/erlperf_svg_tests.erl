@@ -238,6 +238,16 @@ zero_line_test() ->
     ?assertMatch([{-12.5, ["bar", "regression"], _}, {3.0, ["bar"], _}],
                  erlperf_html_test_lib:bars(Doc)).
 
+invalid_options_test() ->
+    S = [#{name => <<"s">>, points => [{1, 1}]}],
+    ?assertError({invalid_option, colour, red}, erlperf_svg:line_chart(S, #{colour => red})),
+    ?assertError({invalid_option, width, 0}, erlperf_svg:line_chart(S, #{width => 0})),
+    ?assertError({invalid_option, y_scale, sqrt}, erlperf_svg:line_chart(S, #{y_scale => sqrt})),
+    ?assertError({invalid_option, height, 100},
+                 erlperf_svg:bar_chart([#{label => <<"a">>, value => 1}], #{height => 100})),
+    ?assertError({invalid_option, title, 42},
+                 erlperf_svg:bar_chart([#{label => <<"a">>, value => 1}], #{title => 42})).
+
 %%--------------------------------------------------------------------
 %% Escaping: every text of a chart
 
