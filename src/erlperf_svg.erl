@@ -151,7 +151,7 @@ log_ticks(Min, Max) when Min > 0 ->
 %% zero to `PMin'; an empty domain maps everything to the middle.
 -spec scale(scale_kind(), {number(), number()}, {number(), number()}) ->
     fun((number()) -> float()).
-scale(_Kind, {Same, Same}, {PMin, PMax}) ->
+scale(_Kind, {DMin, DMax}, {PMin, PMax}) when DMin == DMax ->
     fun (_) -> (PMin + PMax) / 2 end;
 scale(linear, {DMin, DMax}, {PMin, PMax}) ->
     K = (PMax - PMin) / (DMax - DMin),
@@ -161,7 +161,9 @@ scale(log, {DMin, DMax}, {PMin, PMax}) when DMin > 0, DMax > 0 ->
     K = (PMax - PMin) / (math:log10(DMax) - L0),
     fun (V) when V > 0 -> PMin + (math:log10(V) - L0) * K;
         (_) -> float(PMin)
-    end.
+    end;
+scale(log, Domain, _Pixels) ->
+    erlang:error({invalid_domain, log, Domain}).
 
 %% @doc `log' when every value is above zero and the largest is at least 100 times the
 %% smallest, else `linear'.

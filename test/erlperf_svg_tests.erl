@@ -115,7 +115,11 @@ log_scale_test() ->
 
 empty_domain_scale_test() ->
     S = erlperf_svg:scale(linear, {4, 4}, {0, 100}),
-    ?assertEqual(50.0, float(S(4))).
+    ?assertEqual(50.0, float(S(4))),
+    %% 1 and 1.0 are one point too
+    L = erlperf_svg:scale(log, {1, 1.0}, {0, 100}),
+    ?assertEqual(50.0, float(L(1))),
+    ?assertError({invalid_domain, log, {0, 10}}, erlperf_svg:scale(log, {0, 10}, {0, 100})).
 
 auto_scale_test() ->
     ?assertEqual(log, erlperf_svg:auto_scale([1, 10, 100])),
@@ -226,6 +230,10 @@ bar_whiskers_test() ->
     [W1, W2, W3] = [erlperf_html_test_lib:number(erlperf_html_test_lib:attr(width, R)) || R <- Rects],
     ?assert(W1 > W2 andalso W2 > W3),
     ?assert(abs(W2 / W1 - 0.75) < 0.01).
+
+empty_bar_chart_test() ->
+    [Doc] = erlperf_html_test_lib:svgs(erlperf_svg:bar_chart([], #{title => <<"none">>})),
+    ?assertEqual([], erlperf_html_test_lib:bars(Doc)).
 
 zero_line_test() ->
     Svg = erlperf_svg:bar_chart([#{label => <<"down">>, value => -12.5, lo => -20, hi => -5,
