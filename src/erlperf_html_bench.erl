@@ -192,8 +192,9 @@ sweep(Named, Names) ->
 sweep_chart(Param, Names, Runs, Key, Unit) ->
     Values = values(Param, Runs),
     Others = Names -- [Param],
-    Groups = group([{series_name(Run, Others), Run} || Run <- Runs,
-                                                      is_number(maps:get(Key, Run, null))]),
+    %% a line per runner and values of the other parameters
+    Groups = group([{name(Run, Others), Run} || Run <- Runs,
+                                        is_number(maps:get(Key, Run, null))]),
     Series = [sweep_series(Name, Group, Param, Values, Key) || {Name, Group} <- Groups],
     Numeric = lists:all(fun erlang:is_number/1, Values),
     XFormat = case Numeric of
@@ -243,12 +244,6 @@ values(Param, Runs) ->
                         case lists:member(V, Acc) of true -> Acc; false -> Acc ++ [V] end;
                     (_, Acc) -> Acc
                 end, [], Runs).
-
-%% A line of a sweep chart: the runner and the values of the other parameters.
-series_name(#{<<"label">> := Label} = Run, Others) ->
-    Params = maps:get(<<"params">>, Run, #{}),
-    iolist_to_binary(lists:join(", ", [Label | [[N, "=", param_text(maps:get(N, Params, null))]
-                                                || N <- Others]])).
 
 %% [{Key, Item}] grouped by key, groups in the order first met.
 group(Pairs) ->
