@@ -49,12 +49,11 @@
 %%%
 %%% Cost and safety: each check spawns one short-lived process per invariant on the test
 %%% node (so that an invariant that crashes or hangs cannot take the agent with it), and
-%%% the agent keeps counts, not a history: its memory does not grow with the length of
-%%% the run. An invariant's function runs on the test node as often as the checks; a
-%%% costly one (a full table scan) slows the system under test as much. For a violated
-%%% invariant it also keeps the time of each violation (one per check: about
-%%% `?CHECKS_PER_RUN' per run, whatever its length). The agent watches the controlling
-%%% node and stops when it goes.
+%%% the agent keeps counts, and for a violated invariant the time of each violation (one
+%%% per check: about `?CHECKS_PER_RUN' per run): its memory does not grow with the length
+%%% of the run. An invariant's function runs on the test node as often as the checks; a
+%%% costly one (a full table scan) slows the system under test as much. The agent
+%%% watches the controlling node and stops when it goes.
 -module(invariant_checker_agent).
 -behaviour(erlperf_custom_agent).
 -behaviour(gen_server).
