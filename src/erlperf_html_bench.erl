@@ -1,0 +1,418 @@
+%%% @doc The HTML report of a micro-benchmark: one self-contained page drawn from a results
+%%% record (`--save', `--format json'; see doc/formats.md), decoded with
+%%% {@link erlperf_json:decode/1}. Pure: returns iodata; the measuring code knows nothing
+%%% of it.
+%%%
+%%% The page shows, in order, what the record holds:
+%%% <ul>
+%%%   <li><b>throughput</b>: a bar per run (iterations per second) with the whisker of its
+%%%       95% interval and the verdict against the fastest beside it;</li>
+%%%   <li><b>samples over time</b>: one line per run, a point per sample, so that drift and
+%%%       warm-up show;</li>
+%%%   <li><b>latency</b> (`--latency'): p50, p90, p99, p99.9 and max per run;</li>
+%%%   <li><b>memory per call</b> (`--memory'): heap bytes, reductions and CPU time per call;</li>
+%%%   <li><b>sweep</b> (`--param'): throughput (and bytes/s with `--bytes') against each
+%%%       parameter, one line per runner and value of the other parameters, the best run
+%%%       ringed;</li>
+%%%   <li><b>baselines</b> (`--baseline'): the change of each runner against each baseline
+%%%       with its 95% interval; a <b>regression</b> (significantly slower) is red;</li>
+%%%   <li>concurrency steps (`-q') and profiles (`--profile') when present, the system and
+%%%       the options.</li>
+%%% </ul>
+%%% Every piece of text from the record (code, labels, parameter values, file names) is
+%%% escaped.
+%%%
+%%% Example:
+%%% ```
+%%% {ok, Json} = file:read_file("results.json"),
+%%% {ok, Record} = erlperf_json:decode(Json),
+%%% ok = file:write_file("results.html", erlperf_html_bench:render(Record)).
+%%% '''
+-module(erlperf_html_bench).
+
+%% API: called by erlperf_render.
+-export([render/1]).
+
+%% The longest title made of runner labels, characters.
+-define(MAX_TITLE, 80).
+%% Latency figures, in the order drawn, with their names on the x axis.
+-define(PERCENTILES, [{<<"p50">>, <<"p50">>}, {<<"p90">>, <<"p90">>}, {<<"p99">>, <<"p99">>},
+                      {<<"p999">>, <<"p99.9">>}, {<<"max">>, <<"max">>}]).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc The page of a benchmark record (decoded JSON, binary keys).
+-spec render(erlperf_record:record()) -> iodata().
+render(#{<<"runs">> := Runs} = Record) when is_list(Runs) ->
+    Names = erlperf_record:param_names(Record),
+    Named = [{name(Run, Names), Run} || Run <- Runs],
+    erlperf_html:page(title(Runs),
+                      [summary(Record, Named, Names),
+                       throughput(Named),
+                       samples(Record, Named),
+                       latency(Named),
+                       memory(Named),
+                       sweep(Named, Names),
+                       baselines(Named),
+                       steps(Named),
+                       profiles(Named),
+                       system(Record)]).
+
+%%--------------------------------------------------------------------
+%% Internal functions: sections
+
+title(Runs) ->
+    Labels = lists:usort([L || #{<<"label">> := L} <- Runs]),
+    Text = unicode:characters_to_list(lists:join(", ", Labels)),
+    ["Benchmark: ", case length(Text) > ?MAX_TITLE of
+                        true -> [lists:sublist(Text, ?MAX_TITLE - 3), "..."];
+                        false -> Text
+                    end].
+
+summary(Record, Named, Names) ->
+    Sweep = Names =/= [],
+    Header = [<<"Runner">>, <<"Code">>] ++ Names
+        ++ [<<"Mode">>, <<"Concurrency">>, <<"Samples">>, <<"Throughput (per second)">>,
+            <<"95% CI">>, <<"Time per iteration">>, <<"Verdict">>]
+        ++ [<<"Best">> || Sweep],
+    Rows = [{row_class(Run), summary_row(Run, Names, Sweep)} || {_, Run} <- Named],
+    erlperf_html:section(<<"Runs">>,
+                         [compare_note(Record), erlperf_html:table(Header, Rows)]).
+
+summary_row(#{<<"label">> := Label} = Run, Names, Sweep) ->
+    Params = maps:get(<<"params">>, Run, #{}),
+    [Label, code(maps:get(<<"code">>, Run, <<>>))]
+        ++ [param_text(maps:get(N, Params, null)) || N <- Names]
+        ++ [maps:get(<<"mode">>, Run, <<>>), maps:get(<<"concurrency">>, Run, <<>>),
+            length(maps:get(<<"samples">>, Run, [])), count(figure(<<"qps">>, Run)),
+            qps_interval(Run), time_ns(figure(<<"iteration_ns">>, Run)), verdict(Run)]
+        ++ [case maps:get(<<"best">>, Run, false) of true -> <<"yes">>; false -> <<>> end
+            || Sweep].
+
+compare_note(#{<<"compare">> := Compare}) ->
+    ["<p class=\"note\">Runners measured: ", erlperf_html:escape(Compare), ".</p>\n"];
+compare_note(_Record) ->
+    [].
+
+throughput(Named) ->
+    Bars = [bar(Name, Run, Qps) || {Name, #{<<"qps">> := Qps} = Run} <- Named, is_number(Qps)],
+    section_if(Bars =/= [], <<"Throughput">>,
+               erlperf_svg:bar_chart(Bars, #{title => <<"Throughput, with 95% intervals">>,
+                                             x_label => <<"iterations per second">>})).
+
+bar(Name, Run, Qps) ->
+    Interval = case qps_bounds(Run) of
+                   {Lo, Hi} -> #{lo => Lo, hi => Hi};
+                   none -> #{}
+               end,
+    Class = row_class(Run),
+    Interval#{label => Name, value => Qps, note => verdict(Run),
+              class => case Class of <<>> -> <<"runner">>; _ -> Class end}.
+
+samples(Record, Named) ->
+    Series = [#{name => Name, points => lists:zip(lists:seq(1, length(S)), S)}
+              || {Name, #{<<"samples">> := S}} <- Named, S =/= []],
+    Timed = lists:any(fun ({_, R}) -> maps:get(<<"mode">>, R, <<>>) =:= <<"timed">> end, Named),
+    YLabel = case Timed of
+                 true -> <<"microseconds per sample">>;
+                 false -> [<<"iterations per sample">>, sample_duration(Record)]
+             end,
+    section_if(Series =/= [], <<"Samples over time">>,
+               erlperf_svg:line_chart(Series, #{title => <<"Samples in the order taken">>,
+                                                x_label => <<"sample">>, y_label => YLabel,
+                                                x_scale => linear, y_scale => linear,
+                                                x_format => fun whole/1})).
+
+sample_duration(#{<<"options">> := #{<<"sample_duration">> := Ms}}) when is_integer(Ms) ->
+    [" (", integer_to_list(Ms), " ms)"];
+sample_duration(_Record) ->
+    [].
+
+latency(Named) ->
+    Measured = [{Name, L} || {Name, #{<<"latency_us">> := #{} = L}} <- Named],
+    Series = [#{name => Name,
+                points => [{I, maps:get(K, L)}
+                           || {I, {K, _}} <- enumerate(?PERCENTILES), is_number(maps:get(K, L, null))]}
+              || {Name, L} <- Measured],
+    Names = [Text || {_, Text} <- ?PERCENTILES],
+    XFormat = fun (X) when X == round(X), X >= 1, X =< length(Names) ->
+                      lists:nth(round(X), Names);
+                  (_) -> <<>>
+              end,
+    Table = erlperf_html:table([<<"Runner">> | Names] ++ [<<"average">>, <<"calls">>],
+                               [[Name | [figure(K, L) || {K, _} <- ?PERCENTILES]]
+                                ++ [figure(<<"average">>, L), calls(Name, Named)]
+                                || {Name, L} <- Measured]),
+    section_if(Measured =/= [], <<"Latency per call">>,
+               [erlperf_svg:line_chart(Series, #{title => <<"Latency percentiles">>,
+                                                 x_label => <<"percentile">>,
+                                                 y_label => <<"latency, microseconds">>,
+                                                 x_scale => linear, x_format => XFormat}),
+                Table]).
+
+calls(Name, Named) ->
+    {Name, Run} = lists:keyfind(Name, 1, Named),
+    figure(<<"latency_calls">>, Run).
+
+memory(Named) ->
+    Measured = [{Name, Run} || {Name, Run} <- Named, is_map_key(<<"bytes_per_iteration">>, Run)],
+    Bars = [#{label => Name, value => B, class => <<"runner">>}
+            || {Name, #{<<"bytes_per_iteration">> := B}} <- Measured, is_number(B)],
+    Chart = case Bars of
+                [] -> [];
+                _ -> erlperf_svg:bar_chart(Bars, #{title => <<"Heap allocated per call">>,
+                                                   x_label => <<"bytes per call">>})
+            end,
+    Table = erlperf_html:table([<<"Runner">>, <<"Bytes per call">>, <<"Reductions per call">>,
+                                <<"CPU ns per call">>],
+                               [[Name, figure(<<"bytes_per_iteration">>, Run),
+                                 figure(<<"reductions_per_iteration">>, Run),
+                                 figure(<<"cpu_ns_per_iteration">>, Run)] || {Name, Run} <- Measured]),
+    section_if(Measured =/= [], <<"Memory per call">>, [Chart, Table]).
+
+%% Sweeps: a chart per parameter with more than one value.
+sweep(_Named, []) ->
+    [];
+sweep(Named, Names) ->
+    Runs = [Run || {_, Run} <- Named],
+    Bytes = lists:any(fun (R) -> is_number(maps:get(<<"bytes_per_second">>, R, null)) end, Runs),
+    Charts = [[sweep_chart(P, Names, Runs, <<"qps">>, <<"iterations per second">>),
+               [sweep_chart(P, Names, Runs, <<"bytes_per_second">>, <<"bytes per second">>)
+                || Bytes]]
+              || P <- Names, length(values(P, Runs)) > 1],
+    Best = [Name || {Name, #{<<"best">> := true}} <- Named],
+    erlperf_html:section(<<"Sweep">>,
+                         [Charts,
+                          [["<p class=\"note\">Best: ", erlperf_html:escape(lists:join(", ", Best)),
+                            " (ringed).</p>\n"] || Best =/= []]]).
+
+sweep_chart(Param, Names, Runs, Key, Unit) ->
+    Values = values(Param, Runs),
+    Others = Names -- [Param],
+    Groups = group([{series_name(Run, Others), Run} || Run <- Runs,
+                                                      is_number(maps:get(Key, Run, null))]),
+    Series = [sweep_series(Name, Group, Param, Values, Key) || {Name, Group} <- Groups],
+    Numeric = lists:all(fun erlang:is_number/1, Values),
+    XFormat = case Numeric of
+                  true -> fun erlperf_svg:format_number/1;
+                  false -> fun (X) -> category(X, Values) end
+              end,
+    erlperf_svg:line_chart(Series, #{title => [Unit, " against ", Param],
+                                     x_label => Param, y_label => Unit,
+                                     x_scale => case Numeric of true -> auto; false -> linear end,
+                                     x_format => XFormat}).
+
+sweep_series(Name, Group, Param, Values, Key) ->
+    Points = lists:keysort(1, [{x(Run, Param, Values), maps:get(Key, Run)} || Run <- Group]),
+    Error = case Key of
+                <<"qps">> -> [{x(Run, Param, Values), Lo, Hi}
+                              || Run <- Group, {Lo, Hi} <- [qps_bounds(Run)]];
+                _ -> []
+            end,
+    #{name => Name, points => Points, error => Error,
+      marked => [{x(Run, Param, Values), maps:get(Key, Run)}
+                 || #{<<"best">> := true} = Run <- Group]}.
+
+%% The x of a run: its value of the parameter, or the value's position when the values
+%% are not all numbers.
+x(#{<<"params">> := Params}, Param, Values) ->
+    V = maps:get(Param, Params),
+    case lists:all(fun erlang:is_number/1, Values) of
+        true -> V;
+        false -> index(V, Values, 1)
+    end.
+
+index(V, [V | _], N) -> N;
+index(V, [_ | Rest], N) -> index(V, Rest, N + 1).
+
+category(X, Values) when X == round(X), X >= 1 ->
+    case round(X) =< length(Values) of
+        true -> param_text(lists:nth(round(X), Values));
+        false -> <<>>
+    end;
+category(_X, _Values) ->
+    <<>>.
+
+%% The distinct values of a parameter, in the order first met.
+values(Param, Runs) ->
+    lists:foldl(fun (#{<<"params">> := #{} = P}, Acc) when is_map_key(Param, P) ->
+                        V = maps:get(Param, P),
+                        case lists:member(V, Acc) of true -> Acc; false -> Acc ++ [V] end;
+                    (_, Acc) -> Acc
+                end, [], Runs).
+
+%% A line of a sweep chart: the runner and the values of the other parameters.
+series_name(#{<<"label">> := Label} = Run, Others) ->
+    Params = maps:get(<<"params">>, Run, #{}),
+    iolist_to_binary(lists:join(", ", [Label | [[N, "=", param_text(maps:get(N, Params, null))]
+                                                || N <- Others]])).
+
+%% [{Key, Item}] grouped by key, groups in the order first met.
+group(Pairs) ->
+    Keys = lists:foldl(fun ({K, _}, Acc) ->
+                               case lists:member(K, Acc) of true -> Acc; false -> Acc ++ [K] end
+                       end, [], Pairs),
+    [{K, [V || {K1, V} <- Pairs, K1 =:= K]} || K <- Keys].
+
+baselines(Named) ->
+    Entries = [{Name, E} || {Name, #{<<"baselines">> := Es}} <- Named, E <- Es],
+    Bars = [baseline_bar(Name, E) || {Name, #{<<"change_pct">> := C} = E} <- Entries,
+                                     is_number(C)],
+    Chart = case Bars of
+                [] -> [];
+                _ -> erlperf_svg:bar_chart(Bars, #{title => <<"Change against the baselines">>,
+                                                   x_label => <<"change of throughput, %">>,
+                                                   format => fun percent/1})
+            end,
+    Rows = [{baseline_class(E), [Name, maps:get(<<"file">>, E, <<>>), maps:get(<<"match">>, E, <<>>),
+                                 pct(figure(<<"change_pct">>, E)), pct_interval(figure(<<"ci95_pct">>, E)),
+                                 baseline_verdict(E)]}
+            || {Name, E} <- Entries],
+    section_if(Entries =/= [], <<"Against the baselines">>,
+               [Chart, erlperf_html:table([<<"Runner">>, <<"Baseline">>, <<"Matched by">>,
+                                           <<"Change">>, <<"95% CI">>, <<"Verdict">>], Rows)]).
+
+baseline_bar(Name, #{<<"change_pct">> := C} = E) ->
+    Interval = case figure(<<"ci95_pct">>, E) of
+                   [Lo, Hi] when is_number(Lo), is_number(Hi) -> #{lo => Lo, hi => Hi};
+                   _ -> #{}
+               end,
+    Interval#{label => [Name, " against ", maps:get(<<"file">>, E, <<>>)], value => C,
+              class => case baseline_class(E) of <<>> -> <<"runner">>; Class -> Class end,
+              note => baseline_verdict(E)}.
+
+baseline_class(#{<<"verdict">> := <<"slower">>, <<"significant">> := true}) -> <<"regression">>;
+baseline_class(#{<<"verdict">> := <<"faster">>, <<"significant">> := true}) -> <<"faster">>;
+baseline_class(_Entry) -> <<>>.
+
+baseline_verdict(#{<<"match">> := <<"none">>}) ->
+    <<"no matching runner in the baseline">>;
+baseline_verdict(#{<<"verdict">> := <<"slower">>, <<"significant">> := true}) ->
+    <<"regression: significantly slower">>;
+baseline_verdict(#{<<"verdict">> := <<"faster">>, <<"significant">> := true}) ->
+    <<"significantly faster">>;
+baseline_verdict(_Entry) ->
+    <<"no significant difference">>.
+
+%% Concurrency mode: throughput at each concurrency tried.
+steps(Named) ->
+    Series = [#{name => Name,
+                points => [{C, Q} || #{<<"concurrency">> := C, <<"qps">> := Q} <- Steps,
+                                     is_number(Q)],
+                marked => [{C, Q} || #{<<"concurrency">> := C, <<"qps">> := Q} <- Steps,
+                                     C =:= maps:get(<<"best_concurrency">>, Run, none)]}
+              || {Name, #{<<"steps">> := Steps} = Run} <- Named, is_list(Steps)],
+    section_if(Series =/= [], <<"Concurrency">>,
+               erlperf_svg:line_chart(Series, #{title => <<"Throughput against concurrency">>,
+                                                x_label => <<"workers">>,
+                                                y_label => <<"iterations per second">>})).
+
+profiles(Named) ->
+    Tables = [[<<"<h3>">>, erlperf_html:escape([Name, " (", maps:get(<<"tool">>, P, <<>>), ")"]),
+               <<"</h3>\n">>,
+               erlperf_html:table([<<"Function">>, <<"Calls">>, <<"Own time, us">>, <<"%">>],
+                                  [[code(maps:get(<<"function">>, F, <<>>)), figure(<<"calls">>, F),
+                                    figure(<<"time_us">>, F), figure(<<"percent">>, F)]
+                                   || F <- maps:get(<<"functions">>, P, [])])]
+              || {Name, #{<<"profile">> := #{} = P}} <- Named],
+    section_if(Tables =/= [], <<"Profiles">>, Tables).
+
+system(Record) ->
+    Pairs = fun (Key) -> [[K, scalar(V)] || {K, V} <- lists:sort(maps:to_list(maps:get(Key, Record, #{})))] end,
+    erlperf_html:section(<<"System and options">>,
+                         [erlperf_html:table([<<"System">>, <<>>], Pairs(<<"system">>)),
+                          erlperf_html:table([<<"Option">>, <<>>], Pairs(<<"options">>))]).
+
+%%--------------------------------------------------------------------
+%% Internal functions: pieces
+
+section_if(false, _Title, _Content) -> [];
+section_if(true, Title, Content) -> erlperf_html:section(Title, Content).
+
+%% A run's name in charts: its label, and in a sweep its parameters.
+name(#{<<"label">> := Label}, []) ->
+    Label;
+name(#{<<"label">> := Label} = Run, Names) ->
+    Params = maps:get(<<"params">>, Run, #{}),
+    iolist_to_binary([Label, " (", lists:join(", ", [[N, "=", param_text(maps:get(N, Params, null))]
+                                                     || N <- Names]), ")"]).
+
+row_class(#{<<"baselines">> := Entries} = Run) ->
+    case [E || E <- Entries, baseline_class(E) =:= <<"regression">>] of
+        [] -> best_class(Run);
+        _ -> <<"regression">>
+    end;
+row_class(Run) ->
+    best_class(Run).
+
+best_class(#{<<"best">> := true}) -> <<"best">>;
+best_class(_Run) -> <<>>.
+
+%% The throughput's interval: the per-sample interval scaled to one second.
+qps_bounds(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})
+  when is_number(Lo), is_number(Hi), is_number(Qps), is_number(Avg), Avg /= 0 ->
+    {Lo * Qps / Avg, Hi * Qps / Avg};
+qps_bounds(_Run) ->
+    none.
+
+qps_interval(Run) ->
+    case qps_bounds(Run) of
+        {Lo, Hi} -> [erlperf_report:format_count(Lo), "..", erlperf_report:format_count(Hi)];
+        none -> <<"-">>
+    end.
+
+verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := true,
+                                <<"verdict">> := Verdict, <<"change_pct">> := Change,
+                                <<"ci95_pct">> := [Lo, Hi]}})
+  when is_number(Change), is_number(Lo), is_number(Hi) ->
+    [Near, Far] = lists:sort([abs(Lo), abs(Hi)]),
+    io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%)",
+                  [abs(Change) / 1, Verdict, Against, Near / 1, Far / 1]);
+verdict(#{<<"comparison">> := #{<<"against">> := Against}}) ->
+    ["no significant difference from ", Against];
+verdict(#{<<"best">> := _}) ->
+    <<>>;
+verdict(_Fastest) ->
+    <<"fastest">>.
+
+code(Code) ->
+    {raw, ["<code>", erlperf_html:escape(Code), "</code>"]}.
+
+param_text(null) -> <<"-">>;
+param_text(N) when is_number(N) -> erlperf_sweep:value_text(N);
+param_text(Text) -> Text.
+
+figure(Key, Map) ->
+    case maps:get(Key, Map, null) of
+        null -> <<"-">>;
+        V -> V
+    end.
+
+count(N) when is_number(N) -> erlperf_report:format_count(N);
+count(_) -> <<"-">>.
+
+time_ns(N) when is_number(N) -> erlperf_report:format_time(N);
+time_ns(_) -> <<"-">>.
+
+pct(N) when is_number(N) -> io_lib:format("~.1f%", [N / 1]);
+pct(_) -> <<"-">>.
+
+pct_interval([Lo, Hi]) when is_number(Lo), is_number(Hi) ->
+    io_lib:format("~.1f..~.1f%", [Lo / 1, Hi / 1]);
+pct_interval(_) ->
+    <<"-">>.
+
+percent(N) -> [erlperf_svg:format_number(N), "%"].
+
+%% Tick labels of counted things (samples): none between whole numbers.
+whole(N) when N == round(N) -> erlperf_svg:format_number(round(N));
+whole(_N) -> <<>>.
+
+%% Options and system figures: numbers and text as they are, anything else as JSON.
+scalar(V) when is_binary(V); is_number(V) -> V;
+scalar(null) -> <<"-">>;
+scalar(V) -> erlperf_json:encode(V).
+
+enumerate(List) ->
+    lists:zip(lists:seq(1, length(List)), List).
