@@ -251,7 +251,8 @@ function_list(#{runs := Runs, label := Label, functions := Index}) ->
                                 || {R, _} <- PerRun]],
     Rows = [[{raw, function_link(Mfa, Index)}
              | [case Totals of
-                    #{Mfa := {C, T}} -> [integer_to_binary(C), ", ", per_call_cell(T, C)];
+                    #{Mfa := {C, T}} when C > 0 -> [integer_to_binary(C), ", ", num(T / C)];
+                    #{Mfa := {C, _}} -> integer_to_binary(C);
                     _ -> <<"-">>
                 end || {_, Totals} <- PerRun]]
             || {Mfa, _} <- by_number(Index)],
@@ -512,7 +513,7 @@ function_totals(Run) ->
                 end, #{}, maps_in(<<"functions">>, Run)).
 
 per_call_cell(_Time, 0) -> <<"-">>;
-per_call_cell(Time, Calls) -> num(Time / Calls).
+per_call_cell(Time, Calls) -> cell(Time / Calls).
 
 ok(Run) -> maps:get(<<"status">>, Run, null) =:= <<"ok">>.
 
@@ -527,6 +528,7 @@ points(_) ->
 
 %% A table cell: numbers stay numbers (right-aligned), the rest is text.
 cell(I) when is_integer(I) -> I;
+cell(F) when is_float(F), F == 0; is_float(F), abs(F) >= 0.01 -> round(F * 1000) / 1000;
 cell(F) when is_float(F) -> {raw, num(F)};
 cell(Other) -> text(Other).
 

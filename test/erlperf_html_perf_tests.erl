@@ -306,8 +306,8 @@ hostile_mfa() ->
     <<"m:", (?HOSTILE)/binary, "/1">>.
 
 %% Hostile text in the test name, the size label, a function (and what found a process),
-%% process names, nodes, an error, a requirement, the system, and a custom agent's name,
-%% text and report.
+%% process names (one not UTF-8), nodes, an error, a requirement, the system, and a custom
+%% agent's name, text and report.
 hostile(#{<<"runs">> := Runs} = Record) ->
     H = ?HOSTILE,
     Mfa = hostile_mfa(),
@@ -317,7 +317,8 @@ hostile(#{<<"runs">> := Runs} = Record) ->
     Run = fun (#{<<"functions">> := [F | Fs], <<"processes">> := [P | Ps], <<"size">> := Size} = R) ->
                   R#{<<"functions">> := [F#{<<"mfa">> := Mfa, <<"node">> := H} | Fs],
                      <<"processes">> := [P#{<<"name">> := H, <<"found_by">> := Mfa,
-                                            <<"pid">> := <<"<0.1.0>", H/binary>>} | Ps],
+                                            <<"pid">> := <<"<0.1.0>", H/binary>>},
+                                         P#{<<"name">> := <<"not UTF-8 ", 255, H/binary>>} | Ps],
                      <<"status">> := case Size of 1 -> <<"failed">>; _ -> <<"ok">> end,
                      <<"error">> := H, <<"nodes">> := [H],
                      <<"custom_agents">> := #{H => #{H => #{<<"text">> => H, <<"report">> => Report}}}}
