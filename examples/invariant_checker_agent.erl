@@ -26,6 +26,11 @@
 %%%       `?CHECK_TIMEOUT_MS' (then it is killed). An error is not a violation.</li>
 %%% </ul>
 %%%
+%%% `process_results/2' returns a summary with a `report' for the HTML report (the
+%%% convention of {@link erlperf_custom_agent}): a table of the checks, a table of the
+%%% invariants (violations, worst value, errors, last error) and, when an invariant was
+%%% violated, a chart of its violations over time.
+%%%
 %%% Where each callback runs: `get_config/3' and `process_results/2' on the controlling
 %%% node; `start/1' and `get_results_and_stop/0' on each test node, where the agent is a
 %%% `gen_server' registered as `invariant_checker_agent'.
@@ -44,8 +49,9 @@
 %%%
 %%% Cost and safety: each check spawns one short-lived process per invariant on the test
 %%% node (so that an invariant that crashes or hangs cannot take the agent with it), and
-%%% the agent keeps counts, not a history: its memory does not grow with the length of
-%%% the run. An invariant's function runs on the test node as often as the checks; a
+%%% the agent keeps counts, and for a violated invariant the time of each violation (one
+%%% per check: about `?CHECKS_PER_RUN' per run): its memory does not grow with the length
+%%% of the run. An invariant's function runs on the test node as often as the checks; a
 %%% costly one (a full table scan) slows the system under test as much. The agent
 %%% watches the controlling node and stops when it goes.
 -module(invariant_checker_agent).
@@ -90,10 +96,13 @@
 -type config() :: #{invariants := [invariant()], interval := pos_integer(),
                     check_timeout => pos_integer(), controller => node()}.
 
-%% What one invariant did in a run, kept by the agent.
+%% What one invariant did in a run, kept by the agent; `history' holds
+%% `[T_ms, ViolationsSoFar]' for each violation, newest first (T_ms since the agent
+%% started).
 -type tally() :: #{name := atom(), mfa := mfa(), op := op(), limit := term(),
                    violations := non_neg_integer(), worst := {value, term()} | none,
-                   errors := non_neg_integer(), last_error := term()}.
+                   errors := non_neg_integer(), last_error := term(),
+                   history := [[non_neg_integer()]]}.
 
 -record(state, {invariants :: [invariant()],
                 interval :: pos_integer(),
@@ -138,7 +147,8 @@ get_results_and_stop() ->
 %% other than numbers, atoms and UTF-8 binaries are printed into binaries): the checks
 %% made, and per invariant the violations with the worst value and the errors with the
 %% last one. `violated' and `failed' list the names of the invariants that had
-%% violations and errors; `text' says it in one line.
+%% violations and errors; `text' says it in one line; `report' shows it as tables and,
+%% when there were violations, their count over time (see {@link erlperf_custom_agent}).
 -spec process_results(node(), term()) -> map().
 process_results(TestNode, {ok, Raw}) ->
     process_results(TestNode, Raw);
@@ -185,10 +195,12 @@ handle_cast(_Msg, State) ->
 
 -spec handle_info(term(), #state{}) -> {noreply, #state{}} | {stop, normal, #state{}}.
 handle_info(check, #state{invariants = Invariants, tallies = Tallies} = State) ->
+    T = erlang:monotonic_time(millisecond) - State#state.started,
     Values = check(Invariants, State#state.check_timeout),
     _ = erlang:send_after(State#state.interval, self(), check),
     {noreply, State#state{checks = State#state.checks + 1,
-                          tallies = lists:foldl(fun record/2, Tallies, Values)}};
+                          tallies = lists:foldl(fun (V, Acc) -> record(V, T, Acc) end,
+                                                Tallies, Values)}};
 handle_info({nodedown, _Controller}, State) ->
     {stop, normal, State};
 handle_info(_Other, State) ->
@@ -218,7 +230,7 @@ validate_one(Other) ->
 
 tally({Name, {M, F, A}, Op, Limit}) ->
     #{name => Name, mfa => {M, F, length(A)}, op => Op, limit => Limit, violations => 0,
-      worst => none, errors => 0, last_error => none}.
+      worst => none, errors => 0, last_error => none, history => []}.
 
 %% Runs every invariant's function in a process of its own, at once; returns
 %% [{Name, {value, V} | {error, Reason}}] once all have answered or the time is up.
@@ -248,16 +260,17 @@ outcome(Pid, MRef, Deadline) ->
         receive {'DOWN', MRef, process, Pid, _} -> {error, timeout} end
     end.
 
-record({{Name, _, _, _}, {error, Reason}}, Tallies) ->
+record({{Name, _, _, _}, {error, Reason}}, _T, Tallies) ->
     #{errors := N} = Tally = maps:get(Name, Tallies),
     Tallies#{Name := Tally#{errors := N + 1, last_error := Reason}};
-record({{Name, _, Op, Limit}, {value, Value}}, Tallies) ->
+record({{Name, _, Op, Limit}, {value, Value}}, T, Tallies) ->
     case holds(Value, Op, Limit) of
         true ->
             Tallies;
         false ->
-            #{violations := N, worst := Worst} = Tally = maps:get(Name, Tallies),
-            Tallies#{Name := Tally#{violations := N + 1, worst := worse(Op, Worst, Value)}}
+            #{violations := N, worst := Worst, history := History} = Tally = maps:get(Name, Tallies),
+            Tallies#{Name := Tally#{violations := N + 1, worst := worse(Op, Worst, Value),
+                                    history := [[T, N + 1] | History]}}
     end.
 
 holds(V, '==', L) -> V == L;
@@ -280,7 +293,34 @@ summary(Node, Checks, Ms, Tallies) ->
     Failed = [N || #{name := N, errors := E} <- Tallies, E > 0],
     #{node => Node, checks => Checks, duration_ms => Ms, invariants => Invariants,
       violated => Violated, failed => Failed,
-      text => text(Node, Checks, Tallies)}.
+      text => text(Node, Checks, Tallies),
+      report => report(Checks, Ms, Invariants, Violated, Failed, Tallies)}.
+
+%% The summary as the HTML report draws it: text as binaries, points as [T_ms, N].
+report(Checks, Ms, Invariants, Violated, Failed, Tallies) ->
+    Names = fun ([]) -> <<"none">>;
+                (L) -> iolist_to_binary(lists:join(<<", ">>, [atom_to_binary(N) || N <- L]))
+            end,
+    Tables = [#{title => <<"Checks">>,
+                columns => [<<"checks">>, <<"duration (ms)">>, <<"violated">>, <<"failed">>],
+                rows => [[Checks, Ms, Names(Violated), Names(Failed)]]},
+              #{title => <<"Invariants">>,
+                columns => [<<"invariant">>, <<"function">>, <<"holds when">>, <<"violations">>,
+                            <<"worst">>, <<"errors">>, <<"last error">>],
+                rows => [[atom_to_binary(Name), Mfa, printed("value ~ts ~0tp", [Op, Limit]), V,
+                          Worst, E, LastError]
+                         || {#{name := Name, mfa := Mfa, op := Op, violations := V, worst := Worst,
+                               errors := E, last_error := LastError},
+                             #{limit := Limit}} <- lists:zip(Invariants, Tallies)]}],
+    Series = [#{name => atom_to_binary(Name), points => lists:reverse(History)}
+              || #{name := Name, history := [_ | _] = History} <- Tallies],
+    #{tables => Tables,
+      series => case Series of
+                    [] -> [];
+                    _ -> [#{title => <<"Violations over time">>,
+                            x_label => <<"time since the agent started (ms)">>,
+                            y_label => <<"violations so far">>, series => Series}]
+                end}.
 
 summary_of(#{name := Name, mfa := {M, F, A}, op := Op, limit := Limit, violations := V,
              worst := Worst, errors := E, last_error := LastError}) ->

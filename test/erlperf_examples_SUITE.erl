@@ -180,6 +180,13 @@ invariants_checked(Config) when is_list(Config) ->
     ?assertEqual(Checks, E),
     ?assertMatch({match, _}, re:run(Last, "undef")),
     ?assertMatch({match, _}, re:run(Text, "no_sessions violated")),
+    %% the report: the checks, a row per invariant, the violations over time of no_sessions
+    #{report := #{tables := [#{title := <<"Checks">>, rows := [[Checks | _]]},
+                             #{title := <<"Invariants">>, rows := Rows}],
+                  series := [#{series := [#{name := <<"no_sessions">>, points := Points}]}]}} = Summary,
+    ?assertEqual([atom_to_binary(N) || #{name := N} <- Results], [hd(R) || R <- Rows]),
+    ?assertEqual(lists:seq(1, V), [N || [_, N] <- Points]),
+    ?assertEqual(Points, lists:sort(Points)),
     _ = iolist_to_binary(erlperf_json:encode(Summary)),   % a report can carry it
     ?assertEqual(undefined, erpc:call(Node, erlang, whereis, [A])),
     ?assertEqual(run_ended, M:teardown_run(Stopped)),

@@ -8,16 +8,17 @@
 -export([svgs/1, title/1, series/1, marked/1, bars/1, whiskers/1, number/1, attr/2,
          elements/2, texts/1, assert_page/1]).
 
-%% The charts of a page (iodata), parsed, in order.
+%% The charts of a page (iodata), parsed, in order. xmerl reads a list of UTF-8 bytes (a
+%% list of code points above 127 fails its parse), so the page is cut as bytes.
 svgs(Html) ->
-    Text = unicode:characters_to_list(iolist_to_binary(Html)),
+    Text = binary_to_list(iolist_to_binary(Html)),
     [parse(Svg) || Svg <- chunks(Text)].
 
 chunks(Text) ->
     case string:find(Text, "<svg ") of
         nomatch -> [];
         Start ->
-            {match, [{End, Len}]} = re:run(Start, "</svg>", [unicode]),
+            {match, [{End, Len}]} = re:run(Start, "</svg>"),
             [string:slice(Start, 0, End + Len)
              | chunks(string:slice(Start, End + Len))]
     end.
