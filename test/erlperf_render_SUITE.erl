@@ -41,7 +41,9 @@ bench_page(Config) ->
     #{<<"runs">> := Runs} = record(Json),
     [?assert(lists:member(length(S), series_counts(Page, L)), {L, length(S), series_counts(Page, L)})
      || #{<<"label">> := L, <<"samples">> := S} <- Runs],
-    ?assertEqual(length(Runs), count(Page, <<"class=\"bar">>)),
+    [Throughput] = [Svg || Svg <- binary:split(Page, <<"<svg">>, [global]),
+                           binary:match(Svg, <<"<title>Throughput">>) =/= nomatch],
+    ?assertEqual(length(Runs), count(Throughput, <<"<rect class=\"bar ">>)),
     browse(Config, Html, "bench").
 
 sweep_page() ->
@@ -87,11 +89,13 @@ hostile_text(Config) ->
     {Html, _} = files(Config, "hostile"),
     {0, _} = erlperf_test_lib:escript(["rand:uniform().", "--label", Evil, "--html", Html | ?QUICK], []),
     no_markup(read(Html)),
+    shown_escaped(read(Html)),
     Dir = filename:join(?config(priv_dir, Config), "hostile-perf"),
     {1, Out} = erlperf_test_lib:escript(["--perf-test", det(Config), "--out-dir", Dir],
                                         [{"DET_SIZES", "1,2"}, {"DET_NAME", Evil}, {"DET_FAIL", "start_load:2"}]),
     {match, [Index]} = re:run(Out, "report: (.*index\\.html)", [{capture, all_but_first, list}]),
     [no_markup(read(P)) || P <- filelib:wildcard(filename:join(filename:dirname(Index), "*.html"))],
+    shown_escaped(read(Index)),
     ?assertNotEqual(nomatch, binary:match(read(Index), <<"injected">>)),
     browse(Config, Index, "hostile-perf").
 
@@ -119,8 +123,9 @@ files(Config, Name) ->
     {filename:join(Dir, Name ++ ".html"), filename:join(Dir, Name ++ ".json")}.
 
 det(Config) ->
-    filename:join([filename:dirname(?config(data_dir, Config)), "erlperf_perf_test_SUITE_data",
-                   "det_load_gen.erl"]).
+    %% the suites' directory (this suite's data directory need not exist)
+    Tests = filename:dirname(filename:dirname(?config(data_dir, Config) ++ "x")),
+    filename:join([Tests, "erlperf_perf_test_SUITE_data", "det_load_gen.erl"]).
 
 read(File) ->
     {ok, Bin} = file:read_file(File),
@@ -136,7 +141,7 @@ count(Page, Pattern) ->
 %% Points in each series group named Name (a series may appear in several charts).
 series_counts(Page, Name) ->
     Escaped = iolist_to_binary(erlperf_html:escape(Name)),
-    Groups = binary:split(Page, <<"<g class=\"series\"">>, [global]),
+    Groups = binary:split(Page, <<"<g class=\"series series-">>, [global]),
     [count(hd(binary:split(G, <<"</g>">>)), <<"class=\"point">>)
      || G <- tl(Groups), binary:match(G, <<"data-series=\"", Escaped/binary, "\"">>) =/= nomatch].
 
@@ -148,8 +153,10 @@ links(Page) ->
     end.
 
 no_markup(Page) ->
-    ?assertEqual(nomatch, binary:match(Page, [<<"<script">>, <<"<SCRIPT">>])),
-    ?assertNotEqual(nomatch, binary:match(Page, <<"&lt;script&gt;">>)).
+    ?assertEqual(nomatch, binary:match(Page, [<<"<script">>, <<"<SCRIPT">>])).
+
+shown_escaped(Page) ->
+    ?assertNotEqual(nomatch, binary:match(Page, <<"&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&amp;">>)).
 
 %% In a real browser: no console message (a blocked load is one), no network request, a
 %% screenshot.
