@@ -146,34 +146,51 @@ mfa_text({M, F, A}) ->
     iolist_to_binary(io_lib:format("~ts:~ts/~b", [M, F, A])).
 
 %% @doc A term that {@link erlperf_json:encode/1} takes: pids, references, ports, funs and
-%% tuples become their printed form, printable lists become strings.
+%% tuples become their printed form. The record's own lists stay arrays (a sample
+%% `[310, 49]' is a time and a count, not the string "\x{132}1"); in what custom agents
+%% returned (under `custom_agents'), printable lists become strings, except in a
+%% `report' (see {@link erlperf_custom_agent}), whose points are lists of numbers.
 -spec jsonable(term()) -> erlperf_json:encodable().
-jsonable(M) when is_map(M) ->
-    maps:from_list([{key(K), jsonable(V)} || {K, V} <- maps:to_list(M)]);
-jsonable([]) ->
-    [];
-jsonable(L) when is_list(L) ->
-    case io_lib:printable_unicode_list(L) of
-        true -> unicode:characters_to_binary(L);
-        false -> proper(L)
-    end;
-jsonable(X) when is_binary(X) ->
-    case unicode:characters_to_binary(X) of
-        B when is_binary(B) -> B;
-        _ -> printed(X)
-    end;
-jsonable(X) when is_atom(X); is_integer(X); is_float(X) ->
-    X;
-jsonable(X) ->
-    printed(X).
+jsonable(Term) ->
+    jsonable(Term, record).
 
 %%--------------------------------------------------------------------
 %% Internal functions
 
--spec proper(list()) -> list().
-proper([H | T]) when is_list(T) -> [jsonable(H) | proper(T)];
-proper([H | T]) -> [jsonable(H), printed(T)];
-proper([]) -> [].
+%% Mode `record': lists are arrays; `agent': printable lists are strings.
+-spec jsonable(term(), record | agent) -> erlperf_json:encodable().
+jsonable(M, Mode) when is_map(M) ->
+    maps:from_list([{key(K), jsonable(V, mode(key(K), Mode))} || {K, V} <- maps:to_list(M)]);
+jsonable([], _Mode) ->
+    [];
+jsonable(L, agent) when is_list(L) ->
+    case io_lib:printable_unicode_list(L) of
+        true -> unicode:characters_to_binary(L);
+        false -> proper(L, agent)
+    end;
+jsonable(L, record) when is_list(L) ->
+    proper(L, record);
+jsonable(X, _Mode) when is_binary(X) ->
+    case unicode:characters_to_binary(X) of
+        B when is_binary(B) -> B;
+        _ -> printed(X)
+    end;
+jsonable(X, _Mode) when is_atom(X); is_integer(X); is_float(X) ->
+    X;
+jsonable(X, _Mode) ->
+    printed(X).
+
+%% The mode of a map value under Key.
+-spec mode(binary() | atom(), record | agent) -> record | agent.
+mode(<<"custom_agents">>, record) -> agent;
+mode(report, agent) -> record;
+mode(<<"report">>, agent) -> record;
+mode(_, Mode) -> Mode.
+
+-spec proper(list(), record | agent) -> list().
+proper([H | T], Mode) when is_list(T) -> [jsonable(H, Mode) | proper(T, Mode)];
+proper([H | T], Mode) -> [jsonable(H, Mode), printed(T)];
+proper([], _Mode) -> [].
 
 -spec printed(term()) -> binary().
 printed(X) ->
