@@ -124,7 +124,7 @@ samples(Record, Named) ->
                erlperf_svg:line_chart(Series, #{title => <<"Samples in the order taken">>,
                                                 x_label => <<"sample">>, y_label => YLabel,
                                                 x_scale => linear, y_scale => linear,
-                                                x_format => fun whole/1})).
+                                                x_format => fun erlperf_svg:format_whole/1})).
 
 sample_duration(#{<<"options">> := #{<<"sample_duration">> := Ms}}) when is_integer(Ms) ->
     [" (", integer_to_list(Ms), " ms)"];
@@ -302,7 +302,7 @@ steps(Named) ->
               || {Name, #{<<"steps">> := Steps} = Run} <- Named, is_list(Steps)],
     section_if(Series =/= [], <<"Concurrency">>,
                erlperf_svg:line_chart(Series, #{title => <<"Throughput against concurrency">>,
-                                                x_label => <<"workers">>, x_format => fun whole/1,
+                                                x_label => <<"workers">>, x_format => fun erlperf_svg:format_whole/1,
                                                 y_label => <<"iterations per second">>})).
 
 profiles(Named) ->
@@ -413,9 +413,6 @@ percent(N) -> [erlperf_svg:format_number(N), "%"].
 one_decimal(N) when is_number(N) -> round(N * 10) / 10;
 one_decimal(Other) -> Other.
 
-%% Tick labels of counted things (samples): none between whole numbers.
-whole(N) when N == round(N) -> erlperf_svg:format_number(round(N));
-whole(_N) -> <<>>.
 
 %% Options and system figures: numbers and text as they are, anything else as JSON.
 scalar(V) when is_binary(V); is_number(V) -> V;

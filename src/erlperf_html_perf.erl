@@ -472,7 +472,16 @@ chart(Id, Series0, Options) ->
             ["<div class=\"chart-box\" id=\"", Id, "\">",
              para(["No data for ", erlperf_html:escape(maps:get(title, Options, <<>>)), "."]), "</div>\n"];
         Series ->
-            ["<div class=\"chart-box\" id=\"", Id, "\">", erlperf_svg:line_chart(Series, Options), "</div>\n"]
+            ["<div class=\"chart-box\" id=\"", Id, "\">", erlperf_svg:line_chart(Series, whole_x(Series, Options)),
+             "</div>\n"]
+    end.
+
+%% Sizes (and other integer x values) get tick labels at whole numbers only.
+whole_x(Series, Options) ->
+    case lists:all(fun ({X, _}) -> is_integer(X); (_) -> false end,
+                   [P || #{points := Points} <- Series, P <- Points]) of
+        true -> maps:merge(#{x_format => fun erlperf_svg:format_whole/1}, Options);
+        false -> Options
     end.
 
 %% "clients 8", or "clients 8, node@host" when a size has several test nodes.

@@ -32,7 +32,7 @@
 
 %% API: called by the report modules (erlperf_html_bench, erlperf_html_perf).
 -export([nice_ticks/3, log_ticks/2, scale/3, auto_scale/1, line_chart/2, bar_chart/2,
-         format_number/1]).
+         format_number/1, format_whole/1]).
 
 -export_type([series/0, line_options/0, bar/0, bar_options/0, scale_kind/0]).
 
@@ -217,6 +217,12 @@ bar_chart(Bars, Options) ->
             || {I, B} <- lists:zip(lists:seq(0, length(Bars) - 1), Bars)],
     svg(W, H, maps:get(title, Opts),
         [value_axis(Ticks, XS, Bottom, Format, maps:get(x_label, Opts), W), Zero, Rows]).
+
+%% @doc A tick label for an axis of counted things (samples, workers, sizes): whole
+%% numbers as {@link format_number/1} writes them, nothing between them.
+-spec format_whole(number()) -> iodata().
+format_whole(N) when N == round(N) -> format_number(round(N));
+format_whole(_N) -> <<>>.
 
 %% @doc A number for a tick label or a bar: at most 4 significant digits, ten thousand and
 %% above with k, M, G, T (`1500' -> `"1500"', `25000' -> `"25k"', `0.25' -> `"0.25"').

@@ -7,7 +7,8 @@
 
 -export([suite/0, all/0, init_per_suite/1, end_per_suite/1]).
 -export([bench_page/0, bench_page/1, sweep_page/0, sweep_page/1, baseline_page/0, baseline_page/1,
-         perf_pages/0, perf_pages/1, hostile_text/0, hostile_text/1, render_cli/0, render_cli/1]).
+         perf_pages/0, perf_pages/1, hostile_text/0, hostile_text/1, render_cli/0, render_cli/1,
+         html_output/0, html_output/1]).
 
 -define(config(K, C), proplists:get_value(K, C)).
 -define(QUICK, ["-s", "5", "-d", "50"]).
@@ -16,7 +17,7 @@ suite() ->
     [{timetrap, {minutes, 5}}].
 
 all() ->
-    [bench_page, sweep_page, baseline_page, perf_pages, hostile_text, render_cli].
+    [bench_page, sweep_page, baseline_page, perf_pages, hostile_text, render_cli, html_output].
 
 init_per_suite(Config) ->
     Browser = case erlperf_browser:find() of
@@ -114,6 +115,21 @@ render_cli(Config) ->
     ok = file:write_file(NotRecord, <<"{\"a\": 1}">>),
     {2, Bad} = erlperf_test_lib:escript(["--render", NotRecord], []),
     ?assertMatch({match, _}, re:run(Bad, "not an erlperf results record")).
+
+html_output() ->
+    [{doc, "--format html writes the page to standard output, -o FILE.html to a file; an unwritable --html path fails the run in one line (exit 1); --help tells of --html and --render"}].
+html_output(Config) ->
+    {0, Out} = erlperf_test_lib:escript(["rand:uniform().", "--format", "html" | ?QUICK], []),
+    ?assertMatch("<!DOCTYPE html>" ++ _, Out),
+    ?assertNotEqual(nomatch, string:find(Out, "</html>")),
+    {Html, _} = files(Config, "dash_o"),
+    {0, _} = erlperf_test_lib:escript(["rand:uniform().", "-o", Html | ?QUICK], []),
+    ?assertMatch(<<"<!DOCTYPE html>", _/binary>>, read(Html)),
+    {1, Bad} = erlperf_test_lib:escript(["rand:uniform().", "--html", "/nonexistent/dir/r.html" | ?QUICK], []),
+    ?assertMatch({match, _}, re:run(Bad, "cannot write /nonexistent/dir/r.html")),
+    {0, Help} = erlperf_test_lib:escript(["--help"], []),
+    ?assertMatch({match, _}, re:run(Help, "--html FILE")),
+    ?assertMatch({match, _}, re:run(Help, "--render RESULTS.json")).
 
 %%--------------------------------------------------------------------
 %% Helpers
