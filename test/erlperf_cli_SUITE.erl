@@ -280,7 +280,7 @@ compare_modes(Config) ->
 bad_format() ->
     [{doc, "--format takes text, json, csv or markdown"}].
 bad_format(Config) ->
-    usage_error(Config, ["ok.", "--format", "xml"], "'xml' is not text, json, csv or markdown").
+    usage_error(Config, ["ok.", "--format", "xml"], "'xml' is not text, json, csv, markdown or html").
 
 bad_output_extension() ->
     [{doc, "-o needs a file name whose extension names a format; nothing runs otherwise"}].
