@@ -10,8 +10,8 @@
 %%%
 %%% Example:
 %%% ```
-%%% ./erlperf --perf-test examples/httpd_load_gen.erl --out-dir /tmp/perf --tolerance 5 \
-%%%     --baseline /tmp/perf/httpd-20261122T140000/results.json
+%%% ./erlperf --perf-test examples/httpd_load_gen.erl --out-dir perf --tolerance 5 \
+%%%     --baseline perf/httpd-20261122T140000/results.json
 %%% '''
 -module(erlperf_perf_cli).
 

@@ -32,7 +32,7 @@
 %%%
 %%% Example:
 %%% ```
-%%% {ok, Record} = erlperf_perf_test:run("examples/httpd_load_gen.erl", #{out_dir => "/tmp/perf"}),
+%%% {ok, Record} = erlperf_perf_test:run("examples/httpd_load_gen.erl", #{out_dir => "perf"}),
 %%% #{<<"runs">> := Runs, <<"requirements">> := Requirements} = Record.
 %%% '''
 %%% Cost and safety: the agents trace every call of the target functions on the test

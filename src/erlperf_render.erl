@@ -7,7 +7,7 @@
 %%%
 %%% Example:
 %%% ```
-%%% {ok, ["/tmp/perf/index.html" | _]} = erlperf_render:render("/tmp/perf/results.json", "/tmp/perf"),
+%%% {ok, ["perf/index.html" | _]} = erlperf_render:render("perf/results.json", "perf"),
 %%% {ok, ["bench.html"]} = erlperf_render:render("bench.json", "bench.html").
 %%% '''
 -module(erlperf_render).
