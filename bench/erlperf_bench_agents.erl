@@ -1,8 +1,9 @@
 %%% @doc The process discoverer's cost against the number of known processes (`make
 %%% bench'; the paper's Fig. 4, configuration 3).
 %%%
-%%% A dummy function carries the discoverer's meta trace pattern whose known tree
-%%% ({@link erlperf_agent_ms:discovery_spec/1}) holds K pids, the caller's among them, so
+%%% The impact benchmark's dummy function (`erlperf_agent_impact:dummy/1', called in its
+%%% loop, `erlperf_agent_impact:calls/1') carries the discoverer's meta trace pattern
+%%% whose known tree ({@link erlperf_agent_ms:discovery_spec/1}) holds K pids, the caller's among them, so
 %%% no message is sent: what a call pays is the tree guard. For K = 1, 10, ..., 100,000 it
 %%% prints the nanoseconds per call untraced and traced, the overhead (traced minus
 %%% untraced), and the growth: overhead per doubling of K beyond K = 1, and
@@ -21,8 +22,8 @@
 
 -export([main/0]).
 
-%% Internal exports: the traced function, and the caller's loop.
--export([dummy/1, caller/0]).
+%% Internal export: the caller's loop.
+-export([caller/0]).
 
 %% Known processes in the tree, one measurement each.
 -define(SIZES, [1, 10, 100, 1000, 10000, 100000]).
@@ -54,38 +55,25 @@ print({K, Untraced, Traced, Overhead}, Base) ->
     io:format("~8b ~12.1f ~12.1f ~12.1f ~14s ~10.2f~n",
               [K, Untraced, Traced, Overhead, PerDoubling, Overhead / max(1.0e-3, Base)]).
 
-%% @doc The traced function.
--spec dummy(term()) -> term().
-dummy(X) ->
-    X.
-
 %% @doc The caller: runs a round of ?CALLS calls when asked and replies with the
 %% nanoseconds per call.
 -spec caller() -> ok.
 caller() ->
     receive
         {round, From} ->
-            Start = erlang:monotonic_time(nanosecond),
-            ok = loop(?CALLS),
-            From ! {round, self(), (erlang:monotonic_time(nanosecond) - Start) / ?CALLS},
+            %% the impact benchmark's own dummy and loop (microseconds per call)
+            From ! {round, self(), erlperf_agent_impact:calls(?CALLS) * 1000},
             caller();
         stop ->
             ok
     end.
-
--spec loop(non_neg_integer()) -> ok.
-loop(0) ->
-    ok;
-loop(N) ->
-    _ = ?MODULE:dummy(N),
-    loop(N - 1).
 
 -spec measure(pos_integer()) -> {pos_integer(), float(), float(), float()}.
 measure(K) ->
     Others = [spawn(fun () -> ok end) || _ <- lists:seq(1, K - 1)],
     Caller = spawn(fun caller/0),
     Spec = erlperf_agent_ms:discovery_spec([Caller | Others]),
-    MFA = {?MODULE, dummy, 1},
+    MFA = {erlperf_agent_impact, dummy, 1},
     try
         Pairs = [begin
                      Untraced = run_round(Caller),
