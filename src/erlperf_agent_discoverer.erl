@@ -6,15 +6,34 @@
 %%%   <li><b>discovery pattern</b>: a meta trace pattern of ours on every target armed by
 %%%       {@link erlperf_agent_tracer}, with the match specification of
 %%%       {@link erlperf_agent_ms:discovery_spec/1}: a caller sends a message only when
-%%%       it is not in the <b>known tree</b> (the discovered processes still alive).</li>
-%%%   <li><b>discovered process</b>: a caller reported by a discovery message. Its name is
-%%%       its registered name, else its initial call (proc_lib's, else the VM's, unless
-%%%       that is the uninformative `erlang:apply/2' of a fun), else the target that
-%%%       revealed it, as `"m:f/a"'.</li>
-%%%   <li><b>rebuild</b>: setting the discovery patterns again with a new tree. The agent
-%%%       first takes every discovery and exit message already queued, so a burst of new
-%%%       callers costs one rebuild.</li>
+%%%       it is not in the <b>known tree</b> (the discovered processes still alive). A
+%%%       module whose every function is a target gets one pattern `{M, '_', '_'}' (one
+%%%       `erlang:trace_pattern/3' call instead of one per function: setting the
+%%%       patterns of the 537 functions of inets httpd takes 0.6 ms instead of 22 ms).</li>
+%%%   <li><b>discovered process</b>: a caller reported by a discovery message or by a
+%%%       sweep. Its name is its registered name, else its initial call (proc_lib's,
+%%%       else the VM's, unless that is the uninformative `erlang:apply/2' of a fun),
+%%%       else the target that revealed it, as `"m:f/a"'.</li>
+%%%   <li><b>rebuild</b>: setting the discovery patterns again with a new tree, when new
+%%%       processes were discovered. The agent first takes every discovery and exit
+%%%       message already queued, so a burst of new callers costs one rebuild.</li>
+%%%   <li><b>phase</b>: `discovering' (the discovery patterns are set) or `dormant'
+%%%       (they are not). The agent starts discovering; after `quiet' milliseconds
+%%%       without a new process it goes dormant. While dormant, the tracer agent's
+%%%       <b>sweep</b> finds new callers: after each periodic snapshot it sends the
+%%%       callers its `call_time' counts show that it has not reported before. The first
+%%%       new one makes the agent discover again. The tracer agent is told of every
+%%%       change of phase and counts the calls made while discovering apart: each of them
+%%%       paid the discovery pattern (see {@link erlperf_agent_impact}).</li>
 %%% </ul>
+%%%
+%%% Why phases: a call through a discovery pattern costs about 0.3 us even when the
+%%% guard turns it down (on OTP 25 the VM asks the tracer whether it is enabled before it
+%%% runs the match specification), more than `call_time' itself (0.2 us). A system whose
+%%% processes live long pays it only until they are all known. A process found by a
+%%% sweep was found up to one `interval' late: when it had exited by then, it is named
+%%% after the target that revealed it and its exit time is the sweep's.
+%%% With `quiet' set to `infinity' the agent never goes dormant (the paper's design).
 %%%
 %%% Example (erlperf_agents does this over erpc, after starting the tracer):
 %%% ```
@@ -22,19 +41,21 @@
 %%% ... load ...
 %%% {ok, #{processes := Processes, active_max := Max}} = erlperf_agent_discoverer:collect().
 %%% '''
-%%% Cost and safety: a caller already known pays the tree guard, about log2(N)
-%%% comparisons for N known processes (see `make bench'); a new caller sends one message
-%%% holding the call's arguments (copied once per discovery, large arguments included).
-%%% A rebuild compiles the tree once per target. At most ?MAX_DISCOVERED processes are
-%%% discovered: then the discovery patterns are removed (later callers are still counted
-%%% by the tracer, per process, but neither named nor sampled). The agent monitors the
-%%% flow process and the controlling node: when either goes, it removes its patterns and
-%%% exits (the tracer agent then deletes the modules).
+%%% Cost and safety: while discovering, a caller already known pays the tree guard,
+%%% about log2(N) comparisons for N known processes (see `make bench'); a new caller
+%%% sends one message holding the call's arguments (copied once per discovery, large
+%%% arguments included). A rebuild compiles the tree once per target module (or
+%%% function). At most ?MAX_DISCOVERED processes are discovered: then the discovery
+%%% patterns are removed for good and sweeps are ignored (later callers are still
+%%% counted by the tracer, per process, but neither named nor sampled). The agent
+%%% monitors the flow process and the controlling node: when either goes, it removes its
+%%% patterns and exits (the tracer agent then deletes the modules).
 -module(erlperf_agent_discoverer).
 -behaviour(gen_server).
 
-%% API: called on the test node by erlperf_agents (over erpc) and by the metrics agent.
--export([start/1, collect/0, live/0]).
+%% API: called on the test node by erlperf_agents (over erpc), by the metrics agent and
+%% by the tracer agent.
+-export([start/1, collect/0, live/0, phase/0, sweep/1]).
 
 %% gen_server callbacks.
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
@@ -43,6 +64,9 @@
 -define(CALL_TIMEOUT_MS, 60000).
 %% The most processes discovered (each is kept, named, sampled and in the tree).
 -define(MAX_DISCOVERED, 100000).
+%% Milliseconds without a new process before the agent goes dormant, when the config
+%% does not say.
+-define(DEFAULT_QUIET_MS, 250).
 
 -record(proc, {
           name :: binary(),
@@ -54,11 +78,20 @@
           flow :: pid(),
           controller :: node(),
           t0 :: integer(),
+          quiet :: pos_integer() | infinity,
           targets = [] :: [mfa()],
           procs = #{} :: #{pid() => #proc{}},
           alive = #{} :: #{pid() => reference()},
           active_max = 0 :: non_neg_integer(),
-          discovering = true :: boolean()
+          %% false when ?MAX_DISCOVERED were found or after collect: for good
+          discovering = true :: boolean(),
+          phase = discovering :: discovering | dormant,
+          %% monotonic milliseconds of the last discovery (or of the last phase change)
+          last_found :: integer(),
+          %% [From_ms, To_ms] of each discovering phase, newest first (To_ms undefined
+          %% while it lasts)
+          phases = [] :: [[non_neg_integer() | undefined]],
+          timer :: reference() | undefined
          }).
 
 -type state() :: #state{}.
@@ -67,13 +100,17 @@
 %% API
 
 %% @doc Starts the discoverer (registered as this module); the tracer agent must run.
+%% `Config' may hold `quiet' (milliseconds without a new process before the agent goes
+%% dormant, or `infinity'; default ?DEFAULT_QUIET_MS).
 -spec start(erlperf_agent_tracer:config()) -> {ok, pid()} | {error, term()}.
 start(Config) ->
     gen_server:start({local, ?MODULE}, ?MODULE, Config, []).
 
-%% @doc Stops discovering and returns the discovered processes (without samples) and the
-%% highest number of them alive at once.
--spec collect() -> {ok, #{processes := [map()], active_max := non_neg_integer()}}.
+%% @doc Stops discovering and returns the discovered processes (without samples), the
+%% highest number of them alive at once, and the discovering phases as
+%% `[From_ms, To_ms]' since the agents started.
+-spec collect() -> {ok, #{processes := [map()], active_max := non_neg_integer(),
+                          phases := [[non_neg_integer()]]}}.
 collect() ->
     gen_server:call(?MODULE, collect, ?CALL_TIMEOUT_MS).
 
@@ -82,29 +119,51 @@ collect() ->
 live() ->
     gen_server:call(?MODULE, live, ?CALL_TIMEOUT_MS).
 
+%% @doc The phase now: `stopped' after collect or the limit of processes.
+-spec phase() -> discovering | dormant | stopped.
+phase() ->
+    gen_server:call(?MODULE, phase, ?CALL_TIMEOUT_MS).
+
+%% @doc Callers the tracer agent's counts show, each with a target it called (sent by
+%% the tracer agent after its snapshots; the known ones are ignored).
+-spec sweep([{pid(), mfa()}]) -> ok.
+sweep(Callers) ->
+    case whereis(?MODULE) of
+        undefined -> ok;
+        Pid -> Pid ! {sweep, Callers}, ok
+    end.
+
 %%--------------------------------------------------------------------
 %% gen_server callbacks
 
 %% @private
 -spec init(erlperf_agent_tracer:config()) -> {ok, state()}.
-init(#{flow := Flow, controller := Controller, t0 := T0}) ->
+init(#{flow := Flow, controller := Controller, t0 := T0} = Config) ->
     _ = process_flag(priority, high),
     ok = erlperf_agent_tracer:exclude(self()),
     _ = monitor(process, Flow, [{tag, flow_down}]),
     true = monitor_node(Controller, true),
-    S = #state{flow = Flow, controller = Controller, t0 = T0},
-    {ok, arm(erlperf_agent_tracer:armed(), S)}.
+    S = #state{flow = Flow, controller = Controller, t0 = T0,
+               quiet = maps:get(quiet, Config, ?DEFAULT_QUIET_MS),
+               last_found = erlang:monotonic_time(millisecond)},
+    S1 = arm(erlperf_agent_tracer:armed(), S),
+    {ok, schedule_quiet(S1#state{phases = [[t_ms(S1), undefined]]})}.
 
 %% @private
 -spec handle_call(term(), gen_server:from(), state()) -> {reply, term(), state()}.
 handle_call(live, _From, S) ->
     {reply, lists:sort(maps:keys(S#state.alive)), S};
+handle_call(phase, _From, #state{discovering = false} = S) ->
+    {reply, stopped, S};
+handle_call(phase, _From, S) ->
+    {reply, S#state.phase, S};
 handle_call(collect, _From, S) ->
-    S1 = stop_discovery(S),
+    S1 = stop_discovery(S, true),
     Processes = [#{pid => P, name => N, found_by => F, exited => E}
                  || {P, #proc{name = N, found_by = F, exited = E}}
                         <- lists:sort(maps:to_list(S1#state.procs))],
-    {reply, {ok, #{processes => Processes, active_max => S1#state.active_max}}, S1}.
+    {reply, {ok, #{processes => Processes, active_max => S1#state.active_max,
+                   phases => lists:reverse(S1#state.phases)}}, S1}.
 
 %% @private
 -spec handle_cast(term(), state()) -> {noreply, state()}.
@@ -117,6 +176,10 @@ handle_info({trace_ts, _, call, _, _} = Msg, S) ->
     {noreply, batch([Msg], S)};
 handle_info({'DOWN', _, process, _, _} = Msg, S) ->
     {noreply, batch([Msg], S)};
+handle_info({sweep, Callers}, S) ->
+    {noreply, swept(Callers, S)};
+handle_info(quiet, S) ->
+    {noreply, quiet(S#state{timer = undefined})};
 handle_info({flow_down, _, process, _, _}, S) ->
     {stop, {shutdown, flow_down}, S};
 handle_info({nodedown, Node}, #state{controller = Node} = S) ->
@@ -129,26 +192,121 @@ handle_info(_Other, S) ->
 %% @private
 -spec terminate(term(), state()) -> ok.
 terminate(_Reason, S) ->
-    _ = stop_discovery(S),
+    %% the tracer agent may be stopping too: it is not told
+    _ = stop_discovery(S, false),
     ok.
 
 %%--------------------------------------------------------------------
-%% Internal functions
+%% Internal functions: patterns and phases
 
-%% Sets the discovery pattern on new targets (a reloaded module's new code included).
+%% Adds targets (a reloaded module's new code included), and sets their discovery
+%% pattern while discovering.
 -spec arm([mfa()], state()) -> state().
-arm(MFAs, #state{discovering = true, targets = Targets} = S) ->
+arm(MFAs, #state{targets = Targets} = S) ->
+    S1 = S#state{targets = lists:usort(MFAs ++ Targets)},
+    case S1 of
+        #state{discovering = true, phase = discovering} -> set_patterns(MFAs, S1);
+        _ -> S1
+    end.
+
+-spec set_patterns([mfa()], state()) -> state().
+set_patterns(MFAs, S) ->
     Spec = erlperf_agent_ms:discovery_spec(maps:keys(S#state.alive)),
-    _ = [erlang:trace_pattern(MFA, Spec, [{meta, self()}]) || MFA <- MFAs],
-    S#state{targets = lists:usort(MFAs ++ Targets)};
-arm(_MFAs, S) ->
+    _ = [erlang:trace_pattern(P, Spec, [{meta, self()}]) || P <- grouped(MFAs)],
     S.
+
+-spec clear_patterns(state()) -> ok.
+clear_patterns(#state{targets = Targets}) ->
+    _ = [erlang:trace_pattern(P, false, [meta]) || P <- grouped(Targets)],
+    ok.
+
+%% The patterns covering exactly MFAs: `{M, '_', '_'}' for a module whose every
+%% function is among them, else the functions themselves.
+-spec grouped([mfa()]) -> [mfa() | {module(), '_', '_'}].
+grouped(MFAs) ->
+    ByModule = maps:groups_from_list(fun ({M, _, _}) -> M end, lists:usort(MFAs)),
+    lists:append([case whole_module(M, Fs) of
+                      true -> [{M, '_', '_'}];
+                      false -> Fs
+                  end || {M, Fs} <- lists:sort(maps:to_list(ByModule))]).
+
+-spec whole_module(module(), [mfa()]) -> boolean().
+whole_module(M, MFAs) ->
+    erlang:module_loaded(M)
+        andalso lists:usort([{M, F, A} || {F, A} <- erlang:get_module_info(M, functions)])
+                =:= MFAs.
+
+%% Dormant when no process was found for `quiet' milliseconds while discovering.
+-spec quiet(state()) -> state().
+quiet(#state{discovering = true, phase = discovering, quiet = Quiet, last_found = Last} = S)
+  when is_integer(Quiet) ->
+    case erlang:monotonic_time(millisecond) - Last >= Quiet of
+        true ->
+            ok = erlperf_agent_tracer:phase(dormant),
+            ok = clear_patterns(S),
+            [[From, undefined] | Done] = S#state.phases,
+            S#state{phase = dormant, phases = [[From, t_ms(S)] | Done]};
+        false ->
+            schedule_quiet(S)
+    end;
+quiet(S) ->
+    S.
+
+%% Discovering again (a sweep found a new process while dormant).
+-spec wake(state()) -> state().
+wake(#state{discovering = true, phase = dormant, targets = Targets} = S) ->
+    S1 = set_patterns(Targets, S#state{phase = discovering}),
+    ok = erlperf_agent_tracer:phase(discovering),
+    schedule_quiet(S1#state{phases = [[t_ms(S1), undefined] | S1#state.phases],
+                            last_found = erlang:monotonic_time(millisecond)});
+wake(S) ->
+    S.
+
+-spec schedule_quiet(state()) -> state().
+schedule_quiet(#state{quiet = infinity} = S) ->
+    S;
+schedule_quiet(#state{quiet = Quiet, last_found = Last, timer = undefined} = S) ->
+    Left = max(0, Last + Quiet - erlang:monotonic_time(millisecond)),
+    S#state{timer = erlang:send_after(Left, self(), quiet)};
+schedule_quiet(S) ->
+    S.
+
+%% Ends discovery for good (collect, the limit of processes, termination); `Tell':
+%% whether the tracer agent is told (not while terminating: it may be stopping).
+-spec stop_discovery(state(), boolean()) -> state().
+stop_discovery(#state{discovering = true, phase = Phase} = S, Tell) ->
+    _ = Phase =:= discovering andalso clear_patterns(S) =:= ok
+        andalso Tell andalso erlperf_agent_tracer:phase(dormant) =:= ok,
+    Phases = case {Phase, S#state.phases} of
+                 {discovering, [[From, undefined] | Done]} -> [[From, t_ms(S)] | Done];
+                 {_, Done} -> Done
+             end,
+    _ = is_reference(S#state.timer) andalso erlang:cancel_timer(S#state.timer),
+    S#state{discovering = false, phases = Phases, timer = undefined};
+stop_discovery(S, _Tell) ->
+    S.
+
+%%--------------------------------------------------------------------
+%% Internal functions: discoveries
 
 %% Takes the queued discoveries and exits with Msgs, then rebuilds once.
 -spec batch([tuple()], state()) -> state().
 batch(Msgs, S) ->
-    S1 = lists:foldl(fun handle_msg/2, S, drain(Msgs)),
-    rebuild(S1).
+    rebuild(S, lists:foldl(fun handle_msg/2, S, drain(Msgs))).
+
+%% The callers of a sweep that are not known yet.
+-spec swept([{pid(), mfa()}], state()) -> state().
+swept(Callers, #state{discovering = true} = S) ->
+    S1 = lists:foldl(fun ({Pid, MFA}, Acc) -> handle_msg({found, Pid, MFA}, Acc) end,
+                     S, Callers),
+    case S1 of
+        #state{phase = dormant} when map_size(S1#state.procs) > map_size(S#state.procs) ->
+            wake(S1);
+        _ ->
+            rebuild(S, S1)
+    end;
+swept(_Callers, S) ->
+    S.
 
 -spec drain([tuple()]) -> [tuple()].
 drain(Acc) ->
@@ -170,6 +328,8 @@ drain_down(Acc) ->
 handle_msg({trace_ts, Pid, call, {M, F, Args}, _Ts}, #state{procs = Procs} = S)
   when not is_map_key(Pid, Procs) ->
     discover(Pid, {M, F, length(Args)}, S);
+handle_msg({found, Pid, MFA}, #state{procs = Procs} = S) when not is_map_key(Pid, Procs) ->
+    discover(Pid, MFA, S);
 handle_msg({'DOWN', Ref, process, Pid, _}, #state{alive = Alive, procs = Procs} = S) ->
     case Alive of
         #{Pid := Ref} ->
@@ -186,13 +346,14 @@ handle_msg(_Known, S) ->
 discover(_Pid, _MFA, #state{discovering = false} = S) ->
     S;
 discover(Pid, MFA, #state{procs = Procs, alive = Alive} = S) ->
-    Ref = monitor(process, Pid),
+    Ref = monitor(process, Pid),   % 'DOWN' at once when Pid has exited
     Proc = #proc{name = name(Pid, MFA), found_by = MFA},
     Alive1 = Alive#{Pid => Ref},
     S1 = S#state{procs = Procs#{Pid => Proc}, alive = Alive1,
-                 active_max = max(S#state.active_max, map_size(Alive1))},
+                 active_max = max(S#state.active_max, map_size(Alive1)),
+                 last_found = erlang:monotonic_time(millisecond)},
     case map_size(S1#state.procs) >= ?MAX_DISCOVERED of
-        true -> stop_discovery(S1);
+        true -> stop_discovery(S1, true);
         false -> S1
     end.
 
@@ -216,17 +377,17 @@ name(Pid, MFA) ->
 mfa_name({M, F, A}) ->
     iolist_to_binary(io_lib:format("~ts:~ts/~b", [M, F, A])).
 
--spec rebuild(state()) -> state().
-rebuild(#state{discovering = true, targets = Targets} = S) ->
-    arm(Targets, S);
-rebuild(S) ->
-    S.
-
--spec stop_discovery(state()) -> state().
-stop_discovery(#state{discovering = true, targets = Targets} = S) ->
-    _ = [erlang:trace_pattern(MFA, false, [meta]) || MFA <- Targets],
-    S#state{discovering = false};
-stop_discovery(S) ->
+%% Sets the patterns again with the tree of the processes alive when processes were
+%% discovered since state Before, while discovering. Exits alone do not rebuild: a pid
+%% of a process that exited stays in the tree until the next rebuild, where it costs a
+%% comparison at most.
+-spec rebuild(state(), state()) -> state().
+rebuild(#state{procs = Before}, #state{procs = Procs} = S)
+  when map_size(Before) =:= map_size(Procs) ->
+    S;
+rebuild(_Before, #state{discovering = true, phase = discovering, targets = Targets} = S) ->
+    set_patterns(Targets, S);
+rebuild(_Before, S) ->
     S.
 
 -spec t_ms(state()) -> non_neg_integer().

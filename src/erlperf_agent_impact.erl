@@ -7,22 +7,25 @@
 %%%       in a row by one process: a <b>round</b>. ?CALLS calls fit in one time slice,
 %%%       so a round is not scheduled out (paper, footnote 12).</li>
 %%%   <li><b>untraced</b>: rounds of fresh processes with no pattern on the dummy.</li>
-%%%   <li><b>traced</b>: rounds with the dummy traced as targets are: a `call_time'
-%%%       pattern and the `call' flag on the caller, plus a discovery pattern whose known
-%%%       tree holds N processes, the callers among them (so no message is sent). N is
-%%%       the highest number of discovered processes alive at once in the run, at least
-%%%       1; up to ?MAX_CALLERS of the N processes, spread over them, each run one
-%%%       round, one after another.</li>
-%%%   <li><b>impact</b>: the median traced time per call minus the median untraced one,
-%%%       never below 0.</li>
+%%%   <li><b>counting</b>: rounds with the dummy traced as targets are while the
+%%%       discoverer is dormant: a `call_time' pattern and the `call' flag on the
+%%%       caller.</li>
+%%%   <li><b>discovering</b>: rounds with the dummy traced as targets are while the
+%%%       discoverer discovers: counting plus a discovery pattern whose known tree holds
+%%%       N processes, the callers among them (so no message is sent). N is the highest
+%%%       number of discovered processes alive at once in the run, at least 1; up to
+%%%       ?MAX_CALLERS of the N processes, spread over them, each run one round, one
+%%%       after another.</li>
+%%%   <li><b>impact</b>: for counting and for discovering, the median time per call
+%%%       minus the median untraced one, never below 0.</li>
 %%% </ul>
 %%%
 %%% Example (erlperf_agents:impact/2 does this over erpc, after collect):
 %%% ```
-%%% {ok, Us} = erlperf_agent_impact:run(100).
+%%% {ok, #{counting := Us, discovering := DiscoveringUs}} = erlperf_agent_impact:run(100).
 %%% '''
 %%% Cost and safety: spawns N idle processes (a few hundred bytes each) and compiles a
-%%% tree of N pids once; runs about 2 x ?MAX_CALLERS rounds of ?CALLS calls. It traces
+%%% tree of N pids once; runs about 3 x ?MAX_CALLERS rounds of ?CALLS calls. It traces
 %%% only its own dummy function and its own processes, and removes the patterns, flags
 %%% and processes before returning, also when it fails. Run it after the agents'
 %%% collect: while the tracer agent runs, its hooks would report the benchmark's own
@@ -45,13 +48,18 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Runs the benchmark with `Processes' known processes (0 is taken as 1).
--spec run(non_neg_integer()) -> {ok, float()}.
+%% @doc Runs the benchmark with `Processes' known processes (0 is taken as 1): the
+%% microseconds a call pays while the discoverer is dormant (`counting') and while it
+%% discovers (`discovering').
+-spec run(non_neg_integer()) -> {ok, #{counting := float(), discovering := float()}}.
 run(Processes) ->
     N = max(1, Processes),
-    Untraced = median([round_in(spawn_idle()) || _ <- lists:seq(1, min(N, ?MAX_CALLERS))]),
-    Traced = traced(N),
-    {ok, max(0.0, Traced - Untraced)}.
+    Rounds = min(N, ?MAX_CALLERS),
+    Untraced = median([round_in(spawn_idle()) || _ <- lists:seq(1, Rounds)]),
+    Counting = traced(Rounds, false),
+    Discovering = traced(N, true),
+    {ok, #{counting => max(0.0, Counting - Untraced),
+           discovering => max(0.0, Discovering - Untraced)}}.
 
 %% @doc The function the benchmark calls.
 -spec dummy(term()) -> term().
@@ -75,14 +83,20 @@ loop(N) ->
     _ = ?MODULE:dummy(N),
     loop(N - 1).
 
--spec traced(pos_integer()) -> float().
-traced(N) ->
+%% The median time per call of rounds by N processes' callers, with or without the
+%% discovery pattern.
+-spec traced(pos_integer(), boolean()) -> float().
+traced(N, Discovery) ->
     MFA = {?MODULE, dummy, 1},
     Pids = [spawn_idle() || _ <- lists:seq(1, N)],
     Callers = spread(Pids, min(N, ?MAX_CALLERS)),
     try
         1 = erlang:trace_pattern(MFA, true, [call_time]),
-        1 = erlang:trace_pattern(MFA, erlperf_agent_ms:discovery_spec(Pids), [{meta, self()}]),
+        1 = case Discovery of
+                true -> erlang:trace_pattern(MFA, erlperf_agent_ms:discovery_spec(Pids),
+                                             [{meta, self()}]);
+                false -> 1
+            end,
         _ = [erlang:trace(P, true, [call, {tracer, self()}]) || P <- Callers],
         median([round_in(P) || P <- Callers])
     after

@@ -25,6 +25,12 @@
 %%%       Loading a module throws the counts of its old code away (`trace_info' returns
 %%%       `false' for the new code); the snapshot is added to the <b>saved</b> counts
 %%%       then.</li>
+%%%   <li><b>sweep</b>: after each periodic snapshot, the callers in the counts that
+%%%       were not sent before go to {@link erlperf_agent_discoverer} (which finds new
+%%%       processes this way while its own patterns are dormant).</li>
+%%%   <li><b>discovering calls</b>: the calls made while the discoverer's patterns were
+%%%       set (it tells the agent of each change with {@link phase/1}); each of them paid
+%%%       the discovery pattern as well as `call_time', and is compensated for both.</li>
 %%% </ul>
 %%%
 %%% `call_time' counts only the calls of processes carrying the `call' trace flag, so the
@@ -69,7 +75,7 @@
 -behaviour(gen_server).
 
 %% API: called on the test node by erlperf_agents (over erpc) and by the other agents.
--export([start/1, collect/0, exclude/1, armed/0, snapshots/0, orphan_modules/0]).
+-export([start/1, collect/0, exclude/1, armed/0, snapshots/0, phase/1, orphan_modules/0]).
 
 %% gen_server callbacks.
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
@@ -83,10 +89,11 @@
 %% The most conflicts kept (a SUT tracing in a loop must not fill the agent's memory).
 -define(MAX_CONFLICTS, 1000).
 
-%% What the agents get from erlperf_agents:start/2.
+%% What the agents get from erlperf_agents:start/2 (`quiet' is the discoverer's).
 -type config() :: #{flow := pid(), controller := node(),
                     patterns := [erlperf_load_generator:trace_pattern()],
-                    interval := pos_integer(), t0 := integer()}.
+                    interval := pos_integer(), t0 := integer(),
+                    quiet => pos_integer() | infinity}.
 
 %% Calls and microseconds per process.
 -type counts() :: #{pid() => {non_neg_integer(), non_neg_integer()}}.
@@ -107,7 +114,14 @@
           reloads = [] :: [map()],
           tracing = true :: boolean(),
           snapshots = 0 :: non_neg_integer(),
-          timer :: reference() | undefined
+          timer :: reference() | undefined,
+          %% the discoverer's phase, as it told: calls while `discovering' are counted
+          %% apart, as `acc' plus (totals now - `base')
+          discovering = true :: boolean(),
+          base = #{} :: #{mfa() => counts()},
+          acc = #{} :: #{mfa() => counts()},
+          %% callers already sent to the discoverer by a sweep
+          seen = #{} :: #{pid() => true}
          }).
 
 -type state() :: #state{}.
@@ -127,7 +141,8 @@ start(Config) ->
 
 %% @doc Reads the counts (saved plus live) of every target, then stops tracing: hooks,
 %% patterns and flags are removed. The agent stays until removed. Functions without
-%% calls are left out.
+%% calls are left out. `calls_discovering' (of a function and of each process): the
+%% calls made while the discoverer's patterns were set.
 -spec collect() -> {ok, #{functions := [map()], conflicts := [map()],
                           reloads := [map()], duration_ms := non_neg_integer()}}.
 collect() ->
@@ -142,6 +157,12 @@ exclude(Pid) ->
 -spec armed() -> [mfa()].
 armed() ->
     gen_server:call(?MODULE, armed, ?CALL_TIMEOUT_MS).
+
+%% @doc The discoverer's phase changed (it calls this before removing its patterns and
+%% after setting them): the calls up to now are counted as made in the previous phase.
+-spec phase(discovering | dormant) -> ok.
+phase(Phase) when Phase =:= discovering; Phase =:= dormant ->
+    gen_server:call(?MODULE, {phase, Phase}, ?CALL_TIMEOUT_MS).
 
 %% @doc How many periodic snapshots the agent took so far.
 -spec snapshots() -> non_neg_integer().
@@ -191,7 +212,9 @@ handle_call({exclude, Pid}, _From, #state{agents = Agents} = S) ->
 handle_call(armed, _From, S) ->
     {reply, maps:keys(S#state.armed), S};
 handle_call(snapshots, _From, S) ->
-    {reply, S#state.snapshots, S}.
+    {reply, S#state.snapshots, S};
+handle_call({phase, Phase}, _From, S) ->
+    {reply, ok, phase(Phase, S)}.
 
 %% @private
 -spec handle_cast(term(), state()) -> {noreply, state()}.
@@ -207,7 +230,7 @@ handle_info({trace_ts, _Caller, return_from, {erlang, finish_loading, 1}, _Ret, 
     {noreply, resync(Pending, S#state{pending = []})};
 handle_info(snapshot, #state{tracing = true} = S) ->
     {Lost, S1} = snapshot(S),
-    {noreply, schedule(resync(Lost, S1))};
+    {noreply, schedule(resync(Lost, sweep(S1)))};
 handle_info({flow_down, _, process, _, _}, S) ->
     {stop, {shutdown, flow_down}, S};
 handle_info({nodedown, Node}, #state{controller = Node} = S) ->
@@ -332,29 +355,82 @@ add(A, B) ->
                       Acc#{P => {C0 + C, T0 + T}}
               end, A, B).
 
-%% Functions with their calls: saved plus live (or the last snapshot when not armed).
--spec functions(state()) -> [map()].
-functions(#state{armed = Armed, saved = Saved, last = Last, agents = Agents}) ->
-    MFAs = lists:usort(maps:keys(Armed) ++ maps:keys(Saved)),
-    lists:filtermap(
-      fun (MFA) ->
-              Live = case live(MFA) of
-                         false -> maps:get(MFA, Last, #{});
-                         L -> L
-                     end,
-              Counts = maps:without(Agents, add(maps:get(MFA, Saved, #{}), Live)),
-              function_entry(MFA, Counts)
-      end, MFAs).
+-spec sub(counts(), counts()) -> counts().
+sub(Now, Base) ->
+    maps:map(fun (P, {C, T}) ->
+                     {C0, T0} = maps:get(P, Base, {0, 0}),
+                     {max(0, C - C0), max(0, T - T0)}
+             end, Now).
 
--spec function_entry(mfa(), counts()) -> false | {true, map()}.
-function_entry(MFA, Counts) ->
-    PerProcess = [#{pid => P, calls => C, time_us => T}
+%% The counts of every target so far: saved plus live (or the last snapshot when not
+%% armed), without the agents.
+-spec totals(state()) -> #{mfa() => counts()}.
+totals(#state{armed = Armed, saved = Saved, last = Last, agents = Agents}) ->
+    MFAs = lists:usort(maps:keys(Armed) ++ maps:keys(Saved)),
+    maps:from_list(
+      [begin
+           Live = case live(MFA) of
+                      false -> maps:get(MFA, Last, #{});
+                      L -> L
+                  end,
+           {MFA, maps:without(Agents, add(maps:get(MFA, Saved, #{}), Live))}
+       end || MFA <- MFAs]).
+
+%% The counts of the calls made while discovering, given the totals now.
+-spec discovering(#{mfa() => counts()}, state()) -> #{mfa() => counts()}.
+discovering(Totals, #state{discovering = false, acc = Acc}) ->
+    maps:with(maps:keys(Totals), Acc);
+discovering(Totals, #state{base = Base, acc = Acc}) ->
+    maps:map(fun (MFA, Counts) ->
+                     add(maps:get(MFA, Acc, #{}), sub(Counts, maps:get(MFA, Base, #{})))
+             end, Totals).
+
+-spec phase(discovering | dormant, state()) -> state().
+phase(dormant, #state{discovering = true} = S) ->
+    S#state{discovering = false, acc = discovering(totals(S), S)};
+phase(discovering, #state{discovering = false} = S) ->
+    S#state{discovering = true, base = totals(S)};
+phase(_Same, S) ->
+    S.
+
+%% Functions with their calls, and the calls made while discovering.
+-spec functions(state()) -> [map()].
+functions(S) ->
+    Totals = totals(S),
+    Discovering = discovering(Totals, S),
+    lists:filtermap(fun ({MFA, Counts}) ->
+                            function_entry(MFA, Counts, maps:get(MFA, Discovering, #{}))
+                    end, lists:sort(maps:to_list(Totals))).
+
+-spec function_entry(mfa(), counts(), counts()) -> false | {true, map()}.
+function_entry(MFA, Counts, Discovering) ->
+    PerProcess = [#{pid => P, calls => C, time_us => T,
+                    calls_discovering => min(C, element(1, maps:get(P, Discovering, {0, 0})))}
                   || {P, {C, T}} <- lists:sort(maps:to_list(Counts)), C > 0],
     case lists:sum([C || #{calls := C} <- PerProcess]) of
         0 -> false;
         Calls -> {true, #{mfa => MFA, calls => Calls, per_process => PerProcess,
-                          time_us => lists:sum([T || #{time_us := T} <- PerProcess])}}
+                          time_us => lists:sum([T || #{time_us := T} <- PerProcess]),
+                          calls_discovering =>
+                              lists:sum([D || #{calls_discovering := D} <- PerProcess])}}
     end.
+
+%% Sends the discoverer the callers of the last snapshot not sent before, each with a
+%% target it called.
+-spec sweep(state()) -> state().
+sweep(#state{last = Last, seen = Seen, agents = Agents} = S) ->
+    New = maps:fold(fun (MFA, Counts, Acc) ->
+                            maps:fold(fun (P, {C, _}, Acc1) when C > 0,
+                                                               not is_map_key(P, Seen),
+                                                               not is_map_key(P, Acc1) ->
+                                              Acc1#{P => MFA};
+                                          (_, _, Acc1) ->
+                                              Acc1
+                                      end, Acc, Counts)
+                    end, #{}, Last),
+    Callers = maps:to_list(maps:without(Agents, New)),
+    _ = Callers =/= [] andalso erlperf_agent_discoverer:sweep(Callers),
+    S#state{seen = maps:merge(Seen, maps:from_list([{P, true} || {P, _} <- Callers]))}.
 
 %%--------------------------------------------------------------------
 %% Internal functions: hooks and conflicts

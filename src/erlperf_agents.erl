@@ -23,7 +23,7 @@
 %%% ok = erlperf_agents:start(Node, #{patterns => [{sut, handle, 2}]}),
 %%% ... load ...
 %%% {ok, #{functions := Functions, active_max := Max}} = erlperf_agents:collect(Node),
-%%% {ok, ImpactUs} = erlperf_agents:impact(Node, Max),
+%%% {ok, #{counting := Us, discovering := DiscoveringUs}} = erlperf_agents:impact(Node, Max),
 %%% ok = erlperf_agents:remove(Node).
 %%% '''
 %%% Cost and safety: see the agents' modules. Patterns matching everything
@@ -44,6 +44,8 @@
 -define(RPC_TIMEOUT_MS, 120000).
 %% Default milliseconds between two samples of the metrics agent (and counts snapshots).
 -define(DEFAULT_INTERVAL_MS, 1000).
+%% Default milliseconds without a new process before the discoverer goes dormant.
+-define(DEFAULT_QUIET_MS, 250).
 %% The agents' modules, in start order (helpers first).
 -define(MODULES, [erlperf_agent_ms, erlperf_agent_tracer, erlperf_agent_discoverer,
                   erlperf_agent_metrics, erlperf_agent_impact]).
@@ -57,16 +59,22 @@
 
 %% Options of start/2:
 %% - patterns: the target functions (required, at least one);
-%% - interval: milliseconds between samples (default ?DEFAULT_INTERVAL_MS).
--type options() :: #{patterns := [pattern()], interval => pos_integer()}.
+%% - interval: milliseconds between samples, counts snapshots and sweeps (default
+%%   ?DEFAULT_INTERVAL_MS);
+%% - quiet: milliseconds without a new process before the discoverer's patterns go
+%%   dormant, or `infinity' to keep them (default ?DEFAULT_QUIET_MS; see
+%%   erlperf_agent_discoverer).
+-type options() :: #{patterns := [pattern()], interval => pos_integer(),
+                     quiet => pos_integer() | infinity}.
 
 -type samples() :: [[non_neg_integer()]].
 
 -type node_results() ::
         #{functions := [#{mfa := mfa(), calls := non_neg_integer(),
-                          time_us := non_neg_integer(),
+                          time_us := non_neg_integer(), calls_discovering := non_neg_integer(),
                           per_process := [#{pid := pid(), calls := non_neg_integer(),
-                                            time_us := non_neg_integer()}]}],
+                                            time_us := non_neg_integer(),
+                                            calls_discovering := non_neg_integer()}]}],
           processes := [#{pid := pid(), name := binary(), found_by := mfa(),
                           exited := false | non_neg_integer(),
                           memory := samples(), reductions := samples(),
@@ -74,6 +82,7 @@
           node_metrics := #{memory_total := samples(), process_count := samples(),
                             scheduler_utilisation := [[number()]]},
           active_max := non_neg_integer(),
+          discovery := [[non_neg_integer()]],
           conflicts := [#{kind := trace | trace_pattern | meta, caller := pid(),
                           detail := binary()}],
           reloads := [#{module := module(), t_ms := non_neg_integer()}],
@@ -87,11 +96,11 @@
 %% whatever was started is removed.
 -spec start(node(), options()) -> ok | {error, term()}.
 start(Node, Options) when is_atom(Node), is_map(Options) ->
-    #{patterns := Patterns, interval := Interval} = validate(Options),
+    #{patterns := Patterns, interval := Interval, quiet := Quiet} = validate(Options),
     case refused(Patterns) of
         [] ->
             Config = #{flow => self(), controller => node(), patterns => Patterns,
-                       interval => Interval},
+                       interval => Interval, quiet => Quiet},
             start_agents(Node, Config);
         [{Pattern, Why} | _] ->
             {error, {refused_pattern, Pattern, Why}}
@@ -111,10 +120,12 @@ collect(Node) ->
         error:{badmatch, {error, Reason}} -> {error, {agents, Node, Reason}}
     end.
 
-%% @doc The overhead the agents' tracing adds to one call, in microseconds, measured on
-%% `Node' with `Processes' known processes (see {@link erlperf_agent_impact}). Call it
-%% after {@link collect/1}.
--spec impact(node(), non_neg_integer()) -> {ok, float()} | {error, term()}.
+%% @doc The overhead the agents' tracing adds to one call, in microseconds, while the
+%% discoverer is dormant (`counting') and while it discovers (`discovering'), measured
+%% on `Node' with `Processes' known processes (see {@link erlperf_agent_impact}). Call
+%% it after {@link collect/1}.
+-spec impact(node(), non_neg_integer()) ->
+          {ok, #{counting := float(), discovering := float()}} | {error, term()}.
 impact(Node, Processes) when is_integer(Processes), Processes >= 0 ->
     try rpc(Node, erlperf_agent_impact, run, [Processes])
     catch throw:{rpc, Reason} -> {error, {agents, Node, Reason}}
@@ -148,9 +159,10 @@ format_error({agents, Node, Reason}) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
--spec validate(map()) -> #{patterns := [pattern()], interval := pos_integer()}.
+-spec validate(map()) -> #{patterns := [pattern()], interval := pos_integer(),
+                           quiet := pos_integer() | infinity}.
 validate(Options) ->
-    Full = maps:merge(#{interval => ?DEFAULT_INTERVAL_MS}, Options),
+    Full = maps:merge(#{interval => ?DEFAULT_INTERVAL_MS, quiet => ?DEFAULT_QUIET_MS}, Options),
     maps:foreach(fun check_option/2, Full),
     is_map_key(patterns, Full) orelse erlang:error({invalid_option, patterns, missing}),
     Full.
@@ -160,6 +172,8 @@ check_option(patterns, [_ | _] = Patterns) ->
     _ = [erlang:error({invalid_option, patterns, P}) || P <- Patterns, not is_pattern(P)],
     ok;
 check_option(interval, I) when is_integer(I), I > 0 ->
+    ok;
+check_option(quiet, Q) when (is_integer(Q) andalso Q > 0) orelse Q =:= infinity ->
     ok;
 check_option(Key, Value) ->
     erlang:error({invalid_option, Key, Value}).
@@ -251,10 +265,11 @@ rpc(Node, M, F, A) ->
 -spec merge(map(), map(), map()) -> node_results().
 merge(#{functions := Functions, conflicts := Conflicts, reloads := Reloads,
         duration_ms := Duration},
-      #{processes := Processes, active_max := ActiveMax},
+      #{processes := Processes, active_max := ActiveMax, phases := Phases},
       #{processes := Samples, node_metrics := NodeMetrics}) ->
     Empty = #{memory => [], reductions => [], message_queue_len => []},
     #{functions => Functions,
       processes => [maps:merge(P, maps:get(Pid, Samples, Empty)) || #{pid := Pid} = P <- Processes],
-      node_metrics => NodeMetrics, active_max => ActiveMax, conflicts => Conflicts,
+      node_metrics => NodeMetrics, active_max => ActiveMax, discovery => Phases,
+      conflicts => Conflicts,
       reloads => Reloads, duration_ms => Duration}.

@@ -9,8 +9,11 @@
 %%%   <li><b>raw time</b>: microseconds the `call_time' trace counted in a function
 %%%       (`time_us_raw').</li>
 %%%   <li><b>compensated time</b>: the raw time less the impact benchmark's cost per call
-%%%       times the calls, never below 0 (`time_us'); equal to the raw time when
-%%%       compensation is off.</li>
+%%%       times the calls, never below 0 (`time_us'); the calls made while the
+%%%       discoverer discovered (`calls_discovering') at the discovering cost
+%%%       (`impact_us_per_call'), the others at the counting cost
+%%%       (`impact_counting_us_per_call'). Equal to the raw time when compensation is
+%%%       off.</li>
 %%% </ul>
 %%%
 %%% Example:
@@ -58,10 +61,14 @@ run(Size, Status, Nodes, #{results := Results, impact := Impact, custom := Custo
       <<"functions">> => lists:append([functions(N, R, I) || {N, R, I} <- PerNode]),
       <<"processes">> => lists:append([processes(N, R) || {N, R, _} <- PerNode]),
       <<"node_metrics">> => maps:from_list([{atom_to_binary(N), node_metrics(R)} || {N, R, _} <- PerNode]),
+      <<"discovery_by_node">> => maps:from_list([{atom_to_binary(N), maps:get(discovery, R, [])}
+                                                 || {N, R, _} <- PerNode]),
       <<"conflicts">> => lists:append([conflicts(N, R) || {N, R, _} <- PerNode]),
       <<"reloads">> => lists:append([reloads(N, R) || {N, R, _} <- PerNode]),
-      <<"impact_us_per_call">> => mean_impact(Impact),
-      <<"impact_us_per_call_by_node">> => maps:from_list([{atom_to_binary(N), I} || {N, I} <- maps:to_list(Impact)]),
+      <<"impact_us_per_call">> => mean_impact(discovering, Impact),
+      <<"impact_us_per_call_by_node">> => by_node(discovering, Impact),
+      <<"impact_counting_us_per_call">> => mean_impact(counting, Impact),
+      <<"impact_counting_us_per_call_by_node">> => by_node(counting, Impact),
       <<"custom_agents">> => Custom}.
 
 %% @doc The whole record, from the test's description and its runs (requirements are
@@ -200,29 +207,48 @@ printed(X) ->
 key(K) when is_atom(K); is_binary(K) -> K;
 key(K) -> printed(K).
 
--spec impact(node(), #{node() => float()}, boolean()) -> float().
-impact(_Node, _Impact, false) -> 0.0;
-impact(Node, Impact, true) -> maps:get(Node, Impact, 0.0).
+-type impact() :: #{counting := float(), discovering := float()}.
 
--spec mean_impact(#{node() => float()}) -> float() | null.
-mean_impact(Impact) when map_size(Impact) =:= 0 -> null;
-mean_impact(Impact) -> lists:sum(maps:values(Impact)) / map_size(Impact).
+-spec impact(node(), #{node() => impact()}, boolean()) -> impact().
+impact(_Node, _Impact, false) -> #{counting => 0.0, discovering => 0.0};
+impact(Node, Impact, true) -> maps:get(Node, Impact, #{counting => 0.0, discovering => 0.0}).
 
--spec functions(node(), map(), float()) -> [map()].
+-spec mean_impact(counting | discovering, #{node() => impact()}) -> float() | null.
+mean_impact(_Kind, Impact) when map_size(Impact) =:= 0 -> null;
+mean_impact(Kind, Impact) -> lists:sum([maps:get(Kind, I) || I <- maps:values(Impact)]) / map_size(Impact).
+
+-spec by_node(counting | discovering, #{node() => impact()}) -> #{binary() => float()}.
+by_node(Kind, Impact) ->
+    maps:from_list([{atom_to_binary(N), maps:get(Kind, I)} || {N, I} <- maps:to_list(Impact)]).
+
+-spec functions(node(), map(), impact()) -> [map()].
 functions(Node, #{functions := Functions}, Impact) ->
     [begin
-         Time = compensated(Raw, Calls, Impact),
+         Time = compensated(F, Impact),
          #{<<"mfa">> => mfa_text(MFA), <<"node">> => atom_to_binary(Node),
-           <<"calls">> => Calls, <<"time_us">> => Time, <<"time_us_raw">> => Raw,
+           <<"calls">> => Calls, <<"calls_discovering">> => discovering_calls(F),
+           <<"time_us">> => Time, <<"time_us_raw">> => Raw,
            <<"time_per_call_us">> => per_call(Time, Calls),
            <<"per_process">> => [#{<<"pid">> => pid_text(Pid), <<"calls">> => C,
-                                   <<"time_us">> => compensated(T, C, Impact), <<"time_us_raw">> => T}
-                                 || #{pid := Pid, calls := C, time_us := T} <- PerProcess]}
-     end || #{mfa := MFA, calls := Calls, time_us := Raw, per_process := PerProcess} <- Functions].
+                                   <<"calls_discovering">> => discovering_calls(P),
+                                   <<"time_us">> => compensated(P, Impact), <<"time_us_raw">> => T}
+                                 || #{pid := Pid, calls := C, time_us := T} = P <- PerProcess]}
+     end || #{mfa := MFA, calls := Calls, time_us := Raw, per_process := PerProcess} = F <- Functions].
 
--spec compensated(non_neg_integer(), non_neg_integer(), float()) -> non_neg_integer().
-compensated(Raw, Calls, Impact) ->
-    max(0, round(Raw - Impact * Calls)).
+%% The calls of a function or process entry made while discovering (all of them when
+%% the agents did not say).
+-spec discovering_calls(#{calls := non_neg_integer(), calls_discovering => non_neg_integer()}) ->
+          non_neg_integer().
+discovering_calls(#{calls := Calls} = Entry) ->
+    maps:get(calls_discovering, Entry, Calls).
+
+%% The raw time of a function or process entry less the impact of each of its calls.
+-spec compensated(#{calls := non_neg_integer(), time_us := non_neg_integer(),
+                    calls_discovering => non_neg_integer()}, impact()) -> non_neg_integer().
+compensated(#{calls := Calls, time_us := Raw} = Entry,
+            #{counting := Counting, discovering := Discovering}) ->
+    D = discovering_calls(Entry),
+    max(0, round(Raw - Discovering * D - Counting * (Calls - D))).
 
 -spec per_call(number(), non_neg_integer()) -> float() | null.
 per_call(_Time, 0) -> null;

@@ -99,7 +99,7 @@
               error = none :: none | string(),
               results = #{} :: #{node() => map()},
               custom = #{} :: #{binary() => #{binary() => term()}},
-              impact = #{} :: #{node() => float()},
+              impact = #{} :: #{node() => #{counting := float(), discovering := float()}},
               duration_ms = 0 :: non_neg_integer()}).
 
 %%--------------------------------------------------------------------

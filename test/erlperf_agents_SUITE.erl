@@ -12,10 +12,10 @@
 -include_lib("stdlib/include/assert.hrl").
 
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
--export([exact_counts/0, reload/0, sut_traces/0, metrics/0, impact/0, nothing_left/0,
-         flow_gone/0, controller_gone/0, refused/0]).
--export([exact_counts/1, reload/1, sut_traces/1, metrics/1, impact/1, nothing_left/1,
-         flow_gone/1, controller_gone/1, refused/1]).
+-export([exact_counts/0, dormant/0, reload/0, sut_traces/0, metrics/0, impact/0,
+         nothing_left/0, flow_gone/0, controller_gone/0, refused/0]).
+-export([exact_counts/1, dormant/1, reload/1, sut_traces/1, metrics/1, impact/1,
+         nothing_left/1, flow_gone/1, controller_gone/1, refused/1]).
 
 %% Internal export: a flow process on another controlling node (controller_gone).
 -export([remote_flow/3]).
@@ -75,8 +75,8 @@ all() ->
     [{group, agents}].
 
 groups() ->
-    [{agents, [parallel], [exact_counts, reload, sut_traces, metrics, impact, nothing_left,
-                           flow_gone, controller_gone, refused]}].
+    [{agents, [parallel], [exact_counts, dormant, reload, sut_traces, metrics, impact,
+                           nothing_left, flow_gone, controller_gone, refused]}].
 
 init_per_suite(Config) ->
     case erlang:is_alive() of
@@ -125,6 +125,55 @@ exact_counts(Config) when is_list(Config) ->
         [?assertEqual(false, E) || #{exited := E} <- Processes],
         ?assertEqual(3, ActiveMax),
         ?assertEqual([], Conflicts)
+    after
+        stop_sut(Node)
+    end.
+
+dormant() ->
+    [{doc, "the discoverer goes dormant after `quiet' ms without a new process (its "
+      "patterns removed, only from the targets); a process that calls a target and exits "
+      "while it is dormant is found by the tracer's sweep, named and marked exited; the "
+      "discoverer then discovers again; calls made while discovering are counted apart "
+      "exactly"}].
+dormant(Config) when is_list(Config) ->
+    Node = start_sut(?FUNCTION_NAME, 1),
+    Wait = {agents_sut, wait, 1},
+    try
+        ok = erlperf_agents:start(Node, #{patterns => [?TARGET, Wait], interval => 100,
+                                          quiet => 1000}),
+        Discoverer = erpc:call(Node, erlang, whereis, [erlperf_agent_discoverer]),
+        ?assertEqual(discovering, phase(Node)),
+        ?assertEqual({meta, Discoverer}, meta(Node, ?TARGET)),
+        ?assertEqual({meta, Discoverer}, meta(Node, Wait)),
+        ?assertEqual({meta, false},
+                     meta(Node, {agents_sut, version, 0})),
+        Caller = erpc:call(Node, agents_sut, start_caller, [self(), 10]),
+        1 = done(Caller),
+        ?assert(erlperf_test_lib:wait_for(fun () -> phase(Node) =:= dormant end, ?MSG_TIMEOUT_MS)),
+        [?assertEqual({meta, false}, meta(Node, MFA))
+         || MFA <- [?TARGET, Wait]],
+        Caller ! {more, 20},
+        1 = done(Caller),
+        %% calls the target once and exits at once: only a sweep can find it
+        Brief = erpc:call(Node, erlang, spawn, [agents_sut, f, [1]]),
+        ?assert(erlperf_test_lib:wait_for(fun () -> phase(Node) =:= discovering end,
+                                          ?MSG_TIMEOUT_MS)),
+        ?assertEqual({meta, Discoverer}, meta(Node, ?TARGET)),
+        {ok, #{functions := Functions, processes := Processes, discovery := Phases}} =
+            erlperf_agents:collect(Node),
+        [#{calls := 31, calls_discovering := 10, per_process := PerProcess}] =
+            [F || #{mfa := ?TARGET} = F <- Functions],
+        ?assertMatch(#{Caller := #{calls := 30, calls_discovering := 10},
+                       Brief := #{calls := 1, calls_discovering := 0}},
+                     maps:from_list([{P, E} || #{pid := P} = E <- PerProcess])),
+        ?assertEqual(2, length(PerProcess)),
+        ?assertMatch(#{Caller := #{name := <<"agents_sut:caller/1">>, exited := false},
+                       Brief := #{name := <<"agents_sut:f/1">>, found_by := ?TARGET,
+                                  exited := T}} when is_integer(T),
+                     maps:from_list([{P, E} || #{pid := P} = E <- Processes])),
+        ?assertEqual(2, length(Processes)),
+        %% two discovering phases, in order, the second still on at collect
+        ?assertMatch([[A, B], [C, D]] when A =< B andalso B =< C andalso C =< D, Phases)
     after
         stop_sut(Node)
     end.
@@ -218,14 +267,14 @@ metrics(Config) when is_list(Config) ->
     end.
 
 impact() ->
-    [{doc, "the impact benchmark returns a float >= 0 and leaves no pattern or flag"}].
+    [{doc, "the impact benchmark returns two floats >= 0 and leaves no pattern or flag"}].
 impact(Config) when is_list(Config) ->
     Node = start_sut(?FUNCTION_NAME, 1),
     try
         ok = erlperf_agents:start(Node, #{patterns => [?TARGET]}),
         {ok, _} = erlperf_agents:collect(Node),
-        {ok, Us} = erlperf_agents:impact(Node, 50),
-        ?assert(is_float(Us) andalso Us >= 0.0, Us),
+        {ok, #{counting := Counting, discovering := Discovering}} = erlperf_agents:impact(Node, 50),
+        [?assert(is_float(Us) andalso Us >= 0.0, Us) || Us <- [Counting, Discovering]],
         ?assertEqual({all, false},
                      erpc:call(Node, erlang, trace_info, [{erlperf_agent_impact, dummy, 1}, all])),
         ?assertEqual([], traced_processes(Node)),
@@ -368,6 +417,17 @@ split_forms([T | Rest], Form, Acc) ->
 done(Pid) ->
     receive {done, Pid, Version} -> Version
     after ?MSG_TIMEOUT_MS -> ct:fail({no_report, Pid})
+    end.
+
+phase(Node) ->
+    erpc:call(Node, erlperf_agent_discoverer, phase, []).
+
+%% The meta tracer of MFA on Node (trace_info(MFA, meta) says [] rather than false
+%% after the meta pattern is removed while a call_time pattern stays: OTP 25).
+meta(Node, MFA) ->
+    case erpc:call(Node, erlang, trace_info, [MFA, all]) of
+        {all, false} -> {meta, false};
+        {all, Info} -> lists:keyfind(meta, 1, Info)
     end.
 
 increasing(Samples) ->
