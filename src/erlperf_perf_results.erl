@@ -237,14 +237,15 @@ functions(Node, #{functions := Functions}, Impact) ->
 
 %% The calls of a function or process entry made while discovering (all of them when
 %% the agents did not say).
--spec discovering_calls(#{calls := non_neg_integer(), calls_discovering => non_neg_integer()}) ->
-          non_neg_integer().
+-spec discovering_calls(#{calls := non_neg_integer(), calls_discovering => non_neg_integer(),
+                          _ => _}) -> non_neg_integer().
 discovering_calls(#{calls := Calls} = Entry) ->
     maps:get(calls_discovering, Entry, Calls).
 
 %% The raw time of a function or process entry less the impact of each of its calls.
 -spec compensated(#{calls := non_neg_integer(), time_us := non_neg_integer(),
-                    calls_discovering => non_neg_integer()}, impact()) -> non_neg_integer().
+                    calls_discovering => non_neg_integer(), _ => _}, impact()) ->
+          non_neg_integer().
 compensated(#{calls := Calls, time_us := Raw} = Entry,
             #{counting := Counting, discovering := Discovering}) ->
     D = discovering_calls(Entry),
