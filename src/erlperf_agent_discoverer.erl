@@ -16,7 +16,12 @@
 %%%       else the target that revealed it, as `"m:f/a"'.</li>
 %%%   <li><b>rebuild</b>: setting the discovery patterns again with a new tree, when new
 %%%       processes were discovered. The agent first takes every discovery and exit
-%%%       message already queued, so a burst of new callers costs one rebuild.</li>
+%%%       message already queued, so a burst of new callers costs one rebuild. A rebuild
+%%%       comes at the earliest ?REBUILD_SHARE times the last one's duration after it
+%%%       (rebuilding takes at most 1/?REBUILD_SHARE of the agent's time: under load a
+%%%       rebuild waits for every scheduler, milliseconds), and none comes when every
+%%%       process found since the last one has exited (a process starting per request
+%%%       is gone before a rebuild could spare it a message).</li>
 %%%   <li><b>phase</b>: `discovering' (the discovery patterns are set) or `dormant'
 %%%       (they are not). The agent starts discovering; after `quiet' milliseconds
 %%%       without a new process it goes dormant. While dormant, the tracer agent's
@@ -67,6 +72,8 @@
 %% Milliseconds without a new process before the agent goes dormant, when the config
 %% does not say.
 -define(DEFAULT_QUIET_MS, 250).
+%% A rebuild waits this many times the last one's duration after it.
+-define(REBUILD_SHARE, 10).
 
 -record(proc, {
           name :: binary(),
@@ -91,7 +98,13 @@
           %% [From_ms, To_ms] of each discovering phase, newest first (To_ms undefined
           %% while it lasts)
           phases = [] :: [[non_neg_integer() | undefined]],
-          timer :: reference() | undefined
+          timer :: reference() | undefined,
+          %% processes discovered since the last rebuild (not in the tree)
+          fresh = [] :: [pid()],
+          %% monotonic microseconds when the last rebuild ended, and how long it took
+          rebuilt_at :: integer(),
+          rebuild_us = 0 :: non_neg_integer(),
+          rebuild_timer :: reference() | undefined
          }).
 
 -type state() :: #state{}.
@@ -145,7 +158,8 @@ init(#{flow := Flow, controller := Controller, t0 := T0} = Config) ->
     true = monitor_node(Controller, true),
     S = #state{flow = Flow, controller = Controller, t0 = T0,
                quiet = maps:get(quiet, Config, ?DEFAULT_QUIET_MS),
-               last_found = erlang:monotonic_time(millisecond)},
+               last_found = erlang:monotonic_time(millisecond),
+               rebuilt_at = erlang:monotonic_time(microsecond)},
     S1 = arm(erlperf_agent_tracer:armed(), S),
     {ok, schedule_quiet(S1#state{phases = [[t_ms(S1), undefined]]})}.
 
@@ -178,6 +192,8 @@ handle_info({'DOWN', _, process, _, _} = Msg, S) ->
     {noreply, batch([Msg], S)};
 handle_info({sweep, Callers}, S) ->
     {noreply, swept(Callers, S)};
+handle_info(rebuild, S) ->
+    {noreply, rebuild_due(S#state{rebuild_timer = undefined})};
 handle_info(quiet, S) ->
     {noreply, quiet(S#state{timer = undefined})};
 handle_info({flow_down, _, process, _, _}, S) ->
@@ -254,8 +270,8 @@ quiet(S) ->
 
 %% Discovering again (a sweep found a new process while dormant).
 -spec wake(state()) -> state().
-wake(#state{discovering = true, phase = dormant, targets = Targets} = S) ->
-    S1 = set_patterns(Targets, S#state{phase = discovering}),
+wake(#state{discovering = true, phase = dormant} = S) ->
+    S1 = rebuild_now(S#state{phase = discovering}),
     ok = erlperf_agent_tracer:phase(discovering),
     schedule_quiet(S1#state{phases = [[t_ms(S1), undefined] | S1#state.phases],
                             last_found = erlang:monotonic_time(millisecond)});
@@ -281,8 +297,8 @@ stop_discovery(#state{discovering = true, phase = Phase} = S, Tell) ->
                  {discovering, [[From, undefined] | Done]} -> [[From, t_ms(S)] | Done];
                  {_, Done} -> Done
              end,
-    _ = is_reference(S#state.timer) andalso erlang:cancel_timer(S#state.timer),
-    S#state{discovering = false, phases = Phases, timer = undefined};
+    _ = [erlang:cancel_timer(T) || T <- [S#state.timer, S#state.rebuild_timer], is_reference(T)],
+    S#state{discovering = false, phases = Phases, timer = undefined, rebuild_timer = undefined};
 stop_discovery(S, _Tell) ->
     S.
 
@@ -292,7 +308,7 @@ stop_discovery(S, _Tell) ->
 %% Takes the queued discoveries and exits with Msgs, then rebuilds once.
 -spec batch([tuple()], state()) -> state().
 batch(Msgs, S) ->
-    rebuild(S, lists:foldl(fun handle_msg/2, S, drain(Msgs))).
+    rebuild(lists:foldl(fun handle_msg/2, S, drain(Msgs))).
 
 %% The callers of a sweep that are not known yet.
 -spec swept([{pid(), mfa()}], state()) -> state().
@@ -303,7 +319,7 @@ swept(Callers, #state{discovering = true} = S) ->
         #state{phase = dormant} when map_size(S1#state.procs) > map_size(S#state.procs) ->
             wake(S1);
         _ ->
-            rebuild(S, S1)
+            rebuild(S1)
     end;
 swept(_Callers, S) ->
     S.
@@ -351,7 +367,8 @@ discover(Pid, MFA, #state{procs = Procs, alive = Alive} = S) ->
     Alive1 = Alive#{Pid => Ref},
     S1 = S#state{procs = Procs#{Pid => Proc}, alive = Alive1,
                  active_max = max(S#state.active_max, map_size(Alive1)),
-                 last_found = erlang:monotonic_time(millisecond)},
+                 last_found = erlang:monotonic_time(millisecond),
+                 fresh = [Pid | S#state.fresh]},
     case map_size(S1#state.procs) >= ?MAX_DISCOVERED of
         true -> stop_discovery(S1, true);
         false -> S1
@@ -377,18 +394,38 @@ name(Pid, MFA) ->
 mfa_name({M, F, A}) ->
     iolist_to_binary(io_lib:format("~ts:~ts/~b", [M, F, A])).
 
-%% Sets the patterns again with the tree of the processes alive when processes were
-%% discovered since state Before, while discovering. Exits alone do not rebuild: a pid
-%% of a process that exited stays in the tree until the next rebuild, where it costs a
-%% comparison at most.
--spec rebuild(state(), state()) -> state().
-rebuild(#state{procs = Before}, #state{procs = Procs} = S)
-  when map_size(Before) =:= map_size(Procs) ->
+%% Rebuilds (now or when due) when processes were discovered since the last rebuild,
+%% while discovering. Exits alone do not rebuild: a pid of a process that exited stays
+%% in the tree until the next rebuild, where it costs a comparison at most.
+-spec rebuild(state()) -> state().
+rebuild(#state{fresh = []} = S) ->
     S;
-rebuild(_Before, #state{discovering = true, phase = discovering, targets = Targets} = S) ->
-    set_patterns(Targets, S);
-rebuild(_Before, S) ->
+rebuild(#state{discovering = true, phase = discovering, rebuild_timer = undefined} = S) ->
+    Wait = S#state.rebuilt_at + ?REBUILD_SHARE * S#state.rebuild_us
+        - erlang:monotonic_time(microsecond),
+    case Wait =< 0 of
+        true -> rebuild_now(S);
+        false -> S#state{rebuild_timer = erlang:send_after(Wait div 1000 + 1, self(), rebuild)}
+    end;
+rebuild(S) ->
+    S.   % a rebuild is due later, or not discovering
+
+%% A rebuild that was put off: skipped when every process found since has exited.
+-spec rebuild_due(state()) -> state().
+rebuild_due(#state{discovering = true, phase = discovering, fresh = Fresh} = S) ->
+    case lists:any(fun erlang:is_process_alive/1, Fresh) of
+        true -> rebuild_now(S);
+        false -> S#state{fresh = []}
+    end;
+rebuild_due(S) ->
     S.
+
+-spec rebuild_now(state()) -> state().
+rebuild_now(#state{targets = Targets} = S) ->
+    T0 = erlang:monotonic_time(microsecond),
+    S1 = set_patterns(Targets, S),
+    T1 = erlang:monotonic_time(microsecond),
+    S1#state{fresh = [], rebuilt_at = T1, rebuild_us = T1 - T0}.
 
 -spec t_ms(state()) -> non_neg_integer().
 t_ms(#state{t0 = T0}) ->

@@ -65,7 +65,8 @@
 start(Config) ->
     gen_server:start({local, ?MODULE}, ?MODULE, Config, []).
 
-%% @doc Takes a last sample, stops sampling and returns the samples, oldest first.
+%% @doc Takes a last sample (unless one was taken in this millisecond), stops sampling
+%% and returns the samples, oldest first.
 -spec collect() -> {ok, #{processes := #{pid() => map()}, node_metrics := map()}}.
 collect() ->
     gen_server:call(?MODULE, collect, ?CALL_TIMEOUT_MS).
@@ -93,7 +94,7 @@ init(#{flow := Flow, controller := Controller, t0 := T0, interval := Interval}) 
 %% @private
 -spec handle_call(term(), gen_server:from(), state()) -> {reply, term(), state()}.
 handle_call(collect, _From, #state{sampling = true} = S) ->
-    S1 = stop_sampling(sample(S)),
+    S1 = stop_sampling(last_sample(S)),
     Procs = maps:map(fun (_, {M, R, Q}) ->
                              #{memory => lists:reverse(M), reductions => lists:reverse(R),
                                message_queue_len => lists:reverse(Q)}
@@ -147,6 +148,16 @@ sample(#state{t0 = T0} = S) ->
     S#state{procs = Procs, wall = Wall, utilisation = Util,
             memory = [[T, erlang:memory(total)] | S#state.memory],
             count = [[T, erlang:system_info(process_count)] | S#state.count]}.
+
+%% A last sample, unless one was taken in this millisecond (times stay increasing).
+-spec last_sample(state()) -> state().
+last_sample(#state{t0 = T0, memory = [[Last, _] | _]} = S) ->
+    case max(0, erlang:monotonic_time(millisecond) - T0) of
+        Last -> S;
+        _ -> sample(S)
+    end;
+last_sample(S) ->
+    sample(S).
 
 -spec sample_process(pid(), non_neg_integer(), #{pid() => {series(), series(), series()}}) ->
           #{pid() => {series(), series(), series()}}.

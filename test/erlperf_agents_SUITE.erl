@@ -12,9 +12,9 @@
 -include_lib("stdlib/include/assert.hrl").
 
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
--export([exact_counts/0, dormant/0, reload/0, sut_traces/0, metrics/0, impact/0,
+-export([exact_counts/0, tree/0, dormant/0, reload/0, sut_traces/0, metrics/0, impact/0,
          nothing_left/0, flow_gone/0, controller_gone/0, refused/0]).
--export([exact_counts/1, dormant/1, reload/1, sut_traces/1, metrics/1, impact/1,
+-export([exact_counts/1, tree/1, dormant/1, reload/1, sut_traces/1, metrics/1, impact/1,
          nothing_left/1, flow_gone/1, controller_gone/1, refused/1]).
 
 %% Internal export: a flow process on another controlling node (controller_gone).
@@ -75,7 +75,7 @@ all() ->
     [{group, agents}].
 
 groups() ->
-    [{agents, [parallel], [exact_counts, dormant, reload, sut_traces, metrics, impact,
+    [{agents, [parallel], [exact_counts, tree, dormant, reload, sut_traces, metrics, impact,
                            nothing_left, flow_gone, controller_gone, refused]}].
 
 init_per_suite(Config) ->
@@ -125,6 +125,34 @@ exact_counts(Config) when is_list(Config) ->
         [?assertEqual(false, E) || #{exited := E} <- Processes],
         ?assertEqual(3, ActiveMax),
         ?assertEqual([], Conflicts)
+    after
+        stop_sut(Node)
+    end.
+
+tree() ->
+    [{doc, "a burst of callers that exit at once, then callers that stay: all are "
+      "discovered, the brief ones marked exited; the ones that stay end up in the known "
+      "tree of the discovery pattern (rebuilds are put off, never lost)"}].
+tree(Config) when is_list(Config) ->
+    Node = start_sut(?FUNCTION_NAME, 1),
+    try
+        ok = erlperf_agents:start(Node, #{patterns => [?TARGET], quiet => infinity}),
+        Brief = [erpc:call(Node, erlang, spawn, [agents_sut, f, [I]]) || I <- lists:seq(1, 20)],
+        Stay = [erpc:call(Node, agents_sut, start_caller, [self(), 3]) || _ <- lists:seq(1, 5)],
+        _ = [done(P) || P <- Stay],
+        InTree = fun () ->
+                         {all, Info} = erpc:call(Node, erlang, trace_info, [?TARGET, all]),
+                         {meta_match_spec, Spec} = lists:keyfind(meta_match_spec, 1, Info),
+                         Text = lists:flatten(io_lib:format("~w", [Spec])),
+                         lists:all(fun (P) -> string:find(Text, pid_to_list(P)) =/= nomatch end,
+                                   Stay)
+                 end,
+        ?assert(erlperf_test_lib:wait_for(InTree, ?MSG_TIMEOUT_MS)),
+        {ok, #{processes := Processes}} = erlperf_agents:collect(Node),
+        Found = maps:from_list([{P, E} || #{pid := P, exited := E} <- Processes]),
+        ?assertEqual(lists:sort(Brief ++ Stay), lists:sort(maps:keys(Found))),
+        [?assert(is_integer(maps:get(P, Found))) || P <- Brief],
+        [?assertEqual(false, maps:get(P, Found)) || P <- Stay]
     after
         stop_sut(Node)
     end.
