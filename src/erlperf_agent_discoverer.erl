@@ -291,11 +291,13 @@ schedule_quiet(S) ->
 %% whether the tracer agent is told (not while terminating: it may be stopping).
 -spec stop_discovery(state(), boolean()) -> state().
 stop_discovery(#state{discovering = true, phase = Phase} = S, Tell) ->
-    _ = Phase =:= discovering andalso clear_patterns(S) =:= ok
-        andalso Tell andalso erlperf_agent_tracer:phase(dormant) =:= ok,
     Phases = case {Phase, S#state.phases} of
-                 {discovering, [[From, undefined] | Done]} -> [[From, t_ms(S)] | Done];
-                 {_, Done} -> Done
+                 {discovering, [[From, undefined] | Done]} ->
+                     ok = clear_patterns(S),
+                     _ = Tell andalso erlperf_agent_tracer:phase(dormant),
+                     [[From, t_ms(S)] | Done];
+                 {dormant, Done} ->
+                     Done
              end,
     _ = [erlang:cancel_timer(T) || T <- [S#state.timer, S#state.rebuild_timer], is_reference(T)],
     S#state{discovering = false, phases = Phases, timer = undefined, rebuild_timer = undefined};
