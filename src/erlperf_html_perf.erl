@@ -121,7 +121,8 @@ system_info(Record) ->
 runs(#{runs := Runs, label := Label}) ->
     Header = [Label, <<"status">>, <<"error">>, <<"load ms">>, <<"test nodes">>,
               <<"functions detected">>, <<"processes discovered">>, <<"calls">>,
-              <<"µs per call"/utf8>>, <<"agents' µs per call"/utf8>>],
+              <<"µs per call"/utf8>>, <<"agents' µs per call, discovering"/utf8>>,
+              <<"agents' µs per call, dormant"/utf8>>],
     Rows = [run_row(R) || R <- Runs],
     erlperf_html:section(<<"Runs">>, erlperf_html:table(Header, Rows)).
 
@@ -132,7 +133,8 @@ run_row(Run) ->
              text(maps:get(<<"error">>, Run, null)), cell(maps:get(<<"duration_ms">>, Run, null)),
              join([text(N) || N <- list(<<"nodes">>, Run)], ", "), map_size(Totals),
              length(maps_in(<<"processes">>, Run)), Calls, per_call_cell(Time, Calls),
-             cell(maps:get(<<"impact_us_per_call">>, Run, null))],
+             cell(maps:get(<<"impact_us_per_call">>, Run, null)),
+             cell(maps:get(<<"impact_counting_us_per_call">>, Run, null))],
     case ok(Run) of
         true -> Cells;
         false -> {<<"failed">>, Cells}
