@@ -3,7 +3,7 @@ REBAR ?= rebar3
 APT_PACKAGES = rebar3 erlang-common-test erlang-dialyzer erlang-tools erlang-edoc erlang-eunit \
                erlang-proper
 
-.PHONY: all compile escript run test browser eunit ct dialyzer xref check bench bench-httpd doc prereq clean
+.PHONY: all compile escript run test test-all test-otp browser eunit ct dialyzer xref check bench bench-httpd doc prereq clean
 
 all: escript
 
@@ -69,6 +69,17 @@ test: escript browser
 	$(REBAR) xref
 	$(REBAR) dialyzer
 	$(REBAR) edoc
+
+# The whole suite on every supported release, as CI runs it: this machine's OTP here, the
+# others in Debian root filesystems under _build/otp (made with debootstrap, reused; needs
+# root). `make test-otp OTP=29' runs one release; TARGETS="ct" other targets there.
+OTP ?= 29
+TARGETS ?= test
+test-all:
+	bash .ci/otp 25 27 29
+
+test-otp:
+	bash .ci/otp $(OTP) -- $(TARGETS)
 
 # API reference from the EDoc comments, into _build/edoc.
 doc: prereq

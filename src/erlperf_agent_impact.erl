@@ -102,9 +102,15 @@ traced(N, Discovery) ->
     after
         _ = erlang:trace_pattern(MFA, false, [call_time]),
         _ = erlang:trace_pattern(MFA, false, [meta]),
-        _ = [catch erlang:trace(P, false, [call]) || P <- Callers],
+        _ = [untrace(P) || P <- Callers],
         _ = [exit(P, kill) || P <- Pids],
         flush()
+    end.
+
+%% Stops tracing a caller; one that has exited is already untraced.
+untrace(Pid) ->
+    try erlang:trace(Pid, false, [call])
+    catch error:badarg -> 0
     end.
 
 %% Every (N div K)th element, K of them.

@@ -345,7 +345,7 @@ live(MFA) ->
 -spec snapshot_module(module(), state()) -> state().
 snapshot_module(Module, #state{armed = Armed, last = Last} = S) ->
     Snaps = [{MFA, C} || {M, _, _} = MFA <- maps:keys(Armed), M =:= Module,
-                         (C = live(MFA)) =/= false],
+                         C <- [live(MFA)], C =/= false],
     S#state{last = maps:merge(Last, maps:from_list(Snaps))}.
 
 -spec add(counts(), counts()) -> counts().

@@ -188,7 +188,7 @@ is_pattern(_) ->
 %% Patterns refused, with the reason.
 -spec refused([pattern()]) -> [{pattern(), everything | agent_module | tracing_bif}].
 refused(Patterns) ->
-    [{P, Why} || P <- Patterns, (Why = refusal(P)) =/= ok].
+    [{P, Why} || P <- Patterns, Why <- [refusal(P)], Why =/= ok].
 
 -spec refusal(pattern()) -> ok | everything | agent_module | tracing_bif.
 refusal({'_', '_', '_'}) ->

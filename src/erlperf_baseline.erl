@@ -47,7 +47,7 @@
 %% API
 
 %% @doc Reads a saved record.
--spec load(file:filename()) -> {ok, erlperf_record:record()} | {error, term()}.
+-spec load(file:filename()) -> {ok, erlperf_record:results()} | {error, term()}.
 load(File) ->
     case file:read_file(File) of
         {ok, Bin} ->
@@ -69,7 +69,7 @@ load(File) ->
 %% @doc Compares every runner of `Record' with each baseline, in order.
 %% `Options': `#{confidence => Percent, noise => Percent}' [95, 0]: the interval's
 %% confidence and the noise floor (see {@link erlperf_stat:compare/3}).
--spec compare([{file:filename(), erlperf_record:record()}], erlperf_record:record(), map()) -> [row()].
+-spec compare([{file:filename(), erlperf_record:results()}], erlperf_record:results(), map()) -> [row()].
 compare(Baselines, #{<<"runs">> := Runs} = Record, Options) ->
     Stat = #{test => welch, confidence => maps:get(confidence, Options, ?CONFIDENCE),
              noise => maps:get(noise, Options, 0)},

@@ -112,7 +112,7 @@
                     format := erlperf_output:format(),
                     outputs := [{file:filename(), erlperf_output:format()}],
                     %% file names, then (once read) the records
-                    baselines := [file:filename()] | [{file:filename(), erlperf_record:record()}],
+                    baselines := [file:filename()] | [{file:filename(), erlperf_record:results()}],
                     gate := float() | none,
                     params := erlperf_sweep:params(),
                     bytes := string() | undefined,
@@ -776,7 +776,8 @@ measure(Codes, Options, Conc, #{params := Params, bytes := Bytes}) ->
 preload() ->
     Wanted = [{compiler, ?COMPILER_MODULES}, {stdlib, ?STDLIB_MODULES}],
     Binaries = [{M, File, Bin}
-                || {App, Modules} <- Wanted, Ebin <- [code:lib_dir(App, ebin)], is_list(Ebin),
+                || {App, Modules} <- Wanted, Dir <- [code:lib_dir(App)], is_list(Dir),
+                   Ebin <- [filename:join(Dir, "ebin")],
                    M <- Modules, not erlang:module_loaded(M),
                    File <- [filename:join(Ebin, atom_to_list(M) ++ ".beam")],
                    {ok, Bin} <- [file:read_file(File)]],
@@ -954,12 +955,14 @@ io_width() ->
             end
     end.
 
-%% OTP 26+ reports `terminal' in io:getopts/1; OTP 25 does not, so on Linux the file
-%% descriptor's target is checked instead. Elsewhere: not a terminal.
+%% From OTP 26 on, io:getopts(standard_io) says of each of stdout and stderr whether
+%% it is a terminal (`standard_error''s own `terminal' option is false even on one, as
+%% seen on OTP 29); OTP 25 says neither, so on Linux the file descriptor's target is
+%% checked instead. Elsewhere: not a terminal.
 -spec is_terminal(1 | 2) -> boolean().
 is_terminal(Fd) ->
-    Device = case Fd of 1 -> standard_io; 2 -> standard_error end,
-    case proplists:get_value(terminal, io:getopts(Device)) of
+    Key = case Fd of 1 -> stdout; 2 -> stderr end,
+    case proplists:get_value(Key, io:getopts(standard_io)) of
         Bool when is_boolean(Bool) -> Bool;
         _ -> proc_fd_is_tty(Fd)
     end.

@@ -29,9 +29,14 @@
 %%% full or a deadline has passed. It is a function of its own: the continuous and timed
 %%% loops stay as they are.
 %%%
-%%% The module is compiled to assembly first and the worker loop inspected: when the
-%%% compiler removed the benchmarked code as dead (a literal, or a call without side
-%%% effects whose result is unused) a `{dead_code, runner}' warning is returned.
+%%% The module is compiled to assembly first and the worker loop compared with a
+%%% reference loop compiled beside it, `erlperf reference', which is the same loop with
+%%% no runner at all. When the two are the same instructions (labels renumbered, line
+%%% and type annotations left out), the compiler removed the benchmarked code as dead (a
+%%% literal, or a call without side effects whose result is unused) and a
+%%% `{dead_code, runner}' warning is returned. The check names no instruction: it holds
+%%% whatever instructions a release's compiler emits (the assembly is not a documented
+%%% format; `erlperf_codegen_tests' check it on every supported release).
 %%%
 %%% Example:
 %%% ```
@@ -46,6 +51,9 @@
 
 %% Internal exports: parameter sweeps (erlperf_sweep) find and check variables.
 -export([variables/1, is_variable/1, is_literal/1]).
+
+%% Internal export: erlperf_codegen_tests read the loops the compiler made.
+-export([loops/1]).
 
 -export_type([role/0, callable/0, code_map/0, generated/0, warning/0, error_detail/0]).
 
@@ -80,6 +88,8 @@
 -define(TIMED_LOOP, 'erlperf timed_loop').
 -define(LATENCY, 'erlperf latency').
 -define(LATENCY_LOOP, 'erlperf latency_loop').
+%% the worker loop without the runner, compiled only to be compared with the real one
+-define(REFERENCE, 'erlperf reference').
 -define(ROLES, [init, init_runner, runner, done]).
 -define(ANNO, erl_anno:new(0)).
 
@@ -484,14 +494,16 @@ module_forms(Module, Roles) ->
     Index = maps:from_list(lists:zip([N || #role{name = N} <- FunRoles],
                                      lists:seq(1, length(FunRoles)))),
     Runner = lists:keyfind(runner, #role.name, Roles),
-    Exports = [{?CALL, 3}, {?RUN, 3}, {?TIMED, 3}, {?LATENCY, 5}],
+    Loops = loop_forms(Runner, maps:get(runner, Index, none)),
+    %% the reference loop is exported: it is never called, and must not be removed
+    Exports = [{?CALL, 3}, {?RUN, 3}, {?TIMED, 3}, {?LATENCY, 5}
+               | [{?REFERENCE, A} || {function, _, ?REFERENCE, A, _} <- Loops]],
     Header = [{attribute, ?ANNO, file, {"erlperf", 1}},
               {attribute, ?ANNO, module, Module},
               {attribute, ?ANNO, export, Exports}],
     Dispatch = dispatch_forms(Roles, Index),
     User = lists:append([[{attribute, ?ANNO, file, {atom_to_list(N), 1}} | F]
                          || #role{name = N, forms = F} <- Roles, F =/= []]),
-    Loops = loop_forms(Runner, maps:get(runner, Index, none)),
     LoopFile = loop_file(Runner),
     {Header ++ Dispatch ++ User ++ [{attribute, ?ANNO, file, {LoopFile, 1}} | Loops], Context}.
 
@@ -541,19 +553,25 @@ loop_forms(#role{arity = Arity} = Runner, FunPos) ->
                                          [{integer, ?ANNO, FunPos}, var('Context')]}} || HasFun],
     Init = used(Arity >= 1, 'I'),
     Context = used(HasFun, 'Context'),
-    Publish = {call, ?ANNO, remote(erlperf_job, publish), []},
     [run_form(Setup, Extra, Init, Context),
-     {function, ?ANNO, ?LOOP, 1 + length(Extra),
-      [{clause, ?ANNO, [{integer, ?ANNO, 0} | Extra], [],
-        [{call, ?ANNO, {atom, ?ANNO, ?LOOP}, [Publish | Extra]}]},
-       {clause, ?ANNO, [var('N') | Extra], [],
-        Body ++ [{call, ?ANNO, {atom, ?ANNO, ?LOOP}, [decrement() | next(Extra)]}]}]},
+     worker_loop(?LOOP, Extra, Body),
+     %% the same loop with no runner: a state passes on unchanged
+     worker_loop(?REFERENCE, Extra, []),
      timed_form(Setup, Extra, Init, Context),
      {function, ?ANNO, ?TIMED_LOOP, 1 + length(Extra),
       [{clause, ?ANNO, [{integer, ?ANNO, 0} | [var('_') || _ <- Extra]], [], [{atom, ?ANNO, ok}]},
        {clause, ?ANNO, [var('N') | Extra], [],
         Body ++ [{call, ?ANNO, {atom, ?ANNO, ?TIMED_LOOP}, [decrement() | next(Extra)]}]}]}
      | latency_forms(Setup, Extra, Init, Context, Body)].
+
+%% Name(N, Extra...): runs Body N times, then asks for the next batch and goes on.
+worker_loop(Name, Extra, Body) ->
+    Next = case Body of [] -> Extra; _ -> next(Extra) end,
+    {function, ?ANNO, Name, 1 + length(Extra),
+     [{clause, ?ANNO, [{integer, ?ANNO, 0} | Extra], [],
+       [{call, ?ANNO, {atom, ?ANNO, Name}, [{call, ?ANNO, remote(erlperf_job, publish), []} | Extra]}]},
+      {clause, ?ANNO, [var('N') | Extra], [],
+       Body ++ [{call, ?ANNO, {atom, ?ANNO, Name}, [decrement() | Next]}]}]}.
 
 %% 'erlperf latency'(Count, Ref, Deadline, InitRunnerResult, Context) -> slots left:
 %% times calls one by one into slots Count, Count - 1, ... of the atomics array Ref
@@ -680,18 +698,51 @@ loc({Line, Col}) -> {Line, Col};
 loc(Line) when is_integer(Line) -> {Line, 0};
 loc(none) -> {0, 0}.
 
-%% The runner was compiled away when the loop's iteration clause does nothing but count.
-dead_loop({_Mod, _Exports, _Attrs, Functions, _Labels}) ->
-    [Loop] = [Code || {function, Name, _, _, Code} <- Functions, Name =:= ?LOOP],
-    lists:all(fun is_skeleton/1, Loop).
+%% The runner was compiled away when the worker loop is the reference loop (no runner).
+%% The assembly is a tuple whose elements differ between releases (OTP 29 added one);
+%% its function list is found by what it holds, each function being
+%% `{function, Name, Arity, Entry, Instructions}' on every supported release.
+dead_loop(Asm) ->
+    {Loop, Reference} = loops(Asm),
+    Loop =:= Reference.
 
-is_skeleton({gc_bif, '-', _, _, [_, {integer, 1}], _}) -> true;
-is_skeleton({call_only, _, _}) -> true;
-%% the batch-end clause asks for the next batch
-is_skeleton({call_ext, 0, {extfunc, erlperf_job, publish, 0}}) -> true;
-is_skeleton({call_last, _, _, _}) -> true;
-is_skeleton(I) when is_tuple(I) ->
-    lists:member(element(1, I), ['%', label, line, func_info, test, select_val, jump, move,
-                                 allocate, deallocate, init_yregs, trim, test_heap, swap]);
-is_skeleton(return) -> true;
-is_skeleton(_) -> false.
+%% @private The worker loop's and the reference loop's instructions in a generated
+%% module's assembly (`compile' option `to_asm'), normalised.
+-spec loops(tuple()) -> {[term()], [term()]}.
+loops(Asm) ->
+    [Functions] = [E || E <- tuple_to_list(Asm), is_list(E), E =/= [],
+                        lists:all(fun (F) -> element(1, F) =:= function end, E)],
+    Code = maps:from_list([{Name, Is} || {function, Name, _, _, Is} <- Functions]),
+    {normal(maps:get(?LOOP, Code)), normal(maps:get(?REFERENCE, Code))}.
+
+%% Instructions with labels numbered from 1 in order of appearance, without line
+%% information, type annotations and the function's own name.
+normal(Instructions) ->
+    Kept = [I || I <- Instructions, not is_annotation(I)],
+    {Normal, _} = lists:mapfoldl(fun relabel/2, #{}, Kept),
+    Normal.
+
+is_annotation(I) when is_tuple(I) ->
+    lists:member(element(1, I), [line, '%', func_info, executable_line, debug_line]);
+is_annotation(_) ->
+    false.
+
+relabel({label, L}, Map) ->
+    {N, Map1} = label_number(L, Map),
+    {{label, N}, Map1};
+relabel({f, L}, Map) when is_integer(L), L > 0 ->
+    {N, Map1} = label_number(L, Map),
+    {{f, N}, Map1};
+relabel(T, Map) when is_tuple(T) ->
+    {Elements, Map1} = lists:mapfoldl(fun relabel/2, Map, tuple_to_list(T)),
+    {list_to_tuple(Elements), Map1};
+relabel(L, Map) when is_list(L) ->
+    lists:mapfoldl(fun relabel/2, Map, L);
+relabel(Other, Map) ->
+    {Other, Map}.
+
+label_number(L, Map) ->
+    case Map of
+        #{L := N} -> {N, Map};
+        _ -> N = map_size(Map) + 1, {N, Map#{L => N}}
+    end.

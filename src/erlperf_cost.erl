@@ -4,11 +4,18 @@
 %%% Glossary:
 %%% <ul>
 %%%   <li><b>memory batch</b>: `?MEMORY_ITERATIONS' iterations in a worker whose heap is
-%%%       large enough that no garbage collection happens; its heap growth, less an empty
-%%%       batch's (the harness), divided by the iterations, is the bytes per call. When a
-%%%       collection happens anyway, the batch is retried with fewer iterations, then a
-%%%       bigger heap (`retries' counts them); past `?MAX_HEAP_WORDS' the bytes are
-%%%       `undefined'. Off-heap (refc) binaries are not counted.</li>
+%%%       large enough that no garbage collection happens. When a collection happens
+%%%       anyway, the batch is retried with fewer iterations, then a bigger heap
+%%%       (`retries' counts them), up to `?MAX_HEAP_WORDS'.</li>
+%%%   <li><b>memory method</b>: how the batch's bytes are counted (`memory_method').
+%%%       `call_memory' (OTP 26 and later): the `call_memory' trace of the worker's timed
+%%%       loop counts the words it allocates, whatever it calls, as `tprof' does; a
+%%%       collection does not disturb it. `heap' (OTP 25): the worker's heap growth,
+%%%       which a collection makes meaningless: past `?MAX_HEAP_WORDS' the bytes are then
+%%%       `undefined'. Either way, less an empty batch's (the harness), divided by the
+%%%       iterations, is the bytes per call; off-heap (refc) binaries' data, messages
+%%%       sent (copied into the receiver's heap) and spawned processes' own heaps are
+%%%       not the caller's and are not counted.</li>
 %%%   <li><b>reductions</b>: the worker's reductions over the memory batch, less the empty
 %%%       batch's and the loop's own call (`?LOOP_REDUCTIONS' per iteration).</li>
 %%%   <li><b>time batch</b>: iterations lasting about `?TIME_BATCH_NS' (from the measured
@@ -33,12 +40,15 @@
 %% API: called by erlperf_local after a benchmark, with the job's workers stopped.
 -export([measure/2]).
 
-%% Internal export: the arithmetic, pure (tested on its own).
--export([per_iteration/4]).
+%% Internal exports: the arithmetic, pure (tested on its own); a chosen memory method.
+-export([per_iteration/4, measure/3]).
 
--export_type([cost/0]).
+-export_type([cost/0, memory_method/0]).
+
+-type memory_method() :: call_memory | heap.
 
 -type cost() :: #{bytes_per_iteration := float() | undefined,
+                  memory_method := memory_method(),
                   reductions_per_iteration := float(),
                   cpu_ns_per_iteration := float(),
                   wall_ns_per_iteration := float(),
@@ -53,6 +63,12 @@
 -define(MAX_HEAP_WORDS, (1 bsl 24)).
 %% Reductions of the timed loop's own call, per iteration (an `ok.' runner costs that).
 -define(LOOP_REDUCTIONS, 1).
+%% How bytes are counted: the call_memory trace where the release has it.
+-if(?OTP_RELEASE >= 26).
+-define(MEMORY_METHOD, call_memory).
+-else.
+-define(MEMORY_METHOD, heap).
+-endif.
 %% Target duration of the time batch: the CPU clock ticks in milliseconds.
 -define(TIME_BATCH_NS, 200000000).
 %% Most iterations of the time batch.
@@ -65,8 +81,16 @@
 %% time per iteration) sizes the time batch.
 -spec measure(pid(), number() | infinity) -> cost().
 measure(Job, IterationNs) ->
-    {N, Heap, Retries, Batch} = memory_batch(Job, ?MEMORY_ITERATIONS, ?MEMORY_HEAP_WORDS, 0),
-    Empty = erlperf_job:cost(Job, 0, #{heap => Heap, collections => true}),
+    measure(Job, IterationNs, ?MEMORY_METHOD).
+
+%% @private
+%% The same, counting bytes with the method given: `call_memory' needs OTP 26 or later
+%% (tests compare the two methods there).
+-spec measure(pid(), number() | infinity, memory_method()) -> cost().
+measure(Job, IterationNs, Method) ->
+    Options = #{collections => true, call_memory => Method =:= call_memory},
+    {N, Heap, Retries, Batch} = memory_batch(Job, ?MEMORY_ITERATIONS, Options#{heap => ?MEMORY_HEAP_WORDS}, 0),
+    Empty = erlperf_job:cost(Job, 0, Options#{heap => Heap}),
     Timed = time_iterations(IterationNs),
     Time = erlperf_job:cost(Job, Timed, #{}),
     Cost = per_iteration({N, Batch}, Empty, {Timed, Time}, erlang:system_info(wordsize)),
@@ -74,35 +98,41 @@ measure(Job, IterationNs) ->
 
 %% @private
 %% Per iteration: bytes and reductions from the memory batch less the empty one; CPU
-%% and wall-clock time from the time batch.
+%% and wall-clock time from the time batch. Bytes come from the traced words when the
+%% batches have them (`call_memory'), else from the heap growth of a batch that did not
+%% collect (`heap').
 -spec per_iteration({pos_integer(), erlperf_job:batch_cost()},
                     erlperf_job:batch_cost(), {pos_integer(), erlperf_job:batch_cost()},
                     pos_integer()) -> map().
 per_iteration({N, Batch}, Empty, {Timed, Time}, WordSize) ->
-    #{reductions := Reds0, words := Words0} = Empty,
+    #{reductions := Reds0} = Empty,
+    #{reductions := Reds} = Batch,
     #{cpu_ns := Cpu, wall_ns := Wall} = Time,
-    {Bytes, Reds} = case Batch of
-                        #{gc := false, words := Words, reductions := R} ->
-                            {(Words - Words0) * WordSize / N, (R - Reds0) / N - ?LOOP_REDUCTIONS};
-                        #{reductions := R} ->
-                            {undefined, (R - Reds0) / N - ?LOOP_REDUCTIONS}
-                    end,
-    #{bytes_per_iteration => Bytes, reductions_per_iteration => Reds,
+    {Method, Words} = case {Batch, Empty} of
+                          {#{traced_words := W}, #{traced_words := W0}} -> {call_memory, W - W0};
+                          {#{gc := false, words := W}, #{words := W0}} -> {heap, W - W0};
+                          {#{}, #{}} -> {heap, undefined}
+                      end,
+    #{bytes_per_iteration => bytes(Words, WordSize, N), memory_method => Method,
+      reductions_per_iteration => (Reds - Reds0) / N - ?LOOP_REDUCTIONS,
       cpu_ns_per_iteration => Cpu / Timed, wall_ns_per_iteration => Wall / Timed,
       iterations => N}.
+
+bytes(undefined, _WordSize, _N) -> undefined;
+bytes(Words, WordSize, N) -> Words * WordSize / N.
 
 %%--------------------------------------------------------------------
 %% Internal functions
 
 %% Fewer iterations first, then a bigger heap, until no collection happens.
-memory_batch(Job, N, Heap, Retries) ->
-    case erlperf_job:cost(Job, N, #{heap => Heap, collections => true}) of
+memory_batch(Job, N, #{heap := Heap} = Options, Retries) ->
+    case erlperf_job:cost(Job, N, Options) of
         #{gc := false} = Batch ->
             {N, Heap, Retries, Batch};
         #{} when N > 1 ->
-            memory_batch(Job, max(1, N div 10), Heap, Retries + 1);
+            memory_batch(Job, max(1, N div 10), Options, Retries + 1);
         #{} when Heap < ?MAX_HEAP_WORDS ->
-            memory_batch(Job, 1, Heap * 8, Retries + 1);
+            memory_batch(Job, 1, Options#{heap := Heap * 8}, Retries + 1);
         Batch ->
             {N, Heap, Retries, Batch}
     end.

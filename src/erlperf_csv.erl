@@ -30,7 +30,7 @@
 %% API
 
 %% @doc The CSV text of a record.
--spec format(erlperf_record:record()) -> iodata().
+-spec format(erlperf_record:results()) -> iodata().
 format(#{<<"runs">> := Runs} = Record) ->
     Latency = [C || lists:any(fun (Run) -> is_map_key(<<"latency_calls">>, Run) end, Runs),
                     C <- latency_columns()],

@@ -43,7 +43,7 @@
 %% API
 
 %% @doc The page of a benchmark record (decoded JSON, binary keys).
--spec render(erlperf_record:record()) -> iodata().
+-spec render(erlperf_record:results()) -> iodata().
 render(#{<<"runs">> := Runs} = Record) when is_list(Runs) ->
     Names = erlperf_record:param_names(Record),
     Named = [{name(Run, Names), Run} || Run <- Runs],
@@ -307,13 +307,19 @@ steps(Named) ->
 
 profiles(Named) ->
     Tables = [[<<"<h3>">>, erlperf_html:escape([Name, " (", maps:get(<<"tool">>, P, <<>>), ")"]),
-               <<"</h3>\n">>,
-               erlperf_html:table([<<"Function">>, <<"Calls">>, <<"Own time, us">>, <<"%">>],
-                                  [[code(maps:get(<<"function">>, F, <<>>)), figure(<<"calls">>, F),
-                                    figure(<<"time_us">>, F), one_decimal(figure(<<"percent">>, F))]
-                                   || F <- maps:get(<<"functions">>, P, [])])]
+               <<"</h3>\n">>, profile_table(maps:get(<<"functions">>, P, []))]
               || {Name, #{<<"profile">> := #{} = P}} <- Named],
     section_if(Tables =/= [], <<"Profiles">>, Tables).
+
+%% tprof's profiles have bytes per call too.
+profile_table(Functions) ->
+    Memory = Functions =/= [] andalso lists:all(fun (F) -> is_map_key(<<"bytes_per_call">>, F) end, Functions),
+    Extra = fun (F) -> [figure(<<"bytes_per_call">>, F) || Memory] end,
+    erlperf_html:table([<<"Function">>, <<"Calls">>, <<"Own time, us">>, <<"%">>]
+                       ++ [<<"Bytes per call">> || Memory],
+                       [[code(maps:get(<<"function">>, F, <<>>)), figure(<<"calls">>, F),
+                         figure(<<"time_us">>, F), one_decimal(figure(<<"percent">>, F)) | Extra(F)]
+                        || F <- Functions]).
 
 system(Record) ->
     Pairs = fun (Key) -> [[K, scalar(V)] || {K, V} <- lists:sort(maps:to_list(maps:get(Key, Record, #{})))] end,

@@ -545,7 +545,7 @@ cell(Other) -> text(Other).
 
 %% A float with 3 decimals (enough for microseconds), or 4 significant digits when smaller.
 num(I) when is_integer(I) -> integer_to_binary(I);
-num(F) when F =:= 0.0; abs(F) >= 0.01 -> float_to_binary(F, [{decimals, 3}]);
+num(F) when F == 0; abs(F) >= 0.01 -> float_to_binary(F, [{decimals, 3}]);
 num(F) -> iolist_to_binary(io_lib:format("~.4g", [F])).
 
 bytes(N) -> [erlperf_svg:format_number(N), "B"].

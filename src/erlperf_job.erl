@@ -96,9 +96,13 @@
 %% One batch measured by {@link cost/3}: heap words allocated (heap top and heap
 %% fragments, read before and after the batch in the worker), reductions, wall-clock and
 %% VM CPU nanoseconds, and whether a garbage collection happened during the batch (the
-%% words are then meaningless; `unknown' when collections were not traced).
+%% words are then meaningless; `unknown' when collections were not traced). With
+%% `call_memory => true' (OTP 26 and later), also the words the worker allocated in the
+%% timed loop as the `call_memory' trace counts them (`traced_words'), which a
+%% collection does not disturb.
 -type batch_cost() :: #{words := integer(), reductions := integer(), wall_ns := integer(),
-                        cpu_ns := integer(), gc := boolean() | unknown}.
+                        cpu_ns := integer(), gc := boolean() | unknown,
+                        traced_words => non_neg_integer()}.
 %% How {@link latency/2} times calls: `timer_calls' empty spans first; at most `calls'
 %% runner calls, for at most `budget_ms'; the caller waits at most `wait_ms' for the
 %% worker once it has started timing.
@@ -304,23 +308,32 @@ measure_ns(Job, Count) when is_integer(Count), Count > 0 ->
 %% worker's garbage collections are traced (`garbage_collection' trace flag, this
 %% process the tracer) with `collections => true', to tell whether one happened during
 %% the batch (`gc => unknown' otherwise: tracing them slows a batch that collects).
--spec cost(server_ref(), non_neg_integer(), #{heap => pos_integer(), collections => boolean()}) ->
+%% With `call_memory => true' (OTP 26 and later), the timed loop of the job's
+%% generated module has a `call_memory' trace pattern for the batch, and the worker is
+%% traced (`call' flag): `traced_words' is what the loop and everything it calls
+%% allocated. The pattern is removed afterwards, whatever happens.
+-spec cost(server_ref(), non_neg_integer(),
+           #{heap => pos_integer(), collections => boolean(), call_memory => boolean()}) ->
     batch_cost().
 cost(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
     Heap = maps:get(heap, Options, ?COST_DEFAULT_HEAP),
-    Worker = gen_server:call(Job, {cost, Count, Heap, self()}, infinity),
+    {Worker, Module} = gen_server:call(Job, {cost, Count, Heap, self()}, infinity),
     Mon = erlang:monitor(process, Worker),
+    Loop = traced_loop(Module, maps:get(call_memory, Options, false)),
     try
         ok = cost_wait(Worker, Mon, cost_ready, infinity),
         %% garbage collections of the worker are traced to this process
         Trace = maps:get(collections, Options, false),
         1 = erlang:trace(Worker, Trace, [garbage_collection]),
+        ok = trace_memory(Worker, Loop),
         Before = cost_reading(Worker),
         Worker ! {cost_go, self()},
         Nanoseconds = cost_wait(Worker, Mon, cost_done, infinity),
         After = cost_reading(Worker),
-        (cost_delta(Before, After, Nanoseconds))#{gc => collected(Worker, Trace)}
+        Batch = (cost_delta(Before, After, Nanoseconds))#{gc => collected(Worker, Trace)},
+        traced_words(Batch, Worker, Loop)
     after
+        ok = untrace_memory(Loop),
         Worker ! {cost_finish, self()},
         erlang:demonitor(Mon, [flush])
     end.
@@ -497,9 +510,9 @@ handle_call({set_concurrency, N}, _From, State) ->
 handle_call({measure, Count}, From, #state{timed = Timed} = State) ->
     Pid = spawn_timed(From, Count, State),
     {noreply, State#state{timed = Timed#{Pid => From}}};
-handle_call({cost, Count, Heap, Reader}, From, #state{timed = Timed} = State) ->
+handle_call({cost, Count, Heap, Reader}, From, #state{timed = Timed, module = Module} = State) ->
     Pid = spawn_cost(Reader, Count, Heap, State),
-    {reply, Pid, State#state{timed = Timed#{Pid => From}}};
+    {reply, {Pid, Module}, State#state{timed = Timed#{Pid => From}}};
 handle_call({latency, Spec, Reader}, From, #state{timed = Timed} = State) ->
     Pid = spawn_latency(Reader, Spec, State),
     {reply, Pid, State#state{timed = Timed#{Pid => From}}};
@@ -706,6 +719,45 @@ flush_gc(Worker, Collected) ->
     receive {trace, Worker, _GcEvent, _Info} -> flush_gc(Worker, true)
     after 0 -> Collected
     end.
+
+-if(?OTP_RELEASE >= 26).
+%% The timed loop of the generated module, when its allocation is to be traced.
+traced_loop(_Module, false) ->
+    none;
+traced_loop(Module, true) ->
+    [Arity] = [A || {'erlperf timed_loop', A} <- Module:module_info(functions)],
+    {Module, 'erlperf timed_loop', Arity}.
+
+trace_memory(_Worker, none) ->
+    ok;
+trace_memory(Worker, Loop) ->
+    1 = erlang:trace_pattern(Loop, true, [call_memory]),
+    1 = erlang:trace(Worker, true, [call]),
+    ok.
+
+traced_words(Batch, _Worker, none) ->
+    Batch;
+traced_words(Batch, Worker, Loop) ->
+    Words = case erlang:trace_info(Loop, call_memory) of
+                {call_memory, PerProcess} ->
+                    lists:sum([W || {P, _Calls, W} <- PerProcess, P =:= Worker]);
+                _NotTraced ->
+                    0
+            end,
+    Batch#{traced_words => Words}.
+
+untrace_memory(none) ->
+    ok;
+untrace_memory(Loop) ->
+    _ = erlang:trace_pattern(Loop, false, [call_memory]),
+    ok.
+-else.
+%% Before OTP 26 there is no call_memory trace: only the heap is read.
+traced_loop(_Module, _CallMemory) -> none.
+trace_memory(_Worker, none) -> ok.
+traced_words(Batch, _Worker, none) -> Batch.
+untrace_memory(none) -> ok.
+-endif.
 
 cost_delta({Words0, Reds0, Cpu0}, {Words1, Reds1, Cpu1}, Nanoseconds) ->
     #{words => Words1 - Words0, reductions => Reds1 - Reds0, wall_ns => Nanoseconds,

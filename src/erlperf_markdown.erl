@@ -25,7 +25,7 @@
 %% API
 
 %% @doc The Markdown table of a record.
--spec format(erlperf_record:record()) -> unicode:chardata().
+-spec format(erlperf_record:results()) -> unicode:chardata().
 format(#{<<"runs">> := Runs} = Record) ->
     Sweep = is_map_key(<<"params">>, maps:get(<<"options">>, Record, #{})),
     Names = erlperf_record:param_names(Record),

@@ -86,9 +86,13 @@ stop(Node) ->
             ok;
         Peer ->
             _ = persistent_term:erase({?MODULE, node, Node}),
-            try peer:stop(Peer)
-            catch exit:_ -> ok   % its control process is gone: so is the node
-            end
+            stop_peer(Peer)
+    end.
+
+-spec stop_peer(pid()) -> ok.
+stop_peer(Peer) ->
+    try peer:stop(Peer)
+    catch exit:_ -> ok   % its control process is gone: so is the node
     end.
 
 %% @doc Stops every test node {@link start/1} started and that is still up.
@@ -191,7 +195,7 @@ connect(Peer, Node) ->
             persistent_term:put({?MODULE, node, Node}, Peer),
             {ok, Node};
         _ ->
-            catch peer:stop(Peer),
+            stop_peer(Peer),
             {error, {test_node, {cannot_connect, Node}}}
     end.
 

@@ -11,7 +11,9 @@
 %%%       `cprof': call counts only, from `call_count' patterns, which count the calls
 %%%       of every process of the node (there is no per-process counting);
 %%%       `tprof' (OTP 27 and later only: {@link tools/0} lists what this node has):
-%%%       `call_time', like eprof.</li>
+%%%       calls and own time from a `call_time' session, like eprof, then heap bytes
+%%%       per call of each function from a `call_memory' session of `?TPROF_MEMORY_MS'
+%%%       (`bytes_per_call'; 0 for a function that allocated nothing then).</li>
 %%%   <li><b>profile workers</b>: fresh workers of the job, as many as the run had (at
 %%%       most `?MAX_TRACED_WORKERS'), each running `init_runner' and then the runner in
 %%%       a loop that neither counts nor publishes (see
@@ -58,7 +60,7 @@
 
 %% Internal exports: each tool's data read into entries, and the top functions of the
 %% entries; pure (tested on their own).
--export([from_eprof/1, from_fprof/1, from_cprof/1, from_tprof/1, top/2]).
+-export([from_eprof/1, from_fprof/1, from_cprof/1, from_tprof/1, bytes_per_call/2, top/2]).
 
 %% Internal export: how erlperf_report and erlperf_record name a function.
 -export([function_name/1]).
@@ -70,15 +72,19 @@
 -type function_name() :: mfa() | garbage_collect.
 %% One function in the profile: calls, own time (`undefined' with cprof, which counts
 %% calls only) and share of the total own time (cprof: of all calls), in percent.
+%% tprof adds the heap bytes a call of the function allocates itself.
 -type function_profile() :: #{mfa := function_name(),
                               calls := non_neg_integer(),
                               time_us := number() | undefined,
-                              percent := float()}.
+                              percent := float(),
+                              bytes_per_call => float()}.
 %% A profile: the tool, how long it watched, how many workers it traced (cprof counts
 %% the calls of every process), the totals over all functions, and the top functions,
-%% most time first (cprof: most calls first).
+%% most time first (cprof: most calls first). tprof then watches allocation for
+%% `memory_ms'.
 -type profile() :: #{tool := tool(),
                      duration_ms := pos_integer(),
+                     memory_ms => pos_integer(),
                      workers := non_neg_integer(),
                      total_calls := non_neg_integer(),
                      total_us := number() | undefined,
@@ -88,6 +94,8 @@
 
 %% How long eprof, cprof and tprof watch the workers (milliseconds).
 -define(PROFILE_MS, 1000).
+%% How long tprof's call_memory session watches, after its call_time one (milliseconds).
+-define(TPROF_MEMORY_MS, 500).
 %% How long fprof traces the workers (milliseconds): it writes every call to a file.
 -define(FPROF_MS, 200).
 %% Functions listed in a profile, the most expensive first.
@@ -224,6 +232,18 @@ from_cprof({_Total, Modules}) ->
 from_tprof({call_time, Functions}) ->
     merge([{{M, F, A}, Calls, Us} || {M, F, A, PerProcess} <- Functions,
                                      {_Pid, Calls, Us} <- PerProcess]).
+
+%% @private
+%% tprof:collect/0 with `type => call_memory': `{call_memory, [{M, F, A, [{Pid, Calls,
+%% Words}]}]}' (only functions that allocated) read into heap bytes per call.
+-spec bytes_per_call({call_memory, [{module(), atom(), arity(), [{pid() | all, non_neg_integer(), non_neg_integer()}]}]},
+                     pos_integer()) -> #{mfa() => float()}.
+bytes_per_call({call_memory, Functions}, WordSize) ->
+    maps:from_list([{{M, F, A}, Words * WordSize / Calls}
+                    || {M, F, A, PerProcess} <- Functions,
+                       {Calls, Words} <- [lists:foldl(fun ({_Pid, C, W}, {C0, W0}) -> {C0 + C, W0 + W} end,
+                                                      {0, 0}, PerProcess)],
+                       Calls > 0]).
 
 %% @private
 %% The top `N' functions, most own time first (most calls first when times are
@@ -368,18 +388,30 @@ suspend([W | Rest]) ->
         gone
     end.
 
-%% Waits as long as the tool watches, unless the job or the caller goes first.
-watch(Tool, Workers, Files, {JobMon, CallerMon}) ->
+%% Waits as long as the tool watches, unless the job or the caller goes first; tprof
+%% then watches allocation.
+watch(Tool, Workers, Files, Monitors) ->
     Duration = duration(Tool),
+    case wait(Duration, Monitors) of
+        ok ->
+            {TotalCalls, TotalUs, Top} = top(collect(Tool, Files), ?TOP_FUNCTIONS),
+            Profile = #{tool => Tool, duration_ms => Duration, workers => length(Workers),
+                        total_calls => TotalCalls, total_us => TotalUs, functions => Top},
+            case Tool of
+                tprof -> watch_memory(Workers, Monitors, Profile);
+                _ -> {profiled, Profile}
+            end;
+        Down ->
+            Down
+    end.
+
+%% `ok' after Ms, or why the job or the caller went first.
+wait(Ms, {JobMon, CallerMon}) ->
     receive
-        {'DOWN', JobMon, process, _, Reason} ->
-            {job_down, Reason};
-        {'DOWN', CallerMon, process, _, Reason} ->
-            {caller_down, Reason}
-    after Duration ->
-        {TotalCalls, TotalUs, Top} = top(collect(Tool, Files), ?TOP_FUNCTIONS),
-        {profiled, #{tool => Tool, duration_ms => Duration, workers => length(Workers),
-                     total_calls => TotalCalls, total_us => TotalUs, functions => Top}}
+        {'DOWN', JobMon, process, _, Reason} -> {job_down, Reason};
+        {'DOWN', CallerMon, process, _, Reason} -> {caller_down, Reason}
+    after Ms ->
+        ok
     end.
 
 duration(fprof) -> ?FPROF_MS;
@@ -438,7 +470,7 @@ collect(cprof, _Files) ->
     _ = cprof:pause(),
     from_cprof(cprof:analyse());
 collect(tprof, _Files) ->
-    collect_tprof().
+    from_tprof(collect_tprof()).
 
 %% Stops the tool (which removes its patterns), turns tracing of the workers off, and
 %% deletes the files. The patterns and tracing are turned off here too, as the tool
@@ -481,15 +513,36 @@ untrace(Workers) ->
                   end, Workers).
 
 -if(?OTP_RELEASE >= 27).
+%% tprof's second session: bytes per call of the functions already in the profile.
+watch_memory(Workers, Monitors, #{functions := Top} = Profile) ->
+    ok = switch_tprof(Workers, call_memory),
+    case wait(?TPROF_MEMORY_MS, Monitors) of
+        ok ->
+            PerCall = bytes_per_call(collect_tprof(), erlang:system_info(wordsize)),
+            {profiled, Profile#{memory_ms => ?TPROF_MEMORY_MS,
+                                functions := [F#{bytes_per_call => maps:get(Fn, PerCall, 0.0)}
+                                              || #{mfa := Fn} = F <- Top]}};
+        Down ->
+            Down
+    end.
+
 start_tprof(Workers) ->
-    {ok, _} = tprof:start(#{type => call_time}),
+    start_tprof(Workers, call_time).
+
+start_tprof(Workers, Type) ->
+    {ok, _} = tprof:start(#{type => Type}),
     _ = tprof:enable_trace(Workers, #{set_on_spawn => false}),
     _ = tprof:set_pattern('_', '_', '_'),
     ok.
 
+%% Ends the session and starts one of another type on the same workers.
+switch_tprof(Workers, Type) ->
+    cleanup_tprof(Workers),
+    start_tprof(Workers, Type).
+
 collect_tprof() ->
     _ = tprof:pause(),
-    from_tprof(tprof:collect()).
+    tprof:collect().
 
 cleanup_tprof(Workers) ->
     case whereis(tprof) of
@@ -505,8 +558,11 @@ cleanup_tprof(Workers) ->
 start_tprof(_Workers) ->
     ok.
 
+watch_memory(_Workers, _Monitors, Profile) ->
+    {profiled, Profile}.
+
 collect_tprof() ->
-    [].
+    {call_time, []}.
 
 cleanup_tprof(_Workers) ->
     ok.

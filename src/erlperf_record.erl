@@ -33,9 +33,9 @@
 %% API: called by the command line and the output formats.
 -export([from_reports/1, with_baselines/2, version/0, param_names/1]).
 
--export_type([record/0]).
+-export_type([results/0]).
 
--type record() :: #{binary() => term()}.
+-type results() :: #{binary() => term()}.
 
 %% Version of the record's layout; readers refuse a newer one.
 -define(VERSION, 1).
@@ -46,7 +46,7 @@
 %% API
 
 %% @doc The record of full reports of one call (`report => full').
--spec from_reports([erlperf:report(), ...]) -> record().
+-spec from_reports([erlperf:report(), ...]) -> results().
 from_reports([First | _] = Reports) ->
     Runs = [run(R, Reports) || R <- Reports],
     #{<<"version">> => ?VERSION,
@@ -58,7 +58,7 @@ from_reports([First | _] = Reports) ->
 %% @doc Adds to each run its comparison with baselines (rows of
 %% {@link erlperf_baseline:compare/3}, in the runs' order): `baselines', a list of
 %% `{file, match, verdict, change_pct, ci95_pct, significant}' objects.
--spec with_baselines(record(), [erlperf_baseline:row()]) -> record().
+-spec with_baselines(results(), [erlperf_baseline:row()]) -> results().
 with_baselines(Record, []) ->
     Record;
 with_baselines(#{<<"runs">> := Runs} = Record, Rows) ->
@@ -76,7 +76,7 @@ baseline(#{file := File, match := Match} = E) ->
 
 %% @doc The names of the parameters of a sweep's record, in the order given (`[]' for
 %% a record of no sweep).
--spec param_names(record()) -> [binary()].
+-spec param_names(results()) -> [binary()].
 param_names(#{<<"options">> := #{<<"params">> := Params}}) when is_list(Params) ->
     [Name || #{<<"name">> := Name} <- Params];
 param_names(#{<<"runs">> := [#{<<"params">> := Params} | _]}) when is_map(Params) ->
@@ -131,6 +131,7 @@ sweep(Report) ->
 %% With `memory => true': the cost per call.
 cost(#{cost := Cost}) ->
     #{<<"bytes_per_iteration">> => number(maps:get(bytes_per_iteration, Cost)),
+      <<"memory_method">> => atom_to_binary(maps:get(memory_method, Cost)),
       <<"reductions_per_iteration">> => maps:get(reductions_per_iteration, Cost),
       <<"cpu_ns_per_iteration">> => maps:get(cpu_ns_per_iteration, Cost)};
 cost(_Result) ->
@@ -162,17 +163,23 @@ search(_Report) ->
 %% With `profile => Tool': the top functions, each named "module:function/arity".
 profile(#{profile := #{tool := Tool, functions := Functions} = Profile}) ->
     #{<<"profile">> =>
-          #{<<"tool">> => atom_to_binary(Tool),
+          (optional(memory_ms, Profile))#{
+            <<"tool">> => atom_to_binary(Tool),
             <<"duration_ms">> => maps:get(duration_ms, Profile),
             <<"workers">> => maps:get(workers, Profile),
             <<"total_calls">> => maps:get(total_calls, Profile),
             <<"total_us">> => number(maps:get(total_us, Profile)),
             <<"functions">> =>
-                [#{<<"function">> => unicode:characters_to_binary(erlperf_profile:function_name(Fn)),
+                [(optional(bytes_per_call, F))#{
+                   <<"function">> => unicode:characters_to_binary(erlperf_profile:function_name(Fn)),
                    <<"calls">> => Calls, <<"time_us">> => number(Us), <<"percent">> => Pct}
-                 || #{mfa := Fn, calls := Calls, time_us := Us, percent := Pct} <- Functions]}};
+                 || #{mfa := Fn, calls := Calls, time_us := Us, percent := Pct} = F <- Functions]}};
 profile(_Report) ->
     #{}.
+
+%% The key (as a binary) and its value when the map has it (tprof's memory figures).
+optional(Key, Map) ->
+    maps:from_list([{atom_to_binary(Key), V} || #{Key := V} <- [Map]]).
 
 comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Values}} = Report,
            Reports) ->

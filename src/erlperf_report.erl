@@ -283,13 +283,18 @@ profile_lines(Reports) ->
     [["\n", profile_title(R, Profile), profile_table(Profile)]
      || #{profile := Profile} = R <- Reports].
 
-profile_title(R, #{tool := Tool, duration_ms := Ms, workers := Workers}) ->
+profile_title(R, #{tool := Tool, duration_ms := Ms, workers := Workers} = Profile) ->
     Watched = case {Tool, Workers} of
                   {cprof, _} -> ", calls in all processes";
                   {_, 1} -> "";
                   {_, N} -> io_lib:format(", ~b workers", [N])
               end,
-    io_lib:format("Profile (~s, ~s~s, runner ~ts)~n", [Tool, profile_duration(Ms), Watched, label(R)]).
+    Memory = case Profile of
+                 #{memory_ms := MemoryMs} -> [", then ", profile_duration(MemoryMs), " for memory"];
+                 #{} -> ""
+             end,
+    io_lib:format("Profile (~s, ~s~s~s, runner ~ts)~n",
+                  [Tool, profile_duration(Ms), Memory, Watched, label(R)]).
 
 profile_duration(Ms) when Ms rem 1000 =:= 0 -> integer_to_list(Ms div 1000) ++ " s";
 profile_duration(Ms) -> integer_to_list(Ms) ++ " ms".
@@ -301,6 +306,11 @@ profile_table(#{tool := cprof, functions := Functions}) ->
     columns_text(["Function", "Calls", "% of calls"],
                  [[erlperf_profile:function_name(Fn), integer_to_list(C), percent(P)]
                   || #{mfa := Fn, calls := C, percent := P} <- Functions]);
+profile_table(#{memory_ms := _, functions := Functions}) ->
+    columns_text(["Function", "Calls", "% of time", "Per call", "Bytes per call"],
+                 [[erlperf_profile:function_name(Fn), integer_to_list(C), percent(P), per_call(T, C),
+                   cost_number(B)]
+                  || #{mfa := Fn, calls := C, percent := P, time_us := T, bytes_per_call := B} <- Functions]);
 profile_table(#{functions := Functions}) ->
     columns_text(["Function", "Calls", "% of time", "Per call"],
                  [[erlperf_profile:function_name(Fn), integer_to_list(C), percent(P), per_call(T, C)]

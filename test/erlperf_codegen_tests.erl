@@ -31,7 +31,8 @@ parse_error_test_() ->
                    erlperf_codegen:check(#{runner => "ok,\n  foo(."})),
      ?_assertMatch({error, {bad_code, runner, {parse, 1, 14, "source must end with a period (.)"}}},
                    erlperf_codegen:check(#{runner => "rand:uniform()"})),
-     ?_assertMatch({error, {bad_code, runner, {parse, 1, 1, _}}},
+     %% where a scanner error is reported is the scanner's: 1 up to OTP 28, 2 from 29
+     ?_assertMatch({error, {bad_code, runner, {parse, 1, C, _}}} when C >= 1,
                    erlperf_codegen:check(#{runner => "\"abc."})),
      ?_assertMatch({error, {bad_code, runner, {parse, 1, 8, _}}},
                    erlperf_codegen:check(#{runner => "x = 1. y."})),
@@ -380,9 +381,9 @@ format_error_test_() ->
 loop_asm(Code) ->
     {ok, #{forms := Forms}} = erlperf_codegen:generate(Code, erlperf_codegen_tests_asm),
     %% to_asm with binary: the assembly is returned, no file is written
-    {ok, _, {_, _, _, Functions, _}} = compile:noenv_forms(Forms, [to_asm, binary]),
-    [Is] = [Is || {function, 'erlperf loop', _, _, Is} <- Functions],
-    [I || I <- Is, element(1, I) =/= line].
+    {ok, _, Asm} = compile:noenv_forms(Forms, [to_asm, binary]),
+    {Loop, _Reference} = erlperf_codegen:loops(Asm),
+    Loop.
 
 load(Code, Mod) ->
     {ok, #{binary := Bin, context := Ctx}} = erlperf_codegen:generate(Code, Mod),

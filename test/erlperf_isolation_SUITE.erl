@@ -80,10 +80,12 @@ remote_error(Config) when is_list(Config) ->
              runner => "ok = pg2:join(g, self()), ok = pg2:leave(g, self())."},
     {Self, Capture} = capture(),
     Result = with_group_leader(Capture, fun () ->
-        catch erlperf:benchmark([Code], #{isolation => #{}}, undefined) end),
-    ?assertMatch({'EXIT', {{crashed, init, {error, undef, [{pg2, create, [g], _} | _]}}, _}},
+        try erlperf:benchmark([Code], #{isolation => #{}}, undefined)
+        catch error:R:St -> {error, R, St}
+        end end),
+    ?assertMatch({error, {crashed, init, {error, undef, [{pg2, create, [g], _} | _]}}, _},
                  Result),
-    {'EXIT', {Reason, _}} = Result,
+    {error, Reason, _} = Result,
     ?assertMatch("init crashed: undefined function pg2:create/1" ++ _,
                  erlperf:format_error(Reason)),
     wait_gone(peer_os_pid(Self, Capture)).

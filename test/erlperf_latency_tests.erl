@@ -46,7 +46,7 @@ shorter_than_timer_is_zero_test() ->
 
 one_call_test() ->
     ?assertMatch(#{calls := 1, p50 := 960, p90 := 960, p99 := 960, p999 := 960, max := 960,
-                   stddev := 0.0, average := 960.0},
+                   stddev := +0.0, average := 960.0},
                  erlperf_latency:summary([1000], ?EMPTY)).
 
 no_call_has_no_figures_test() ->

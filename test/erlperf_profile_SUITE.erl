@@ -19,7 +19,8 @@
          invalid/0, invalid/1, tprof/0, tprof/1]).
 
 %% A short run: the profile takes its own time after it.
--define(FAST, #{sample_duration => 50, samples => 1}).
+%% a function call, not a literal: OTP 27 warns of updates to a literal map
+-define(FAST, (fast())).
 %% How long cleanup checks wait for processes to exit (a bounded poll).
 -define(SETTLE_MS, 5000).
 %% Registered names of the tools' servers (fprof_server is fprof's; fprof starts dbg).
@@ -53,6 +54,9 @@ end_per_suite(Config) ->
 %%--------------------------------------------------------------------
 %% Helpers
 
+%% Short runs: one sample of 50 ms.
+fast() -> #{sample_duration => 50, samples => 1}.
+
 profile(Code, Tool) ->
     profile(Code, Tool, #{}).
 
@@ -84,7 +88,15 @@ leftovers(Config) ->
                             element(2, erlang:trace_info(on_load, P)) =/= false]
         ++ [{pattern, MFA} || MFA <- loaded_functions(), erlang:trace_info(MFA, all) =/= {all, false}]
         ++ [{tracer, P} || P <- processes(), has_tracer(P)]
+        ++ [{session, S} || S <- trace_sessions(), S =/= {legacy, default}]
         ++ [{file, F} || F <- element(2, file:list_dir(?config(tmp, Config)))].
+
+%% Trace sessions (OTP 27 and later; tprof traces in one of its own).
+-if(?OTP_RELEASE >= 27).
+trace_sessions() -> trace:session_info(all).
+-else.
+trace_sessions() -> [].
+-endif.
 
 loaded_functions() ->
     [{M, F, A} || {M, _} <- code:all_loaded(), {F, A} <- M:module_info(functions)].
@@ -115,11 +127,14 @@ report_shape(Config) when is_list(Config) ->
          P = profile(#{runner => "lists:seq(1, 100)."}, Tool),
          #{tool := Tool, duration_ms := Ms, workers := 1, total_calls := Calls,
            total_us := TotalUs, functions := Functions} = P,
-         ?assertEqual(lists:sort([tool, duration_ms, workers, total_calls, total_us, functions]),
+         %% tprof also watches allocation, and says for how long
+         Memory = [memory_ms || Tool =:= tprof],
+         ?assertEqual(lists:sort([tool, duration_ms, workers, total_calls, total_us, functions | Memory]),
                       lists:sort(maps:keys(P))),
          ?assert(Ms > 0 andalso Calls > 0, P),
          ?assert(length(Functions) > 0 andalso length(Functions) =< 15, P),
-         [?assertEqual(lists:sort([mfa, calls, time_us, percent]), lists:sort(maps:keys(F))) || F <- Functions],
+         [?assertEqual(lists:sort([mfa, calls, time_us, percent] ++ [bytes_per_call || Tool =:= tprof]),
+                       lists:sort(maps:keys(F))) || F <- Functions],
          ?assert(lists:sum([Pct || #{percent := Pct} <- Functions]) =< 100.0001, P),
          ?assert(lists:member({lists, seq_loop, 3}, lists:sublist(names(P), 3)), P),
          assert_ranked(P),
@@ -186,9 +201,11 @@ runner_crash() ->
     [{doc, "A runner crashing once it is profiled raises {crashed, runner, _} like any runner crash, "
            "and the profile leaves nothing behind"}].
 runner_crash(Config) when is_list(Config) ->
-    %% traced (eprof, fprof, tprof) or counted (cprof): crash
-    Runner = "r() -> case {erlang:trace_info(self(), flags), erlang:trace_info({lists, seq, 2}, call_count)} of "
-             "{{flags, []}, {call_count, false}} -> lists:seq(1, 10); _ -> erlang:error(profiled) end.",
+    %% traced (eprof, fprof), counted (cprof) or tprof running (from OTP 27 on it traces
+    %% in a session of its own, which erlang:trace_info/2 does not show): crash
+    Runner = "r() -> case {erlang:trace_info(self(), flags), erlang:trace_info({lists, seq, 2}, call_count), "
+             "whereis(tprof)} of "
+             "{{flags, []}, {call_count, false}, undefined} -> lists:seq(1, 10); _ -> erlang:error(profiled) end.",
     [begin
          Check = clean_check(Config),
          ?assertError({crashed, runner, {error, profiled, _}},
@@ -266,6 +283,17 @@ tprof(Config) when is_list(Config) ->
         true ->
             P = profile("lists:seq(1, 100).", tprof),
             ?assert(lists:member({lists, seq_loop, 3}, names(P)), P),
+            ?assertMatch(#{memory_ms := 500}, P),
+            %% heap bytes: what lists:seq/2 allocates per call, from its helper's bytes per
+            %% call and calls per call of lists:seq/2: 100 cons cells, 1600 bytes
+            #{functions := Functions} = P,
+            [#{calls := LoopCalls, bytes_per_call := LoopBytes}] =
+                [F || #{mfa := {lists, seq_loop, 3}} = F <- Functions],
+            [#{calls := SeqCalls, bytes_per_call := SeqBytes}] =
+                [F || #{mfa := {lists, seq, 2}} = F <- Functions],
+            ?assertEqual(+0.0, SeqBytes),
+            PerSeq = LoopBytes * LoopCalls / SeqCalls,
+            ?assert(abs(PerSeq - 1600) =< 80, {PerSeq, P}),
             ?assertEqual([], leftovers(Config));
         false ->
             ?assertError({invalid_option, profile, tprof}, erlperf:run("ok.", #{profile => tprof})),

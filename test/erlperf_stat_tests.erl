@@ -167,7 +167,7 @@ summary_test_() ->
      %% samples are kept in the order given
      ?_assertEqual(?A, maps:get(samples, S)),
      ?_assertMatch(#{average := 2.5, median := 2, min := 1, max := 4}, erlperf_stat:summary([1, 2, 3, 4])),
-     ?_assertMatch(#{stddev := 0.0, median := 3.5, p99 := 3.5}, erlperf_stat:summary([3.5]))].
+     ?_assertMatch(#{stddev := +0.0, median := 3.5, p99 := 3.5}, erlperf_stat:summary([3.5]))].
 
 %%--------------------------------------------------------------------
 %% Distributions against R
@@ -360,7 +360,7 @@ outliers_test_() ->
         [%% by hand: h = 1 + 3 * 0.25 = 1.75 -> 1 + 0.75 * (2 - 1); h = 2.5; h = 3.25
          ?_assertEqual({1.75, 2.5, 3.25}, erlperf_stat:quartiles([4, 1, 3, 2])),
          ?_assertEqual({5.0, 5.0, 5.0}, erlperf_stat:quartiles([5])),
-         ?_assertMatch(#{iqr := 0.0, low_severe := 0, high_severe := 0}, erlperf_stat:outliers([5])),
+         ?_assertMatch(#{iqr := +0.0, low_severe := 0, high_severe := 0}, erlperf_stat:outliers([5])),
          %% never dropped: the samples are only counted
          %% Q1 = Q3 = 10 (h = 5.5 and 16.5 of 23), IQR 0: the three 99s are severe
          ?_assertEqual(3, maps:get(high_severe, erlperf_stat:outliers(
@@ -454,14 +454,14 @@ compare_test_() ->
                    erlperf_stat:compare([10], [5], #{test => paired})),
      ?_assertNot(maps:is_key(statistic, erlperf_stat:compare([10], [5, 6]))),
      %% constant samples: certainty either way, no statistic
-     ?_assertMatch(#{p := 0.0, significant := true, verdict := slower, ci_pct := {-20.0, -20.0},
+     ?_assertMatch(#{p := +0.0, significant := true, verdict := slower, ci_pct := {-20.0, -20.0},
                      change_pct := -20.0},
                    erlperf_stat:compare([10, 10, 10], [8, 8, 8, 8])),
-     ?_assertMatch(#{p := 1.0, significant := false, ci_pct := {0.0, 0.0}},
+     ?_assertMatch(#{p := 1.0, significant := false, ci_pct := {+0.0, +0.0}},
                    erlperf_stat:compare([10, 10, 10], [10, 10])),
-     ?_assertMatch(#{p := 0.0, significant := true, verdict := faster},
+     ?_assertMatch(#{p := +0.0, significant := true, verdict := faster},
                    erlperf_stat:compare([1, 2, 3], [2, 3, 4], #{test => paired})),
-     ?_assertMatch(#{p := 1.0, significant := false, change_pct := 0.0},
+     ?_assertMatch(#{p := 1.0, significant := false, change_pct := +0.0},
                    erlperf_stat:compare([4, 4], [4, 4, 4], #{test => mann_whitney})),
      %% a zero baseline mean: no percentages, the test still runs
      ?_assertMatch(#{change_pct := undefined, ci_pct := undefined, significant := true,
