@@ -956,9 +956,9 @@ io_width() ->
     end.
 
 %% From OTP 26 on, io:getopts(standard_io) says of each of stdout and stderr whether
-%% it is a terminal (`standard_error''s own `terminal' option is false even on one, as
-%% seen on OTP 29); OTP 25 says neither, so on Linux the file descriptor's target is
-%% checked instead. Elsewhere: not a terminal.
+%% it is a terminal (`standard_error''s own `terminal' option is false even on one on
+%% OTP 29, and missing on 27); OTP 25 says neither, so on Linux the file descriptor's
+%% target is checked instead. Elsewhere: not a terminal.
 -spec is_terminal(1 | 2) -> boolean().
 is_terminal(Fd) ->
     Key = case Fd of 1 -> stdout; 2 -> stderr end,

@@ -331,7 +331,7 @@ cost(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
         Nanoseconds = cost_wait(Worker, Mon, cost_done, infinity),
         After = cost_reading(Worker),
         Batch = (cost_delta(Before, After, Nanoseconds))#{gc => collected(Worker, Trace)},
-        traced_words(Batch, Worker, Loop)
+        traced_words(Batch, Loop)
     after
         ok = untrace_memory(Loop),
         Worker ! {cost_finish, self()},
@@ -735,12 +735,14 @@ trace_memory(Worker, Loop) ->
     1 = erlang:trace(Worker, true, [call]),
     ok.
 
-traced_words(Batch, _Worker, none) ->
+traced_words(Batch, none) ->
     Batch;
-traced_words(Batch, Worker, Loop) ->
+traced_words(Batch, Loop) ->
+    %% the batch's worker is the one process running the loop (the job's other workers
+    %% are stopped while cost is measured), and the one traced for it
     Words = case erlang:trace_info(Loop, call_memory) of
-                {call_memory, PerProcess} ->
-                    lists:sum([W || {P, _Calls, W} <- PerProcess, P =:= Worker]);
+                {call_memory, PerProcess} when is_list(PerProcess) ->
+                    lists:sum([W || {_Pid, _Calls, W} <- PerProcess]);
                 _NotTraced ->
                     0
             end,
@@ -755,7 +757,7 @@ untrace_memory(Loop) ->
 %% Before OTP 26 there is no call_memory trace: only the heap is read.
 traced_loop(_Module, _CallMemory) -> none.
 trace_memory(_Worker, none) -> ok.
-traced_words(Batch, _Worker, none) -> Batch.
+traced_words(Batch, none) -> Batch.
 untrace_memory(none) -> ok.
 -endif.
 
