@@ -794,7 +794,7 @@ load_all(Modules) ->
 
 -spec print_results(map(), [map()]) -> ok.
 print_results(#{report := Report, format := Format, baseline_rows := Rows}, Reports) ->
-    Options = #{format => Report, width => terminal_width(), colour => colour(1),
+    Options = #{format => Report, width => terminal_width(), colour => colour(stdout),
                 baselines => Rows},
     io:put_chars(erlperf_output:format(Format, Reports, Options)).
 
@@ -871,7 +871,7 @@ exit_status(_Crashed) -> ?EXIT_FAILED.
 
 -spec start_progress(parsed()) -> {pid(), #{progress := fun((term()) -> any())}} | none.
 start_progress(Parsed) ->
-    case long_run(Parsed) andalso is_terminal(2) of
+    case long_run(Parsed) andalso erlperf_terminal:is_terminal(stderr) of
         true ->
             Timed = is_tuple(maps:get(sample_duration, maps:get(run_options, Parsed), 0)),
             Printer = spawn_link(fun () -> printer(Timed) end),
@@ -932,10 +932,10 @@ progress_text(Other, _Timed) ->
     io_lib:format("~0tp", [Other]).
 
 %% Colour on a terminal only, never with NO_COLOR set (https://no-color.org) or TERM=dumb.
--spec colour(1 | 2) -> boolean().
-colour(Fd) ->
+-spec colour(stdout | stderr) -> boolean().
+colour(Stream) ->
     os:getenv("NO_COLOR", "") =:= "" andalso os:getenv("TERM") =/= "dumb"
-        andalso is_terminal(Fd).
+        andalso erlperf_terminal:is_terminal(Stream).
 
 -spec terminal_width() -> pos_integer() | infinity.
 terminal_width() ->
@@ -949,29 +949,8 @@ io_width() ->
     case io:columns() of
         {ok, N} -> N;
         {error, _} ->
-            case is_terminal(1) of
+            case erlperf_terminal:is_terminal(stdout) of
                 true -> ?DEFAULT_TERMINAL_WIDTH;
                 false -> infinity
             end
-    end.
-
-%% From OTP 26 on, io:getopts(standard_io) says of each of stdout and stderr whether
-%% it is a terminal (`standard_error''s own `terminal' option is false even on one on
-%% OTP 29, and missing on 27); OTP 25 says neither, so on Linux the file descriptor's
-%% target is checked instead. Elsewhere: not a terminal.
--spec is_terminal(1 | 2) -> boolean().
-is_terminal(Fd) ->
-    Key = case Fd of 1 -> stdout; 2 -> stderr end,
-    case proplists:get_value(Key, io:getopts(standard_io)) of
-        Bool when is_boolean(Bool) -> Bool;
-        _ -> proc_fd_is_tty(Fd)
-    end.
-
--spec proc_fd_is_tty(1 | 2) -> boolean().
-proc_fd_is_tty(Fd) ->
-    case file:read_link("/proc/self/fd/" ++ integer_to_list(Fd)) of
-        {ok, "/dev/pts/" ++ _} -> true;
-        {ok, "/dev/tty" ++ _} -> true;
-        {ok, "/dev/console"} -> true;
-        _ -> false
     end.

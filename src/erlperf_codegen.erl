@@ -711,7 +711,8 @@ dead_loop(Asm) ->
 -spec loops(tuple()) -> {[term()], [term()]}.
 loops(Asm) ->
     [Functions] = [E || E <- tuple_to_list(Asm), is_list(E), E =/= [],
-                        lists:all(fun (F) -> element(1, F) =:= function end, E)],
+                        lists:all(fun (F) -> is_tuple(F) andalso tuple_size(F) =:= 5
+                                                 andalso element(1, F) =:= function end, E)],
     Code = maps:from_list([{Name, Is} || {function, Name, _, _, Is} <- Functions]),
     {normal(maps:get(?LOOP, Code)), normal(maps:get(?REFERENCE, Code))}.
 

@@ -319,21 +319,24 @@ cost(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
     Heap = maps:get(heap, Options, ?COST_DEFAULT_HEAP),
     {Worker, Module} = gen_server:call(Job, {cost, Count, Heap, self()}, infinity),
     Mon = erlang:monitor(process, Worker),
-    Loop = traced_loop(Module, maps:get(call_memory, Options, false)),
     try
-        ok = cost_wait(Worker, Mon, cost_ready, infinity),
-        %% garbage collections of the worker are traced to this process
-        Trace = maps:get(collections, Options, false),
-        1 = erlang:trace(Worker, Trace, [garbage_collection]),
-        ok = trace_memory(Worker, Loop),
-        Before = cost_reading(Worker),
-        Worker ! {cost_go, self()},
-        Nanoseconds = cost_wait(Worker, Mon, cost_done, infinity),
-        After = cost_reading(Worker),
-        Batch = (cost_delta(Before, After, Nanoseconds))#{gc => collected(Worker, Trace)},
-        traced_words(Batch, Loop)
+        Loop = traced_loop(Module, maps:get(call_memory, Options, false)),
+        try
+            ok = cost_wait(Worker, Mon, cost_ready, infinity),
+            %% garbage collections of the worker are traced to this process
+            Trace = maps:get(collections, Options, false),
+            1 = erlang:trace(Worker, Trace, [garbage_collection]),
+            ok = trace_memory(Worker, Loop),
+            Before = cost_reading(Worker),
+            Worker ! {cost_go, self()},
+            Nanoseconds = cost_wait(Worker, Mon, cost_done, infinity),
+            After = cost_reading(Worker),
+            Batch = (cost_delta(Before, After, Nanoseconds))#{gc => collected(Worker, Trace)},
+            traced_words(Batch, Loop)
+        after
+            ok = untrace_memory(Loop)
+        end
     after
-        ok = untrace_memory(Loop),
         Worker ! {cost_finish, self()},
         erlang:demonitor(Mon, [flush])
     end.
@@ -732,7 +735,8 @@ trace_memory(_Worker, none) ->
     ok;
 trace_memory(Worker, Loop) ->
     1 = erlang:trace_pattern(Loop, true, [call_memory]),
-    1 = erlang:trace(Worker, true, [call]),
+    %% silent: no call trace message even where another tool set a pattern that sends them
+    1 = erlang:trace(Worker, true, [call, silent]),
     ok.
 
 traced_words(Batch, none) ->

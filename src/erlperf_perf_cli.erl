@@ -211,7 +211,7 @@ usage_error(Text) ->
 %% one line rewritten in place on a terminal, a line each otherwise.
 -spec progress_printer() -> fun((erlperf_perf_test:event()) -> ok).
 progress_printer() ->
-    Terminal = is_terminal(),
+    Terminal = erlperf_terminal:is_terminal(stderr),
     fun (Event) -> io:put_chars(standard_error, progress_text(Event, Terminal)) end.
 
 -spec progress_text(erlperf_perf_test:event(), boolean()) -> unicode:chardata().
@@ -234,9 +234,4 @@ progress_text({step_failed, Step, Why}, Terminal) ->
 clear(true) -> "\r\e[K";
 clear(false) -> "".
 
--spec is_terminal() -> boolean().
-is_terminal() ->
-    case io:columns(standard_error) of
-        {ok, _} -> true;
-        {error, _} -> false
-    end.
+

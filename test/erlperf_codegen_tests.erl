@@ -92,10 +92,11 @@ generate_test() ->
     ?assertNot(erlang:module_loaded(erlperf_codegen_tests_gen)).
 
 dead_code_test_() ->
-    Warnings = fun (Runner) ->
-                       {ok, #{warnings := W}} = erlperf_codegen:generate(#{runner => Runner}, erlperf_codegen_tests_dead),
-                       W
-               end,
+    CodeWarnings = fun (Code) ->
+                           {ok, #{warnings := W}} = erlperf_codegen:generate(Code, erlperf_codegen_tests_dead),
+                           W
+                   end,
+    Warnings = fun (Runner) -> CodeWarnings(#{runner => Runner}) end,
     [?_assertEqual([{dead_code, runner}], Warnings("erlang:node().")),
      ?_assertEqual([{dead_code, runner}], Warnings("ok.")),
      ?_assertEqual([{dead_code, runner}], Warnings("1 + 2.")),
@@ -105,6 +106,14 @@ dead_code_test_() ->
      ?_assertEqual([], Warnings(fun () -> ok end)),
      ?_assertEqual([], Warnings({erlang, phash2, [1]})),
      ?_assertEqual([], Warnings("r() -> ok.")),
+     %% a runner of its own is called, never inlined: not dead, whatever its arity
+     ?_assertEqual([], CodeWarnings(#{init_runner => "1.", runner => "r(_) -> ok."})),
+     ?_assertEqual([], CodeWarnings(#{init_runner => "1.", runner => "r(_, S) -> S."})),
+     %% several calls replayed: dead only when every one is
+     ?_assertEqual([{dead_code, runner}], Warnings([{erlang, node, []}, {erlang, self, []}])),
+     ?_assertEqual([], Warnings([{erlang, node, []}, {rand, uniform, []}])),
+     %% a bound value propagated into a pure expression
+     ?_assertEqual([{dead_code, runner}], CodeWarnings(#{runner => "N + 1.", bindings => #{'N' => 1}})),
      %% "no effect" warnings are not repeated as compiler warnings
      ?_assertEqual([{dead_code, runner}], Warnings("erlang:self()."))].
 

@@ -20,7 +20,8 @@
 -export([suite/0, all/0, init_per_suite/1, end_per_suite/1]).
 -export([examples_found/0, examples_found/1, examples_run/0, examples_run/1]).
 
-%% Longest one example may take (the performance test of httpd takes about a minute).
+%% Longest an example may go without printing (the performance test of httpd prints a
+%% line a size, about 15 s apart).
 -define(EXAMPLE_TIMEOUT_MS, 300000).
 
 suite() ->
@@ -133,7 +134,7 @@ dedup(Examples) ->
 %% `ok', or what differs from the README.
 check(Dir, Command, Status, Shown) ->
     {Got, Out} = shell(Dir, Command),
-    ct:log("~ts~nexit ~b~n~ts", [Command, Got, Out]),
+    ct:log("~ts~nexit ~p~n~ts", [Command, Got, Out]),
     OutWords = [words(L) || L <- string:split(Out, "\n", all)],
     Missing = [L || L <- Shown, not has_digit(L), words(L) =/= [], not lists:member(words(L), OutWords)],
     case {Got, Missing} of
@@ -155,6 +156,7 @@ collect(Port, Acc) ->
     after ?EXAMPLE_TIMEOUT_MS ->
         {os_pid, Pid} = erlang:port_info(Port, os_pid),
         _ = os:cmd("kill -9 " ++ integer_to_list(Pid)),
+        port_close(Port),
         {timeout, unicode:characters_to_list(iolist_to_binary(lists:reverse(Acc)))}
     end.
 
