@@ -145,11 +145,7 @@ groups() ->
      {terminal, [], [terminal_colour_and_progress, no_colour]}].
 
 init_per_suite(Config) ->
-    Escript = escript(),
-    case filelib:is_regular(Escript) of
-        true -> [{escript, Escript} | Config];
-        false -> {skip, "no escript at " ++ Escript ++ " (run make escript)"}
-    end.
+    erlperf_test_lib:with_escript(Config).
 
 end_per_suite(_Config) ->
     ok.
@@ -1403,9 +1399,6 @@ no_colour(Config) ->
 
 root() ->
     erlperf_test_lib:root().
-
-escript() ->
-    erlperf_test_lib:escript_path().
 
 run(Config, Args) ->
     run(Config, Args, []).

@@ -31,11 +31,7 @@ all() ->
     [examples_found, examples_run].
 
 init_per_suite(Config) ->
-    Escript = erlperf_test_lib:escript_path(),
-    case filelib:is_regular(Escript) of
-        true -> [{escript, Escript} | Config];
-        false -> {skip, "no escript at " ++ Escript ++ " (run make escript)"}
-    end.
+    erlperf_test_lib:with_escript(Config).
 
 end_per_suite(_Config) ->
     ok.

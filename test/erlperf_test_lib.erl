@@ -2,7 +2,8 @@
 -module(erlperf_test_lib).
 
 -export([wait_for/2, capture/0, app_without_monitor/1, restore_app/1,
-         prop_check/3, prop_forall/2, with_proper/1, root/0, escript_path/0, escript/2]).
+         prop_check/3, prop_forall/2, with_proper/1, root/0, escript_path/0, escript/2,
+         with_escript/1]).
 
 %% Longest an escript run of escript/2 may take.
 -define(ESCRIPT_TIMEOUT_MS, 150000).
@@ -24,6 +25,16 @@ escript_path() ->
     case os:getenv("ERLPERF_ESCRIPT") of
         false -> filename:join(root(), "erlperf");
         Path -> Path
+    end.
+
+%% @doc A suite's config with the escript under test as `escript', or a skip saying how
+%% to build it (suites that run the real escript call this from `init_per_suite/1').
+-spec with_escript(list()) -> list() | {skip, string()}.
+with_escript(Config) ->
+    Escript = escript_path(),
+    case filelib:is_regular(Escript) of
+        true -> [{escript, Escript} | Config];
+        false -> {skip, "no escript at " ++ Escript ++ " (run make escript)"}
     end.
 
 %% @doc Runs the escript from the repository root with more environment; returns its exit
