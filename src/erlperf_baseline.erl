@@ -142,13 +142,10 @@ params(Run) ->
 %% The label, and the combination in the order of the parameters.
 name(#{<<"label">> := Label} = Run, Names) ->
     Params = params(Run),
-    case [[N, $=, value_text(maps:get(N, Params))] || N <- Names, is_map_key(N, Params)] of
+    case [[N, $=, erlperf_units:record_text(maps:get(N, Params))] || N <- Names, is_map_key(N, Params)] of
         [] -> Label;
         Pairs -> unicode:characters_to_binary([Label, " (", lists:join(", ", Pairs), ")"])
     end.
-
-value_text(N) when is_number(N) -> erlperf_sweep:value_text(N);
-value_text(Text) -> Text.
 
 values(Run) ->
     maps:get(<<"samples">>, Run).

@@ -923,9 +923,9 @@ printer(Timed) ->
 progress_text({warmup, I, N}, _Timed) ->
     io_lib:format("warmup ~b/~b", [I, N]);
 progress_text({sample, I, N, Average}, true) ->
-    io_lib:format("sample ~b/~b, average ~s", [I, N, erlperf_report:format_time(Average * 1000)]);
+    io_lib:format("sample ~b/~b, average ~s", [I, N, erlperf_units:time(Average * 1000)]);
 progress_text({sample, I, N, Average}, false) ->
-    io_lib:format("sample ~b/~b, average ~s", [I, N, erlperf_report:format_count(Average)]);
+    io_lib:format("sample ~b/~b, average ~s", [I, N, erlperf_units:count(Average)]);
 progress_text({concurrency, C}, _Timed) ->
     io_lib:format("trying concurrency ~b", [C]);
 progress_text(Other, _Timed) ->

@@ -220,10 +220,10 @@ cell(time, _NodeWidth, Ms) ->
 cell(node, NodeWidth, Node) ->
     string:pad(atom_to_list(Node), NodeWidth);  % io_lib would cut a longer name
 cell(jobs, _NodeWidth, Jobs) ->
-    lists:join($\s, [[pid_to_list(Pid), $\s, erlperf_report:format_count(N)] || {Pid, N} <- Jobs]);
+    lists:join($\s, [[pid_to_list(Pid), $\s, erlperf_units:count(N)] || {Pid, N} <- Jobs]);
 cell(F, _NodeWidth, Value) when is_float(Value) ->
     io_lib:format("~*.2f", [width(F), Value]);
 cell(F, _NodeWidth, Value) when F =:= processes; F =:= ports; F =:= ets ->
     io_lib:format("~*b", [width(F), Value]);
 cell(F, _NodeWidth, Bytes) ->
-    io_lib:format("~*s", [width(F), erlperf_report:format_size(Bytes)]).
+    io_lib:format("~*s", [width(F), erlperf_units:size(Bytes)]).

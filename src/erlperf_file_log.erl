@@ -146,7 +146,7 @@ maybe_header(Pids, #state{device = Device} = State) ->
     State#state{jobs = Pids, lines = 0}.
 
 memory(Bytes) ->
-    erlperf_report:format_size(Bytes).
+    erlperf_units:size(Bytes).
 
 count(Count) ->
-    erlperf_report:format_count(Count).
+    erlperf_units:count(Count).

@@ -361,7 +361,7 @@ qps_bounds(_Run) ->
 
 qps_interval(Run) ->
     case qps_bounds(Run) of
-        {Lo, Hi} -> [erlperf_report:format_count(Lo), "..", erlperf_report:format_count(Hi)];
+        {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi)];
         none -> <<"-">>
     end.
 
@@ -391,8 +391,7 @@ code(Code) ->
     {raw, ["<code>", erlperf_html:escape(Code), "</code>"]}.
 
 param_text(null) -> <<"-">>;
-param_text(N) when is_number(N) -> erlperf_sweep:value_text(N);
-param_text(Text) -> Text.
+param_text(Value) -> erlperf_units:record_text(Value).
 
 figure(Key, Map) ->
     case maps:get(Key, Map, null) of
@@ -400,10 +399,10 @@ figure(Key, Map) ->
         V -> V
     end.
 
-count(N) when is_number(N) -> erlperf_report:format_count(N);
+count(N) when is_number(N) -> erlperf_units:count(N);
 count(_) -> <<"-">>.
 
-time_ns(N) when is_number(N) -> erlperf_report:format_time(N);
+time_ns(N) when is_number(N) -> erlperf_units:time(N);
 time_ns(_) -> <<"-">>.
 
 pct(N) when is_number(N) -> io_lib:format("~.1f%", [N / 1]);

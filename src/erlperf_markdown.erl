@@ -63,11 +63,10 @@ alone(#{<<"params">> := Params}, Runs) ->
     length([R || #{<<"params">> := P} = R <- Runs, P =:= Params]) =:= 1.
 
 param(null) -> "-";
-param(N) when is_number(N) -> erlperf_sweep:value_text(N);
-param(Text) -> [escape(C) || C <- unicode:characters_to_list(Text)].
+param(Value) -> [escape(C) || C <- erlperf_units:record_text(Value)].
 
 rate(null) -> "-";
-rate(BytesPerSecond) -> erlperf_report:format_rate(BytesPerSecond).
+rate(BytesPerSecond) -> erlperf_units:rate(BytesPerSecond).
 
 %% The percentiles of calls timed one by one (microseconds in the record).
 latency(#{} = Figures) ->
@@ -79,7 +78,7 @@ latency(null) ->
 interval(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})
   when is_number(Qps), Avg /= 0 ->
     Scale = Qps / Avg,
-    [erlperf_report:format_count(Lo * Scale), "..", erlperf_report:format_count(Hi * Scale)];
+    [erlperf_units:count(Lo * Scale), "..", erlperf_units:count(Hi * Scale)];
 interval(_Run) ->
     "-".
 
@@ -95,10 +94,10 @@ verdict(_Fastest) ->
     "fastest".
 
 per_second(null) -> "-";
-per_second(Qps) -> erlperf_report:format_count(Qps).
+per_second(Qps) -> erlperf_units:count(Qps).
 
 time(null) -> "-";
-time(Ns) -> erlperf_report:format_time(Ns).
+time(Ns) -> erlperf_units:time(Ns).
 
 %% Code in a code span: a backtick inside is replaced (no span can hold it portably),
 %% `|' is escaped so that it does not end the cell, line breaks become spaces.

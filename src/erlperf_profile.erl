@@ -62,9 +62,6 @@
 %% entries; pure (tested on their own).
 -export([from_eprof/1, from_fprof/1, from_cprof/1, from_tprof/1, bytes_per_call/2, top/2]).
 
-%% Internal export: how erlperf_report and erlperf_record name a function.
--export([function_name/1]).
-
 -export_type([tool/0, profile/0, function_profile/0, entry/0]).
 
 -type tool() :: eprof | fprof | cprof | tprof.
@@ -189,13 +186,6 @@ format_error(Reason) ->
 
 server_name(fprof_server) -> fprof;
 server_name(Server) -> Server.
-
-%% @private
-%% "module:function/arity", atoms quoted where Erlang source would quote them;
-%% fprof's pseudo-function `garbage_collect' as it is.
--spec function_name(function_name()) -> string().
-function_name({M, F, A}) -> flat("~tw:~tw/~b", [M, F, A]);
-function_name(Pseudo) -> atom_to_list(Pseudo).
 
 %%--------------------------------------------------------------------
 %% Reading the tools' data (pure)

@@ -112,7 +112,7 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              <<"qps">> => qps(Report),
              <<"overdue">> => maps:get(overdue, Result, 0),
              <<"time_us">> => maps:get(time, Result, 0),
-             <<"params">> => erlperf_sweep:json(maps:get(params, Report, []))},
+             <<"params">> => combination(maps:get(params, Report, []))},
     Chosen = case maps:get(confidence, Result, ?RECORD_CONFIDENCE) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C,
@@ -171,7 +171,7 @@ profile(#{profile := #{tool := Tool, functions := Functions} = Profile}) ->
             <<"total_us">> => number(maps:get(total_us, Profile)),
             <<"functions">> =>
                 [(optional(bytes_per_call, F))#{
-                   <<"function">> => unicode:characters_to_binary(erlperf_profile:function_name(Fn)),
+                   <<"function">> => unicode:characters_to_binary(erlperf_units:function_name(Fn)),
                    <<"calls">> => Calls, <<"time_us">> => number(Us), <<"percent">> => Pct}
                  || #{mfa := Fn, calls := Calls, time_us := Us, percent := Pct} = F <- Functions]}};
 profile(_Report) ->
@@ -210,6 +210,10 @@ comparison(_Report, _Reports) ->
 outliers(Values) ->
     maps:fold(fun (K, V, Acc) -> Acc#{atom_to_binary(K) => V} end, #{},
               erlperf_stat:outliers(Values)).
+
+%% A sweep's combination: numbers as they are, other terms as their Erlang text.
+combination(Combination) ->
+    maps:from_list([{atom_to_binary(N), erlperf_units:record_value(V)} || {N, V} <- Combination]).
 
 interval({Lo, Hi}) -> [Lo, Hi];
 interval(undefined) -> null.
@@ -256,7 +260,7 @@ options(Options) ->
 
 params(Params) ->
     [#{<<"name">> => atom_to_binary(Name),
-       <<"values">> => [erlperf_sweep:json_value(V) || V <- Values]}
+       <<"values">> => [erlperf_units:record_value(V) || V <- Values]}
      || {Name, Values} <- Params].
 
 bytes(N) when is_number(N) -> N;

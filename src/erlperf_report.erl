@@ -38,8 +38,7 @@
 -module(erlperf_report).
 
 %% API, called by erlperf_cli
--export([format/2, resolve_format/2, format_count/1, format_time/1, format_size/1,
-         format_rate/1, columns_text/2]).
+-export([format/2, resolve_format/2, columns_text/2]).
 
 -export_type([format/0, options/0]).
 
@@ -50,14 +49,8 @@
 
 %% Reports with at least this many samples default to the extended format.
 -define(EXTENDED_FROM_SAMPLES, 10).
-%% A number is scaled to the next unit once it reaches this many (keeps 5 digits).
--define(SCALE_LIMIT, 100000).
-%% Times below this many nanoseconds are printed with one decimal.
--define(DECIMAL_BELOW_NS, 10).
 %% The Code column is never cut narrower than this, whatever the terminal width.
 -define(MIN_CODE_WIDTH, 12).
-%% A rate of bytes is scaled to the next unit once it would round to this many.
--define(RATE_LIMIT, 999.5).
 %% Narrowest parameter column (values are often short numbers: keep them off the Code).
 -define(PARAM_WIDTH, 5).
 %% Width of the Bytes/s column.
@@ -117,53 +110,8 @@ resolve_format(auto, Reports) ->
 resolve_format(Format, _Reports) ->
     Format.
 
-%% @doc Formats a count: `463', `80502', `148 Ki', `13031 Ki', `161 Mi'.
--spec format_count(number()) -> string().
-format_count(N) ->
-    scale(N, 1, 1000, ["", " Ki", " Mi", " Gi", " Ti"]).
-
-%% @doc Formats nanoseconds: `3.2 ns', `77 ns', `6735 ns', `2161 us', `149 ms', `200 s'.
--spec format_time(number()) -> string().
-format_time(Ns) when Ns < ?DECIMAL_BELOW_NS, Ns > 0, Ns /= round(Ns) ->
-    float_to_list(Ns / 1, [{decimals, 1}]) ++ " ns";
-format_time(Ns) ->
-    scale(Ns, 1, 1000, [" ns", " us", " ms", " s"]).
-
-%% @doc Formats bytes in powers of 1024: `900 Kb', `63488 Kb', `200 Mb', `3072 Gb'.
--spec format_size(number()) -> string().
-format_size(Bytes) ->
-    scale(Bytes, 1024, 1024, [" Kb", " Mb", " Gb", " Tb"]).
-
-%% @doc Formats bytes per second: `512 B/s', `1.50 KB/s', `98.2 MB/s', `3.07 GB/s'.
--spec format_rate(number()) -> string().
-format_rate(BytesPerSecond) ->
-    rate(BytesPerSecond, ["B/s", "KB/s", "MB/s", "GB/s", "TB/s"]).
-
 %%--------------------------------------------------------------------
 %% Internal functions
-
--spec rate(number(), [string()]) -> string().
-rate(N, [_Unit | Units]) when Units =/= [], abs(N) >= ?RATE_LIMIT ->
-    rate(N / 1000, Units);
-rate(N, [Unit | _]) ->
-    significant(N) ++ " " ++ Unit.
-
-%% Three significant digits (whole numbers from 100).
--spec significant(number()) -> string().
-significant(N) when abs(N) >= 99.95 -> integer_to_list(round(N));
-significant(N) when abs(N) >= 9.995 -> float_to_list(N / 1, [{decimals, 1}]);
-significant(N) -> float_to_list(N / 1, [{decimals, 2}]).
-
-%% N / Divisor in the first unit that keeps it under ?SCALE_LIMIT, each unit Step times
-%% the previous one.
--spec scale(number(), pos_integer(), pos_integer(), [string()]) -> string().
-scale(N, Divisor, _Step, [Unit]) ->
-    integer_to_list(round(N / Divisor)) ++ Unit;
-scale(N, Divisor, Step, [Unit | Units]) ->
-    case abs(round(N / Divisor)) < ?SCALE_LIMIT of
-        true -> integer_to_list(round(N / Divisor)) ++ Unit;
-        false -> scale(N, Divisor * Step, Step, Units)
-    end.
 
 -spec system_lines(format(), report()) -> unicode:chardata().
 system_lines(full, #{system := System}) ->
@@ -210,7 +158,7 @@ parallel_note(Reports) ->
 -spec search_lines([report()]) -> unicode:chardata().
 search_lines(Reports) ->
     [io_lib:format("~ts: highest throughput at concurrency ~b (~ts), not significantly above "
-                   "concurrency ~b~n", [label(R), Best, format_count(qps_of(Best, R)), C])
+                   "concurrency ~b~n", [label(R), Best, erlperf_units:count(qps_of(Best, R)), C])
      || #{mode := concurrency, concurrency := C, best_concurrency := Best} = R <- Reports,
         Best =/= C].
 
@@ -235,7 +183,7 @@ overdue_notes(Reports) ->
 -spec cost_lines([report()]) -> unicode:chardata().
 cost_lines(Reports) ->
     [io_lib:format("~ts: ~s, ~s reductions, ~s CPU / ~s wall per call~n",
-                   [name(R), cost_bytes(B), cost_number(Reds), format_time(Cpu), format_time(Wall)])
+                   [name(R), cost_bytes(B), erlperf_units:number(Reds), erlperf_units:time(Cpu), erlperf_units:time(Wall)])
      || #{result := #{cost := #{bytes_per_iteration := B, reductions_per_iteration := Reds,
                                 cpu_ns_per_iteration := Cpu, wall_ns_per_iteration := Wall}}} = R
             <- Reports].
@@ -268,13 +216,13 @@ latency_cells(#{calls := 0}) ->
 latency_cells(#{calls := Calls, average := Avg} = L) ->
     Ips = case Avg == 0 of
               true -> "-";
-              false -> format_count(1.0e9 / Avg)
+              false -> erlperf_units:count(1.0e9 / Avg)
           end,
-    [integer_to_list(Calls), Ips, format_time(Avg), stddev(L)
-     | [format_time(maps:get(K, L)) || K <- [p50, p90, p99, p999, max]]].
+    [integer_to_list(Calls), Ips, erlperf_units:time(Avg), stddev(L)
+     | [erlperf_units:time(maps:get(K, L)) || K <- [p50, p90, p99, p999, max]]].
 
 cost_bytes(undefined) -> "unknown bytes (collections in every batch)";
-cost_bytes(Bytes) -> cost_number(Bytes) ++ " bytes".
+cost_bytes(Bytes) -> erlperf_units:number(Bytes) ++ " bytes".
 
 %% With `profile => Tool': each runner's top functions (see erlperf_profile), a table
 %% per runner under a line naming the tool, how long it watched and what.
@@ -304,22 +252,20 @@ profile_table(#{functions := []}) ->
     "No function was called during the profile (the runner blocks, or waits)\n";
 profile_table(#{tool := cprof, functions := Functions}) ->
     columns_text(["Function", "Calls", "% of calls"],
-                 [[erlperf_profile:function_name(Fn), integer_to_list(C), percent(P)]
+                 [[erlperf_units:function_name(Fn), integer_to_list(C), erlperf_units:percent(P)]
                   || #{mfa := Fn, calls := C, percent := P} <- Functions]);
 profile_table(#{memory_ms := _, functions := Functions}) ->
     columns_text(["Function", "Calls", "% of time", "Per call", "Bytes per call"],
-                 [[erlperf_profile:function_name(Fn), integer_to_list(C), percent(P), per_call(T, C),
-                   cost_number(B)]
+                 [[erlperf_units:function_name(Fn), integer_to_list(C), erlperf_units:percent(P), per_call(T, C),
+                   erlperf_units:number(B)]
                   || #{mfa := Fn, calls := C, percent := P, time_us := T, bytes_per_call := B} <- Functions]);
 profile_table(#{functions := Functions}) ->
     columns_text(["Function", "Calls", "% of time", "Per call"],
-                 [[erlperf_profile:function_name(Fn), integer_to_list(C), percent(P), per_call(T, C)]
+                 [[erlperf_units:function_name(Fn), integer_to_list(C), erlperf_units:percent(P), per_call(T, C)]
                   || #{mfa := Fn, calls := C, percent := P, time_us := T} <- Functions]).
 
-percent(P) -> float_to_list(P / 1, [{decimals, 1}]) ++ "%".
-
 per_call(_Us, 0) -> "-";
-per_call(Us, Calls) -> format_time(Us * 1000 / Calls).
+per_call(Us, Calls) -> erlperf_units:time(Us * 1000 / Calls).
 
 %% @doc A plain table: the first column left-aligned, the others right-aligned, two
 %% spaces apart, a line per row under the header.
@@ -333,9 +279,6 @@ columns_line([First | Rest], [W | Ws]) ->
     [First, lists:duplicate(W - text_width(First), $\s)
      | [["  ", right(Cell, Width)] || {Cell, Width} <- lists:zip(Rest, Ws)]].
 
-%% Whole numbers without decimals, others with one.
-cost_number(N) when N == round(N) -> integer_to_list(round(N));
-cost_number(N) -> float_to_list(N / 1, [{decimals, 1}]).
 
 -spec table(format(), [report()], options()) -> unicode:chardata().
 table(Format, Reports, Options) ->
@@ -369,7 +312,7 @@ param_columns(_Reports) -> [].
 
 -spec param_cells(report()) -> [string()].
 param_cells(#{params := Params}) ->
-    [unicode:characters_to_list(erlperf_sweep:value_text(V)) || {_, V} <- Params];
+    [erlperf_units:value(V) || {_, V} <- Params];
 param_cells(_Report) ->
     [].
 
@@ -381,7 +324,7 @@ sweep_columns(Reports) ->
 -spec sweep_cells([report()], report()) -> [string()].
 sweep_cells(Reports, R) ->
     [case R of
-         #{bytes_per_second := Bps} -> format_rate(Bps);
+         #{bytes_per_second := Bps} -> erlperf_units:rate(Bps);
          #{} -> "-"
      end || lists:any(fun (Any) -> is_map_key(bytes_per_second, Any) end, Reports)]
         ++ [case R of
@@ -405,7 +348,7 @@ widths(Columns, Rows) ->
 
 -spec cells(format(), report(), float(), boolean()) -> [string()].
 cells(basic, R, Best, Rel) ->
-    [concurrency(R), format_count(qps(R)), time_cell(R)]
+    [concurrency(R), erlperf_units:count(qps(R)), time_cell(R)]
         ++ rel_cell(Rel, R, Best);
 cells(_Extended, #{result := Result} = R, Best, Rel) ->
     Value = value_formatter(R),
@@ -421,8 +364,8 @@ rel_cell(true, R, Best) -> [integer_to_list(round(100 * rank(R) / Best)) ++ "%"]
 
 %% Timed-mode samples are microseconds per sample; continuous ones are iteration counts.
 -spec value_formatter(report()) -> fun((number()) -> string()).
-value_formatter(#{mode := timed}) -> fun (Us) -> format_time(Us * 1000) end;
-value_formatter(_Report) -> fun format_count/1.
+value_formatter(#{mode := timed}) -> fun (Us) -> erlperf_units:time(Us * 1000) end;
+value_formatter(_Report) -> fun erlperf_units:count/1.
 
 -spec stddev(map()) -> string().
 stddev(#{average := Avg}) when Avg == 0 -> "-";
@@ -440,7 +383,7 @@ iteration_time(#{result := Result}) -> maps:get(iteration_time, Result, infinity
 time_cell(R) ->
     case iteration_time(R) of
         infinity -> "-";
-        Ns -> format_time(Ns)
+        Ns -> erlperf_units:time(Ns)
     end.
 
 %% Iterations per sample duration for the whole job (timed mode: per second).
@@ -476,7 +419,7 @@ label(R) ->
 
 %% The label and, for a run of a sweep, its combination: `lists:seq(1, N). (N=10)'.
 -spec name(report()) -> string().
-name(#{params := [_ | _] = Params} = R) -> label(R) ++ " (" ++ erlperf_sweep:describe(Params) ++ ")";
+name(#{params := [_ | _] = Params} = R) -> label(R) ++ " (" ++ erlperf_units:combination(Params) ++ ")";
 name(R) -> label(R).
 
 -spec printable(char()) -> char().

@@ -47,8 +47,7 @@
 -export([options/1, run/3, format_error/1]).
 
 %% Internal exports: the command line (parsing, -v) and the output formats.
--export([parse_param/1, parse_bytes/1, combinations/1, bound_codes/2, describe/1, json/1,
-         json_value/1, value_text/1]).
+-export([parse_param/1, parse_bytes/1, combinations/1, bound_codes/2]).
 
 -export_type([params/0, combination/0, bytes/0, sweep/0]).
 
@@ -162,28 +161,6 @@ combinations([{Name, Values} | Rest]) ->
 -spec bound_codes([erlperf_job:code_map()], params()) -> [erlperf_job:code_map()].
 bound_codes(CodeMaps, Params) ->
     [bind(C, Combination) || Combination <- combinations(Params), C <- CodeMaps].
-
-%% @doc `N=10, S=foo': a combination as text.
--spec describe(combination()) -> string().
-describe(Combination) ->
-    unicode:characters_to_list(lists:join(", ", [[atom_to_list(N), $=, value_text(V)]
-                                                 || {N, V} <- Combination])).
-
-%% @doc A combination as a JSON object: numbers as they are, other terms as their
-%% Erlang text (`foo', `"abc"', `[1,2]').
--spec json(combination()) -> #{binary() => number() | binary()}.
-json(Combination) ->
-    maps:from_list([{atom_to_binary(N), json_value(V)} || {N, V} <- Combination]).
-
-%% @doc A parameter value in JSON: a number as it is, another term as its Erlang text.
--spec json_value(term()) -> number() | binary().
-json_value(V) when is_number(V) -> V;
-json_value(V) -> value_text(V).
-
-%% @doc A parameter value as Erlang text: `10', `0.5', `foo', `"abc"', `<<"ab">>'.
--spec value_text(term()) -> binary().
-value_text(Value) ->
-    unicode:characters_to_binary(io_lib:format("~0tp", [Value])).
 
 %%--------------------------------------------------------------------
 %% Options
@@ -317,7 +294,7 @@ terms(Name, _Text, [], Acc) ->
     Values = lists:reverse(Acc),
     case Values -- lists:uniq(Values) of
         [] -> {ok, {Name, Values}};
-        [Twice | _] -> {error, flat("~ts: value ~ts is given twice", [Name, value_text(Twice)])}
+        [Twice | _] -> {error, flat("~ts: value ~ts is given twice", [Name, erlperf_units:value(Twice)])}
     end;
 terms(Name, Text, [Group | Rest], Acc) ->
     case [T || T <- Group, not is_white(T)] of
@@ -354,7 +331,7 @@ split_values([T | Rest], Depth, Group, Acc) ->
 %% Helpers
 
 with([]) -> "";
-with(Combination) -> " with " ++ describe(Combination).
+with(Combination) -> " with " ++ erlperf_units:combination(Combination).
 
 text(Expr) when is_number(Expr) -> flat("~p", [Expr]);
 text(Expr) -> flat("'~ts'", [Expr]).

@@ -134,13 +134,13 @@ top_real_eprof_test() ->
 %% Names, tools, errors
 
 function_name_test_() ->
-    [?_assertEqual("lists:seq_loop/3", erlperf_profile:function_name({lists, seq_loop, 3})),
+    [?_assertEqual("lists:seq_loop/3", erlperf_units:function_name({lists, seq_loop, 3})),
      ?_assertEqual("erlperf_job_2:'erlperf loop'/1",
-                   erlperf_profile:function_name({erlperf_job_2, 'erlperf loop', 1})),
+                   erlperf_units:function_name({erlperf_job_2, 'erlperf loop', 1})),
      ?_assertEqual("erlperf_job_2:'erlperf timed_loop'/1",
-                   erlperf_profile:function_name({erlperf_job_2, 'erlperf timed_loop', 1})),
-     ?_assertEqual("'Elixir.Enum':map/2", erlperf_profile:function_name({'Elixir.Enum', map, 2})),
-     ?_assertEqual("garbage_collect", erlperf_profile:function_name(garbage_collect))].
+                   erlperf_units:function_name({erlperf_job_2, 'erlperf timed_loop', 1})),
+     ?_assertEqual("'Elixir.Enum':map/2", erlperf_units:function_name({'Elixir.Enum', map, 2})),
+     ?_assertEqual("garbage_collect", erlperf_units:function_name(garbage_collect))].
 
 -if(?OTP_RELEASE >= 27).
 tools_test() ->

@@ -142,7 +142,7 @@ figures(Values) ->
 %% Units (figures of the runs below)
 
 format_count_test_() ->
-    [?_assertEqual(Expected, erlperf_report:format_count(N))
+    [?_assertEqual(Expected, erlperf_units:count(N))
      || {N, Expected} <- [{0, "0"}, {462.7588241633398, "463"}, {80502.37124605106, "80502"},
                           {99999, "99999"}, {100000, "100 Ki"},
                           {148474.11611619114, "148 Ki"}, {13031365.448705437, "13031 Ki"},
@@ -150,7 +150,7 @@ format_count_test_() ->
                           {160744366, "161 Mi"}, {2.0e11, "200 Gi"}]].
 
 format_time_test_() ->
-    [?_assertEqual(Expected, erlperf_report:format_time(Ns))
+    [?_assertEqual(Expected, erlperf_units:time(Ns))
      || {Ns, Expected} <- [{0, "0 ns"}, {3, "3 ns"}, {3.1953293238894993, "3.2 ns"},
                            {76.73792926276518, "77 ns"},
                            {6735.180691141018, "6735 ns"}, {99999, "99999 ns"},
@@ -158,7 +158,7 @@ format_time_test_() ->
                            {148572367.75, "149 ms"}, {200.0e9, "200 s"}]].
 
 format_size_test_() ->
-    [?_assertEqual(Expected, erlperf_report:format_size(Bytes))
+    [?_assertEqual(Expected, erlperf_units:size(Bytes))
      || {Bytes, Expected} <- [{0, "0 Kb"}, {900 * 1024, "900 Kb"}, {99999 * 1024, "99999 Kb"},
                               {100000 * 1024, "98 Mb"}, {62 * 1024 * 1024, "63488 Kb"},
                               {200 * 1024 * 1024, "200 Mb"},
@@ -506,7 +506,7 @@ sweep_verdict_lines_test() ->
     ?assertMatch(["Code", "N", "S", "||" | _], string:lexemes(Header, " ")).
 
 format_rate_test_() ->
-    [?_assertEqual(Expected, erlperf_report:format_rate(N))
+    [?_assertEqual(Expected, erlperf_units:rate(N))
      || {N, Expected} <- [{0, "0.00 B/s"}, {5, "5.00 B/s"}, {12.34, "12.3 B/s"}, {512, "512 B/s"},
                           {999.4, "999 B/s"}, {999.5, "1.00 KB/s"}, {1500, "1.50 KB/s"},
                           {98.2e6, "98.2 MB/s"}, {103439005.0212053, "103 MB/s"},

@@ -174,12 +174,13 @@ reference_runner_test() ->
 
 text_test_() ->
     [?_assertEqual("N=10, S=foo, T=\"a b\", B=<<\"x\">>, F=0.5",
-                   erlperf_sweep:describe([{'N', 10}, {'S', foo}, {'T', "a b"}, {'B', <<"x">>}, {'F', 0.5}])),
-     ?_assertEqual("", erlperf_sweep:describe([])),
-     ?_assertEqual(#{<<"N">> => 10, <<"S">> => <<"foo">>, <<"L">> => <<"[1,2]">>, <<"F">> => 0.5},
-                   erlperf_sweep:json([{'N', 10}, {'S', foo}, {'L', [1, 2]}, {'F', 0.5}])),
-     ?_assertEqual(<<"'a b'">>, erlperf_sweep:value_text('a b')),
-     ?_assertEqual(<<"\"ü\""/utf8>>, erlperf_sweep:value_text("ü"))].
+                   erlperf_units:combination([{'N', 10}, {'S', foo}, {'T', "a b"}, {'B', <<"x">>}, {'F', 0.5}])),
+     ?_assertEqual("", erlperf_units:combination([])),
+     ?_assertEqual([10, <<"foo">>, <<"[1,2]">>, 0.5],
+                   [erlperf_units:record_value(V) || V <- [10, foo, [1, 2], 0.5]]),
+     ?_assertEqual(["10", "foo", "0.5"], [erlperf_units:record_text(V) || V <- [10, <<"foo">>, 0.5]]),
+     ?_assertEqual(<<"'a b'">>, erlperf_units:record_value('a b')),
+     ?_assertEqual(<<"\"ü\""/utf8>>, erlperf_units:record_value("ü"))].
 
 format_error_test_() ->
     Reasons = [{{sweep, {unused, 'N'}}, ["parameter N is not used", "{M, F, A}"]},
