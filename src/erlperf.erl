@@ -91,7 +91,8 @@
 %% per sample. `values': what the statistics are computed from: iterations per
 %% `sample_duration' (each sample normalised to the nominal period with the measured
 %% time), or microseconds per sample. `iteration_time': nanoseconds per iteration of
-%% one worker. `overdue': samples ending while a worker ran far longer than usual.
+%% one worker. `qps': iterations per second, all workers (timed mode: of the one
+%% worker). `overdue': samples ending while a worker ran far longer than usual.
 %% `ci': the `confidence' interval of the average (undefined for one sample);
 %% `outliers': Tukey's fences and the values outside them, counted, never dropped.
 %% `cost' (`memory => true') and `latency' (`latency => true'): measured after the run.
@@ -100,7 +101,7 @@
                             variance := float(), median := number(), p99 := number(),
                             samples := [non_neg_integer()], values := [number()],
                             time := non_neg_integer(), overdue := non_neg_integer(),
-                            iteration_time := float() | infinity,
+                            iteration_time := float() | infinity, qps := float(),
                             ci => {float(), float()} | undefined,
                             confidence => number(),
                             outliers => erlperf_stat:outliers(),
@@ -376,7 +377,7 @@ dispatch(CodeMaps, Opts, Conc) ->
 %% Full reports of several jobs get `qps' (iterations per second, all workers) and
 %% `relative' (qps as a fraction of the fastest job's).
 relative([_, _ | _] = Reports) ->
-    WithQps = [R#{qps => erlperf_local:qps(R)} || R <- Reports],
+    WithQps = [R#{qps => Qps} || #{result := #{qps := Qps}} = R <- Reports],
     Max = lists:max([Q || #{qps := Q} <- WithQps]),
     [R#{relative => case Max == 0 of true -> 0.0; false -> Q / Max end}
      || #{qps := Q} = R <- WithQps];

@@ -60,7 +60,7 @@
 
 %% API: called on the test node by erlperf_agents (over erpc), by the metrics agent and
 %% by the tracer agent.
--export([start/1, collect/0, live/0, phase/0, sweep/1]).
+-export([start/1, collect/0, live/0, phase/0]).
 
 %% gen_server callbacks.
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
@@ -137,15 +137,6 @@ live() ->
 phase() ->
     gen_server:call(?MODULE, phase, ?CALL_TIMEOUT_MS).
 
-%% @doc Callers the tracer agent's counts show, each with a target it called (sent by
-%% the tracer agent after its snapshots; the known ones are ignored).
--spec sweep([{pid(), mfa()}]) -> ok.
-sweep(Callers) ->
-    case whereis(?MODULE) of
-        undefined -> ok;
-        Pid -> Pid ! {sweep, Callers}, ok
-    end.
-
 %%--------------------------------------------------------------------
 %% gen_server callbacks
 
@@ -153,7 +144,7 @@ sweep(Callers) ->
 -spec init(erlperf_agent_tracer:config()) -> {ok, state()}.
 init(#{flow := Flow, controller := Controller, t0 := T0} = Config) ->
     _ = process_flag(priority, high),
-    ok = erlperf_agent_tracer:exclude(self()),
+    ok = erlperf_agent_tracer:listen(self()),
     _ = monitor(process, Flow, [{tag, flow_down}]),
     true = monitor_node(Controller, true),
     S = #state{flow = Flow, controller = Controller, t0 = T0,

@@ -75,7 +75,7 @@
 -behaviour(gen_server).
 
 %% API: called on the test node by erlperf_agents (over erpc) and by the other agents.
--export([start/1, collect/0, exclude/1, armed/0, snapshots/0, phase/1, orphan_modules/0]).
+-export([start/1, collect/0, exclude/1, listen/1, armed/0, snapshots/0, phase/1, orphan_modules/0]).
 
 %% gen_server callbacks.
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2]).
@@ -109,6 +109,9 @@
           last = #{} :: #{mfa() => counts()},
           pending = [] :: [module()],
           agents = [] :: [pid()],
+          %% agents told of targets armed later (`{rearm, MFAs}') and of the callers the
+          %% counts show (`{sweep, Callers}'): the discoverer
+          listeners = [] :: [pid()],
           foreign = [] :: [pid()],
           conflicts = [] :: [map()],
           reloads = [] :: [map()],
@@ -152,6 +155,13 @@ collect() ->
 -spec exclude(pid()) -> ok.
 exclude(Pid) ->
     gen_server:call(?MODULE, {exclude, Pid}, ?CALL_TIMEOUT_MS).
+
+%% @doc {@link exclude/1}, and `Pid' is sent `{rearm, [mfa()]}' when targets are armed
+%% later (their module was loaded after the start) and `{sweep, [{pid(), mfa()}]}' with
+%% the callers each snapshot finds that it has not sent before.
+-spec listen(pid()) -> ok.
+listen(Pid) ->
+    gen_server:call(?MODULE, {listen, Pid}, ?CALL_TIMEOUT_MS).
 
 %% @doc The targets armed now.
 -spec armed() -> [mfa()].
@@ -209,6 +219,8 @@ handle_call({exclude, Pid}, _From, #state{agents = Agents} = S) ->
     _ = monitor(process, Pid),
     _ = S#state.tracing andalso untrace_ours(Pid),
     {reply, ok, S#state{agents = [Pid | Agents]}};
+handle_call({listen, Pid}, From, #state{listeners = Listeners} = S) ->
+    handle_call({exclude, Pid}, From, S#state{listeners = [Pid | Listeners]});
 handle_call(armed, _From, S) ->
     {reply, maps:keys(S#state.armed), S};
 handle_call(snapshots, _From, S) ->
@@ -294,10 +306,8 @@ arm_module(Module, #state{patterns = Patterns, armed = Armed} = S) ->
     New = [MFA || MFA <- expand(Module, Patterns),
                   erlang:trace_info(MFA, call_time) =:= {call_time, false}],
     _ = [erlang:trace_pattern(MFA, true, [call_time]) || MFA <- New],
-    _ = case {New, whereis(erlperf_agent_discoverer)} of
-            {[_ | _], Discoverer} when is_pid(Discoverer) -> Discoverer ! {rearm, New};
-            _ -> ok   % nothing new, or the discoverer is not started yet (it asks armed/0)
-        end,
+    %% a listener started later asks armed/0
+    _ = New =/= [] andalso tell({rearm, New}, S),
     S#state{armed = maps:merge(Armed, maps:from_list([{MFA, true} || MFA <- New]))}.
 
 %% Reads the live counts of every target into the snapshots; returns the modules with a
@@ -429,8 +439,12 @@ sweep(#state{last = Last, seen = Seen, agents = Agents} = S) ->
                                       end, Acc, Counts)
                     end, #{}, Last),
     Callers = maps:to_list(maps:without(Agents, New)),
-    _ = Callers =/= [] andalso erlperf_agent_discoverer:sweep(Callers),
+    _ = Callers =/= [] andalso tell({sweep, Callers}, S),
     S#state{seen = maps:merge(Seen, maps:from_list([{P, true} || {P, _} <- Callers]))}.
+
+-spec tell(term(), state()) -> ok.
+tell(Message, #state{listeners = Listeners}) ->
+    lists:foreach(fun (Pid) -> Pid ! Message end, Listeners).
 
 %%--------------------------------------------------------------------
 %% Internal functions: hooks and conflicts

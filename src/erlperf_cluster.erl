@@ -166,7 +166,10 @@ total_result(#{mode := Mode} = First, Concurrency, Results) ->
            samples => sum_lists([S || #{samples := S} <- Results]),
            time => lists:max([T || #{time := T} <- Results]),
            overdue => lists:sum([O || #{overdue := O} <- Results]),
+           qps => erlperf_local:qps(stat_mode(Mode), Average, sample_duration(First)),
            iteration_time => iteration_time(First, Concurrency, Average, Results)}.
+
+sample_duration(#{run_options := #{sample_duration := Duration}}) -> Duration.
 
 stat_mode(timed) -> timed;
 stat_mode(_Continuous) -> continuous.

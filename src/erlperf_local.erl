@@ -37,9 +37,8 @@
 %% erlperf_cluster on their nodes.
 -export([benchmark/3]).
 
-%% Internal exports: erlperf_cluster computes the totals of several nodes the same way;
-%% erlperf and erlperf_sweep read a report's throughput.
--export([statistics/2, qps/1]).
+%% Internal exports: erlperf_cluster computes the totals of several nodes the same way.
+-export([statistics/2, qps/3]).
 
 -type report() :: erlperf:report().
 
@@ -218,12 +217,12 @@ report(#{code := Code, info := Info}, Mode, Concurrency, Run, Opts) ->
         #{} -> Report
     end.
 
-%% Statistics over the per-sample values, the raw samples, and the time of one
-%% iteration (nanoseconds, of one worker).
-result(Mode, Concurrency, #{values := Values} = Run, Opts) ->
+%% Statistics over the per-sample values, the raw samples, the time of one iteration
+%% (nanoseconds, of one worker) and the iterations per second.
+result(Mode, Concurrency, #{values := Values} = Run, #{sample_duration := Duration} = Opts) ->
     #{average := Average} = Stats = statistics(Mode, Values),
     Stats#{samples => maps:get(samples, Run), time => maps:get(time, Run),
-           overdue => maps:get(overdue, Run),
+           overdue => maps:get(overdue, Run), qps => qps(Mode, Average, Duration),
            iteration_time => iteration_time(Mode, Concurrency, Average, Opts)}.
 
 %% @private
@@ -239,12 +238,14 @@ statistics(Mode, Values) ->
     Summary#{values => Values, variance => StdDev * StdDev, best => Best, worst => Worst}.
 
 %% @private
-%% Iterations per second of a full report, all workers (timed mode: of the one worker).
--spec qps(report()) -> float().
-qps(#{mode := timed, result := #{average := Us}, run_options := #{sample_duration := {timed, N}}}) ->
+%% Iterations per second, all workers, from the average sample: iterations per
+%% sample duration (continuous), or microseconds per `N' iterations of the one worker
+%% (timed; 0.0 when no time was measured). The one definition of `qps'.
+-spec qps(continuous | timed, number(), pos_integer() | {timed, pos_integer()}) -> float().
+qps(timed, Us, {timed, N}) ->
     case Us == 0 of true -> 0.0; false -> N * 1.0e6 / Us end;
-qps(#{result := #{average := Avg}, run_options := #{sample_duration := Ms}}) ->
-    Avg * 1000 / Ms.
+qps(continuous, Average, Ms) ->
+    Average * 1000 / Ms.
 
 iteration_time(timed, _Concurrency, AverageUs, #{sample_duration := {timed, Count}}) ->
     AverageUs * 1000 / Count;

@@ -1,7 +1,7 @@
 %%% @doc Results in every output format, to standard output or to files: text tables
 %%% ({@link erlperf_report}), JSON (the complete record, {@link erlperf_record}), CSV
 %%% ({@link erlperf_csv}), Markdown ({@link erlperf_markdown}) and an HTML page with
-%%% charts ({@link erlperf_render}).
+%%% charts ({@link erlperf_html_bench}).
 %%%
 %%% Files are written atomically: to `FILE.tmp.OSPID' first, then renamed over `FILE',
 %%% so that a reader (or a CI job comparing against a baseline) never sees half a file,
@@ -39,9 +39,7 @@ format(csv, Reports, Options) ->
 format(markdown, Reports, Options) ->
     erlperf_markdown:format(record(Reports, Options));
 format(html, Reports, Options) ->
-    %% the page is drawn from the record as a reader of the JSON sees it
-    {ok, Decoded} = erlperf_json:decode(erlperf_json:encode(record(Reports, Options))),
-    erlperf_render:bench_page(Decoded).
+    erlperf_html_bench:render(record(Reports, Options)).
 
 %% @doc Writes full reports to `File' in a format, atomically.
 -spec write(file:filename(), format(), [erlperf:report(), ...]) -> ok | {error, {write, string(), term()}}.

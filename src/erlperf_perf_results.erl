@@ -138,7 +138,7 @@ read(File) ->
 summary(#{<<"runs">> := Runs, <<"size_label">> := Label} = Record) ->
     Header = [Label, <<"status">>, <<"calls">>, <<"us/call">>, <<"us/call raw">>, <<"processes">>, <<"error">>],
     Rows = [size_row(Run) || Run <- Runs],
-    [table(Header, Rows),
+    [erlperf_table:columns(Header, Rows),
      top_functions(lists:reverse([R || #{<<"status">> := <<"ok">>} = R <- Runs])),
      custom_texts(Runs),
      requirements(maps:get(<<"requirements">>, Record, [])),
@@ -358,7 +358,7 @@ top_functions([#{<<"size">> := Size, <<"functions">> := Functions} | _]) ->
                     || #{<<"mfa">> := M, <<"node">> := N, <<"calls">> := C, <<"time_us">> := T,
                          <<"time_per_call_us">> := P} <- Top],
             [io_lib:format("~nMost time, size ~b:~n", [Size]),
-             table([<<"function">>, <<"node">>, <<"calls">>, <<"us">>, <<"us/call">>], Rows)]
+             erlperf_table:columns([<<"function">>, <<"node">>, <<"calls">>, <<"us">>, <<"us/call">>], Rows)]
     end.
 
 %% Custom agents' results that hold a `text' (a map key `text' or <<"text">>): a line each.
@@ -383,13 +383,7 @@ requirements(Requirements) ->
             || #{<<"size">> := S, <<"requirement">> := R, <<"subject">> := Subj, <<"limit">> := L,
                  <<"measured">> := M, <<"pass">> := P} <- Requirements],
     ["\nRequirements:\n",
-     table([<<"size">>, <<"requirement">>, <<"subject">>, <<"limit">>, <<"measured">>, <<"result">>], Rows)].
-
-%% A plain table (erlperf_report's), cells as character lists.
--spec table([unicode:chardata()], [[unicode:chardata()]]) -> unicode:chardata().
-table(Header, Rows) ->
-    Text = fun (Cells) -> [unicode:characters_to_list(C) || C <- Cells] end,
-    erlperf_report:columns_text(Text(Header), [Text(R) || R <- Rows]).
+     erlperf_table:columns([<<"size">>, <<"requirement">>, <<"subject">>, <<"limit">>, <<"measured">>, <<"result">>], Rows)].
 
 -spec number(number() | null) -> iodata().
 number(null) -> <<"-">>;

@@ -31,11 +31,15 @@
 -module(erlperf_record).
 
 %% API: called by the command line and the output formats.
--export([from_reports/1, with_baselines/2, version/0, param_names/1]).
+-export([from_reports/1, with_baselines/2, version/0]).
+%% API: what every output reads from a record the same way.
+-export([param_names/1, run_name/2, qps_bounds/1, comparison/1]).
 
--export_type([results/0]).
+-export_type([results/0, run/0]).
 
 -type results() :: #{binary() => term()}.
+%% One of the record's `runs'.
+-type run() :: #{binary() => term()}.
 
 %% Version of the record's layout; readers refuse a newer one.
 -define(VERSION, 1).
@@ -84,6 +88,44 @@ param_names(#{<<"runs">> := [#{<<"params">> := Params} | _]}) when is_map(Params
 param_names(_Record) ->
     [].
 
+%% @doc A run's name: its label, and in a sweep its combination in the order of the
+%% parameters `Names' (see {@link param_names/1}): `lists:seq(1, N). (N=10)'.
+-spec run_name(run(), [binary()]) -> binary().
+run_name(#{<<"label">> := Label} = Run, Names) ->
+    Params = maps:get(<<"params">>, Run, #{}),
+    case [[N, $=, erlperf_units:record_text(maps:get(N, Params))] || N <- Names, is_map_key(N, Params)] of
+        [] -> Label;
+        Pairs -> unicode:characters_to_binary([Label, " (", lists:join(", ", Pairs), ")"])
+    end.
+
+%% @doc The 95% interval of a run's throughput (iterations per second): its per-sample
+%% interval scaled as `qps' is to `average'; `none' without an interval or throughput.
+-spec qps_bounds(run()) -> {number(), number()} | none.
+qps_bounds(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})
+  when is_number(Lo), is_number(Hi), is_number(Qps), is_number(Avg), Avg /= 0 ->
+    {Lo * Qps / Avg, Hi * Qps / Avg};
+qps_bounds(_Run) ->
+    none.
+
+%% @doc A run's comparison with the fastest at the confidence the run asked for, as
+%% {@link erlperf_stat:compare/3} returns it (for {@link erlperf_stat:verdict_text/1});
+%% `none' for the fastest, or a run compared with nothing.
+-spec comparison(run()) -> erlperf_stat:comparison() | none.
+comparison(#{<<"comparison">> := C}) ->
+    At = fun (Key, Chosen) -> maps:get(Chosen, C, maps:get(Key, C)) end,
+    #{test => binary_to_atom(maps:get(<<"test">>, C)),
+      better => binary_to_atom(maps:get(<<"better">>, C, <<"higher">>)),
+      confidence => maps:get(<<"confidence">>, C, ?RECORD_CONFIDENCE),
+      change_pct => undefined(maps:get(<<"change_pct">>, C)),
+      ci_pct => bounds(At(<<"ci95_pct">>, <<"ci_pct">>)),
+      significant => At(<<"significant">>, <<"significant_at_confidence">>),
+      verdict => binary_to_atom(At(<<"verdict">>, <<"verdict_at_confidence">>)),
+      within_noise => At(<<"within_noise">>, <<"within_noise_at_confidence">>),
+      p => undefined(maps:get(<<"p">>, C)),
+      noise => maps:get(<<"noise_pct">>, C)};
+comparison(_Run) ->
+    none.
+
 %% @doc The layout version this release writes.
 -spec version() -> pos_integer().
 version() ->
@@ -109,7 +151,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              <<"ci95">> => interval(erlperf_stat:confidence_interval(Values, ?RECORD_CONFIDENCE)),
              <<"outliers">> => outliers(Values),
              <<"iteration_ns">> => number(maps:get(iteration_time, Result, null)),
-             <<"qps">> => qps(Report),
+             <<"qps">> => maps:get(qps, Result),
+             <<"sleep">> => text(maps:get(sleep, Report, sleep)),
              <<"overdue">> => maps:get(overdue, Result, 0),
              <<"time_us">> => maps:get(time, Result, 0),
              <<"params">> => combination(maps:get(params, Report, []))},
@@ -118,7 +161,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:confidence_interval(Values, C))}
              end,
-    lists:foldl(fun maps:merge/2, Base, [Chosen, cost(Result), latency(Result), search(Report),
+    lists:foldl(fun maps:merge/2, Base, [Chosen, dead_code(Report), cost(Result), latency(Result),
+                                         search(Report),
                                          sweep(Report), comparison(Report, Reports),
                                          profile(Report)]).
 
@@ -128,12 +172,20 @@ sweep(Report) ->
             {bytes_per_second, <<"bytes_per_second">>}],
     maps:from_list([{Json, V} || {Key, Json} <- Keys, {ok, V} <- [maps:find(Key, Report)]]).
 
+%% Roles whose code the compiler removed: the figures measure an empty loop.
+dead_code(Report) ->
+    case [atom_to_binary(Role) || {dead_code, Role} <- maps:get(warnings, Report, [])] of
+        [] -> #{};
+        Roles -> #{<<"dead_code">> => Roles}
+    end.
+
 %% With `memory => true': the cost per call.
 cost(#{cost := Cost}) ->
     #{<<"bytes_per_iteration">> => number(maps:get(bytes_per_iteration, Cost)),
       <<"memory_method">> => atom_to_binary(maps:get(memory_method, Cost)),
       <<"reductions_per_iteration">> => maps:get(reductions_per_iteration, Cost),
-      <<"cpu_ns_per_iteration">> => maps:get(cpu_ns_per_iteration, Cost)};
+      <<"cpu_ns_per_iteration">> => maps:get(cpu_ns_per_iteration, Cost),
+      <<"wall_ns_per_iteration">> => maps:get(wall_ns_per_iteration, Cost)};
 cost(_Result) ->
     #{}.
 
@@ -151,12 +203,10 @@ latency(_Result) ->
     #{}.
 
 %% Concurrency estimation: the best step beside the one reported, and every step.
-search(#{mode := concurrency, best_concurrency := Best, history := History} = Report) ->
-    #{run_options := #{sample_duration := Ms}} = Report,
+search(#{mode := concurrency, best_concurrency := Best, history := History}) ->
     #{<<"best_concurrency">> => Best,
-      <<"steps">> => [#{<<"concurrency">> => C, <<"average">> => Avg,
-                        <<"qps">> => Avg * 1000 / Ms}
-                      || {C, #{average := Avg}} <- History]};
+      <<"steps">> => [#{<<"concurrency">> => C, <<"average">> => Avg, <<"qps">> => Qps}
+                      || {C, #{average := Avg, qps := Qps}} <- History]};
 search(_Report) ->
     #{}.
 
@@ -196,12 +246,15 @@ comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Va
              <<"significant">> => maps:get(significant, At95),
              <<"p">> => number(maps:get(p, At95)),
              <<"verdict">> => text(maps:get(verdict, At95)),
+             <<"better">> => text(maps:get(better, Cmp)),
              <<"noise_pct">> => maps:get(noise, At95),
              <<"within_noise">> => maps:get(within_noise, At95)},
     Chosen = case maps:get(confidence, Cmp) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C, <<"ci_pct">> => interval(maps:get(ci_pct, Cmp)),
-                        <<"significant_at_confidence">> => maps:get(significant, Cmp)}
+                        <<"significant_at_confidence">> => maps:get(significant, Cmp),
+                        <<"verdict_at_confidence">> => text(maps:get(verdict, Cmp)),
+                        <<"within_noise_at_confidence">> => maps:get(within_noise, Cmp)}
              end,
     #{<<"comparison">> => maps:merge(Base, Chosen)};
 comparison(_Report, _Reports) ->
@@ -215,19 +268,18 @@ outliers(Values) ->
 combination(Combination) ->
     maps:from_list([{atom_to_binary(N), erlperf_units:record_value(V)} || {N, V} <- Combination]).
 
+bounds([Lo, Hi]) -> {Lo, Hi};
+bounds(null) -> undefined.
+
+undefined(null) -> undefined;
+undefined(V) -> V.
+
 interval({Lo, Hi}) -> [Lo, Hi];
 interval(undefined) -> null.
 
 number(infinity) -> null;
 number(undefined) -> null;
 number(N) -> N.
-
-%% Iterations per second, all workers (timed mode: of the one worker).
-qps(#{mode := timed, result := #{iteration_time := Ns}}) when Ns > 0 -> 1.0e9 / Ns;
-qps(#{mode := timed}) -> null;
-qps(#{result := #{average := Avg}, run_options := #{sample_duration := Ms}}) when is_integer(Ms) ->
-    Avg * 1000 / Ms;
-qps(_Report) -> null.
 
 code(#{runner := Runner}) ->
     callable(Runner);

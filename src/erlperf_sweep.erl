@@ -251,7 +251,7 @@ annotate(#{run_options := RunOptions} = Report, Combination, Bytes, #{params := 
                   #{bytes := undefined} -> RunOptions#{params => Params};
                   #{bytes := Expr} -> RunOptions#{params => Params, bytes => Expr}
               end,
-    Qps = erlperf_local:qps(Report),
+    #{result := #{qps := Qps}} = Report,
     Annotated = Report#{params => Combination, run_options => Options, qps => Qps},
     case Bytes of
         undefined -> Annotated;

@@ -22,7 +22,8 @@ report(Label, Values) ->
       sleep => sleep, warnings => [],
       system => #{os => {unix, linux}, cpu => "Test CPU", schedulers => 2},
       result => Summary#{values => Values, samples => [0, 1, 2, 3, 4], time => 4000000,
-                         overdue => 0, iteration_time => 1.0e9 / erlperf_stat:mean(Values)}}.
+                         overdue => 0, iteration_time => 1.0e9 / erlperf_stat:mean(Values),
+                         qps => erlperf_stat:mean(Values)}}.
 
 record_test() ->
     #{<<"version">> := 1, <<"compare">> := <<"parallel">>, <<"runs">> := [A, B],

@@ -42,10 +42,17 @@ report(Mode, Label, Run, #{values := Values, stddev := StdDev} = Figures) ->
                sleep => maps:get(sleep, Run, sleep), warnings => maps:get(warnings, Run, []),
                system => system(),
                result => Figures#{min => lists:min(Values), max => lists:max(Values),
+                                  qps => per_second(Mode, maps:get(average, Figures),
+                                                    maps:get(sample_duration, Options, 1000)),
                                   best => Best, worst => Worst, variance => StdDev * StdDev,
                                   ci => erlperf_stat:confidence_interval(Values, 95),
                                   confidence => 95, outliers => erlperf_stat:outliers(Values)}},
     maps:merge(Report, maps:with([qps, relative], Run)).
+
+%% Iterations per second from the average sample: per sample duration (milliseconds), or
+%% microseconds per N iterations.
+per_second(timed, Us, {timed, N}) -> N * 1.0e6 / Us;
+per_second(continuous, Average, Ms) -> Average * 1000 / Ms.
 
 %% `system' of every run below (erlperf_system on the CI machine, OTP 25).
 system() ->
@@ -224,7 +231,7 @@ timer_note_test() ->
 samples_counted_from_values_test() ->
     [#{result := #{samples := Readings, values := Values}}] = Reports = unique_c50(),
     ?assertEqual({11, 10}, {length(Readings), length(Values)}),
-    ?assertEqual(extended, erlperf_report:resolve_format(auto, Reports)),
+    ?assertEqual(extended, erlperf_report:resolve_format(auto, erlperf_record:from_reports(Reports))),
     [_Note, _Blank, _Header, Row] = lines(Reports, #{}),
     ?assertMatch(["erlang:unique_integer().", "50", "10" | _], string:lexemes(Row, " ")).
 
@@ -232,7 +239,7 @@ samples_counted_from_values_test() ->
 nine_values_stay_basic_test() ->
     [#{result := #{samples := Readings, values := Values}}] = Reports = rand_9(),
     ?assertEqual({10, 9}, {length(Readings), length(Values)}),
-    ?assertEqual(basic, erlperf_report:resolve_format(auto, Reports)),
+    ?assertEqual(basic, erlperf_report:resolve_format(auto, erlperf_record:from_reports(Reports))),
     ?assertEqual(["Timer accuracy problem detected, results may be inaccurate",
                   "",
                   "Code                    ||        QPS       Time",
@@ -244,11 +251,11 @@ nine_values_stay_basic_test() ->
 auto_format_test_() ->
     Three = rand(),
     Ten = tl(rand_crypto()),
-    [?_assertEqual(basic, erlperf_report:resolve_format(auto, Three)),
-     ?_assertEqual(extended, erlperf_report:resolve_format(auto, Ten)),
-     ?_assertEqual(extended, erlperf_report:resolve_format(auto, Three ++ Ten)),
-     ?_assertEqual(basic, erlperf_report:resolve_format(basic, Ten)),
-     ?_assertEqual(full, erlperf_report:resolve_format(full, Three)),
+    [?_assertEqual(basic, erlperf_report:resolve_format(auto, erlperf_record:from_reports(Three))),
+     ?_assertEqual(extended, erlperf_report:resolve_format(auto, erlperf_record:from_reports(Ten))),
+     ?_assertEqual(extended, erlperf_report:resolve_format(auto, erlperf_record:from_reports(Three ++ Ten))),
+     ?_assertEqual(basic, erlperf_report:resolve_format(basic, erlperf_record:from_reports(Ten))),
+     ?_assertEqual(full, erlperf_report:resolve_format(full, erlperf_record:from_reports(Three))),
      ?_assertMatch(["Code", "||", "QPS", "Time"],
                    string:lexemes(lists:nth(3, lines(Ten, #{format => basic})), " ")),
      ?_assertMatch(["Code", "||", "Samples", "Avg", "StdDev", "Median", "P99", "Iteration"],

@@ -214,7 +214,8 @@ run(Runners, Params, Bytes) ->
 report(Code) ->
     N = maps:get('N', maps:get(bindings, Code, #{}), 1),
     #{mode => continuous, label => erlperf_codegen:label(Code), code => Code,
-      run_options => #{sample_duration => 1000}, result => #{average => 1000000 / N}}.
+      run_options => #{sample_duration => 1000},
+      result => #{average => 1000000 / N, qps => 1.0e6 / N}}.
 
 measured() ->
     receive {measured, Bindings} -> [lists:sort(maps:to_list(Bindings)) | measured()]
