@@ -74,7 +74,7 @@ compare(Baselines, #{<<"runs">> := Runs} = Record, Options) ->
     Stat = #{test => welch, confidence => maps:get(confidence, Options, ?CONFIDENCE),
              noise => maps:get(noise, Options, 0)},
     Names = erlperf_record:param_names(Record),
-    [#{label => maps:get(<<"label">>, Run), name => name(Run, Names),
+    [#{label => maps:get(<<"label">>, Run), name => erlperf_record:run_name(Run, Names),
        baselines => [entry(File, Run, Base, Stat) || {File, Base} <- Baselines]}
      || Run <- Runs].
 
@@ -138,14 +138,6 @@ match(Run, AllBaseRuns) ->
 %% A sweep's combination (none: records of erlperf before sweeps have no `params').
 params(Run) ->
     maps:get(<<"params">>, Run, #{}).
-
-%% The label, and the combination in the order of the parameters.
-name(#{<<"label">> := Label} = Run, Names) ->
-    Params = params(Run),
-    case [[N, $=, erlperf_units:record_text(maps:get(N, Params))] || N <- Names, is_map_key(N, Params)] of
-        [] -> Label;
-        Pairs -> unicode:characters_to_binary([Label, " (", lists:join(", ", Pairs), ")"])
-    end.
 
 values(Run) ->
     maps:get(<<"samples">>, Run).

@@ -104,7 +104,7 @@ throughput(Named) ->
                                              x_label => <<"iterations per second">>})).
 
 bar(Name, Run, Qps, Compared) ->
-    Interval = case qps_bounds(Run) of
+    Interval = case erlperf_record:qps_bounds(Run) of
                    {Lo, Hi} -> #{lo => Lo, hi => Hi};
                    none -> #{}
                end,
@@ -143,8 +143,8 @@ latency(Named) ->
                   (_) -> <<>>
               end,
     Table = erlperf_html:table([<<"Runner">> | Names] ++ [<<"average">>, <<"calls">>],
-                               [[Name | [figure(K, L) || {K, _} <- ?PERCENTILES]]
-                                ++ [figure(<<"average">>, L), calls(Name, Named)]
+                               [[Name | [us(maps:get(K, L, null)) || {K, _} <- ?PERCENTILES]]
+                                ++ [us(maps:get(<<"average">>, L, null)), calls(Name, Named)]
                                 || {Name, L} <- Measured]),
     section_if(Measured =/= [], <<"Latency per call">>,
                [erlperf_svg:line_chart(Series, #{title => <<"Latency percentiles">>,
@@ -167,10 +167,11 @@ memory(Named) ->
                                                    x_label => <<"bytes per call">>})
             end,
     Table = erlperf_html:table([<<"Runner">>, <<"Bytes per call">>, <<"Reductions per call">>,
-                                <<"CPU ns per call">>],
-                               [[Name, figure(<<"bytes_per_iteration">>, Run),
-                                 figure(<<"reductions_per_iteration">>, Run),
-                                 figure(<<"cpu_ns_per_iteration">>, Run)] || {Name, Run} <- Measured]),
+                                <<"CPU time per call">>],
+                               [[Name, number(maps:get(<<"bytes_per_iteration">>, Run, null)),
+                                 number(maps:get(<<"reductions_per_iteration">>, Run, null)),
+                                 time_ns(maps:get(<<"cpu_ns_per_iteration">>, Run, null))]
+                                || {Name, Run} <- Measured]),
     section_if(Measured =/= [], <<"Memory per call">>, [Chart, Table]).
 
 %% Sweeps: a chart per parameter with more than one value.
@@ -210,7 +211,7 @@ sweep_series(Name, Group, Param, Values, Key) ->
     Points = lists:keysort(1, [{x(Run, Param, Values), maps:get(Key, Run)} || Run <- Group]),
     Error = case Key of
                 <<"qps">> -> [{x(Run, Param, Values), Lo, Hi}
-                              || Run <- Group, {Lo, Hi} <- [qps_bounds(Run)]];
+                              || Run <- Group, {Lo, Hi} <- [erlperf_record:qps_bounds(Run)]];
                 _ -> []
             end,
     #{name => Name, points => Points, error => Error,
@@ -263,7 +264,8 @@ baselines(Named) ->
                                                    format => fun percent/1})
             end,
     Rows = [{baseline_class(E), [Name, maps:get(<<"file">>, E, <<>>), maps:get(<<"match">>, E, <<>>),
-                                 pct(figure(<<"change_pct">>, E)), pct_interval(figure(<<"ci95_pct">>, E)),
+                                 pct(maps:get(<<"change_pct">>, E, null)),
+                                 pct_interval(maps:get(<<"ci95_pct">>, E, null)),
                                  baseline_verdict(E)]}
             || {Name, E} <- Entries],
     section_if(Entries =/= [], <<"Against the baselines">>,
@@ -314,11 +316,12 @@ profiles(Named) ->
 %% tprof's profiles have bytes per call too.
 profile_table(Functions) ->
     Memory = Functions =/= [] andalso lists:all(fun (F) -> is_map_key(<<"bytes_per_call">>, F) end, Functions),
-    Extra = fun (F) -> [figure(<<"bytes_per_call">>, F) || Memory] end,
-    erlperf_html:table([<<"Function">>, <<"Calls">>, <<"Own time, us">>, <<"%">>]
+    Extra = fun (F) -> [number(maps:get(<<"bytes_per_call">>, F, null)) || Memory] end,
+    erlperf_html:table([<<"Function">>, <<"Calls">>, <<"Own time">>, <<"%">>]
                        ++ [<<"Bytes per call">> || Memory],
                        [[code(maps:get(<<"function">>, F, <<>>)), figure(<<"calls">>, F),
-                         figure(<<"time_us">>, F), one_decimal(figure(<<"percent">>, F)) | Extra(F)]
+                         us(maps:get(<<"time_us">>, F, null)), pct(maps:get(<<"percent">>, F, null))
+                         | Extra(F)]
                         || F <- Functions]).
 
 system(Record) ->
@@ -334,12 +337,8 @@ section_if(false, _Title, _Content) -> [];
 section_if(true, Title, Content) -> erlperf_html:section(Title, Content).
 
 %% A run's name in charts: its label, and in a sweep its parameters.
-name(#{<<"label">> := Label}, []) ->
-    Label;
-name(#{<<"label">> := Label} = Run, Names) ->
-    Params = maps:get(<<"params">>, Run, #{}),
-    iolist_to_binary([Label, " (", lists:join(", ", [[N, "=", param_text(maps:get(N, Params, null))]
-                                                     || N <- Names]), ")"]).
+name(Run, Names) ->
+    erlperf_record:run_name(Run, Names).
 
 row_class(#{<<"baselines">> := Entries} = Run) ->
     case [E || E <- Entries, baseline_class(E) =:= <<"regression">>] of
@@ -352,15 +351,8 @@ row_class(Run) ->
 best_class(#{<<"best">> := true}) -> <<"best">>;
 best_class(_Run) -> <<>>.
 
-%% The throughput's interval: the per-sample interval scaled to one second.
-qps_bounds(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})
-  when is_number(Lo), is_number(Hi), is_number(Qps), is_number(Avg), Avg /= 0 ->
-    {Lo * Qps / Avg, Hi * Qps / Avg};
-qps_bounds(_Run) ->
-    none.
-
 qps_interval(Run) ->
-    case qps_bounds(Run) of
+    case erlperf_record:qps_bounds(Run) of
         {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi)];
         none -> <<"-">>
     end.
@@ -405,18 +397,23 @@ count(_) -> <<"-">>.
 time_ns(N) when is_number(N) -> erlperf_units:time(N);
 time_ns(_) -> <<"-">>.
 
-pct(N) when is_number(N) -> io_lib:format("~.1f%", [N / 1]);
+%% Microseconds, as the record holds latency and profile times.
+us(N) when is_number(N) -> erlperf_units:time(N * 1000);
+us(_) -> <<"-">>.
+
+number(N) when is_number(N) -> erlperf_units:number(N);
+number(_) -> <<"-">>.
+
+pct(N) when is_number(N) -> erlperf_units:percent(N);
 pct(_) -> <<"-">>.
 
 pct_interval([Lo, Hi]) when is_number(Lo), is_number(Hi) ->
-    io_lib:format("~.1f..~.1f%", [Lo / 1, Hi / 1]);
+    [erlperf_units:percent(Lo), "..", erlperf_units:percent(Hi)];
 pct_interval(_) ->
     <<"-">>.
 
 percent(N) -> [erlperf_svg:format_number(N), "%"].
 
-one_decimal(N) when is_number(N) -> round(N * 10) / 10;
-one_decimal(Other) -> Other.
 
 
 %% Options and system figures: numbers and text as they are, anything else as JSON.

@@ -74,13 +74,12 @@ latency(#{} = Figures) ->
 latency(null) ->
     lists:duplicate(5, "-").
 
-%% The throughput's interval, from the per-sample interval scaled to one second.
-interval(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})
-  when is_number(Qps), Avg /= 0 ->
-    Scale = Qps / Avg,
-    [erlperf_units:count(Lo * Scale), "..", erlperf_units:count(Hi * Scale)];
-interval(_Run) ->
-    "-".
+%% The throughput's interval (per second).
+interval(Run) ->
+    case erlperf_record:qps_bounds(Run) of
+        {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi)];
+        none -> "-"
+    end.
 
 verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := true,
                                 <<"verdict">> := Verdict, <<"change_pct">> := Change,

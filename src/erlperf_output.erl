@@ -1,4 +1,5 @@
-%%% @doc Results in every output format, to standard output or to files: text tables
+%%% @doc Results in every output format, to standard output or to files, each drawn
+%%% from one results record ({@link erlperf_record}): text tables
 %%% ({@link erlperf_report}), JSON (the complete record, {@link erlperf_record}), CSV
 %%% ({@link erlperf_csv}), Markdown ({@link erlperf_markdown}) and an HTML page with
 %%% charts ({@link erlperf_html_bench}).
@@ -16,7 +17,8 @@
 -module(erlperf_output).
 
 %% API: called by the command line.
--export([format/3, write/3, write/4, write_atomic/2, format_from_extension/1, format_error/1]).
+-export([format/3, render/3, write/3, write/4, write_atomic/2, format_from_extension/1,
+         format_error/1]).
 
 -export_type([format/0]).
 
@@ -25,21 +27,29 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Full reports in a format. `Options' are the text table's (see
-%% {@link erlperf_report:options()}) and `baselines': the rows of
-%% {@link erlperf_baseline:compare/3}, printed under the table and added to the record.
+%% @doc Full reports in a format: their record (see {@link render/3}).
+%% `Options' are the text table's (see {@link erlperf_report:options()}) and
+%% `baselines': the rows of {@link erlperf_baseline:compare/3}, printed under the table
+%% and added to the record.
 -spec format(format(), [erlperf:report(), ...], map()) -> unicode:chardata().
-format(text, Reports, Options) ->
-    [erlperf_report:format(Reports, maps:without([baselines], Options)),
+format(Format, Reports, Options) ->
+    Record = erlperf_record:from_reports(Reports),
+    render(Format, erlperf_record:with_baselines(Record, maps:get(baselines, Options, [])), Options).
+
+%% @doc A results record in a format; `Options' as {@link format/3}'s (the record
+%% holds the baselines' comparisons already).
+-spec render(format(), erlperf_record:results(), map()) -> unicode:chardata().
+render(text, Record, Options) ->
+    [erlperf_report:render(Record, maps:without([baselines], Options)),
      erlperf_baseline:format(maps:get(baselines, Options, []))];
-format(json, Reports, Options) ->
-    [erlperf_json:encode(record(Reports, Options), #{pretty => true}), $\n];
-format(csv, Reports, Options) ->
-    erlperf_csv:format(record(Reports, Options));
-format(markdown, Reports, Options) ->
-    erlperf_markdown:format(record(Reports, Options));
-format(html, Reports, Options) ->
-    erlperf_html_bench:render(record(Reports, Options)).
+render(json, Record, _Options) ->
+    [erlperf_json:encode(Record, #{pretty => true}), $\n];
+render(csv, Record, _Options) ->
+    erlperf_csv:format(Record);
+render(markdown, Record, _Options) ->
+    erlperf_markdown:format(Record);
+render(html, Record, _Options) ->
+    erlperf_html_bench:render(Record).
 
 %% @doc Writes full reports to `File' in a format, atomically.
 -spec write(file:filename(), format(), [erlperf:report(), ...]) -> ok | {error, {write, string(), term()}}.
@@ -66,10 +76,6 @@ write_atomic(File, Bytes) ->
         {error, Reason} ->
             {error, {write, lists:flatten(File), Reason}}
     end.
-
-record(Reports, Options) ->
-    erlperf_record:with_baselines(erlperf_record:from_reports(Reports),
-                                  maps:get(baselines, Options, [])).
 
 %% @doc The format a file name's extension asks for.
 -spec format_from_extension(file:filename()) -> {ok, format()} | error.

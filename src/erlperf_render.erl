@@ -13,7 +13,7 @@
 -module(erlperf_render).
 
 %% API: called by the command line (--render, --html) and erlperf_output.
--export([render/2, bench_page/1, kind/1, format_error/1]).
+-export([render/2, kind/1, format_error/1]).
 
 -type kind() :: benchmark | perf_test.
 
@@ -36,11 +36,6 @@ render(File, Out) ->
         {ok, Record} -> render(Record, Out);
         {error, _} = Error -> Error
     end.
-
-%% @doc The page of a benchmark record (binary keys, as decoded from JSON).
--spec bench_page(map()) -> iodata().
-bench_page(Record) ->
-    erlperf_html_bench:render(Record).
 
 %% @doc What a decoded record is.
 -spec kind(map()) -> {ok, kind()} | {error, {render, not_a_record}}.
@@ -82,7 +77,7 @@ write(benchmark, Record, Out) ->
                ".html" -> Out;
                _ -> filename:join(Out, "report.html")
            end,
-    write_all([{File, bench_page(Record)}]);
+    write_all([{File, erlperf_html_bench:render(Record)}]);
 write(perf_test, Record, Out) ->
     write_all([{filename:join(Out, Name), Page} || {Name, Page} <- erlperf_html_perf:render(Record)]).
 
