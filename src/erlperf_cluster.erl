@@ -53,7 +53,7 @@
 benchmark(Nodes, Codes, RunOptions, ConcurrencyOptions) when is_list(Nodes), Nodes =/= [] ->
     Unique = lists:usort(Nodes),
     ok = connect(Unique),
-    ok = ensure_loaded(Unique -- [node()], erlperf_isolation:object_code()),
+    ok = ensure_loaded(Unique -- [node()], erlperf_isolation:object_code([?MODULE])),
     Options = maps:filter(fun (_K, V) -> not is_function(V) end, RunOptions),
     case {maps:get(compare, Options, parallel), ConcurrencyOptions} of
         {Together, undefined} when Together =:= parallel; Together =:= interleaved ->

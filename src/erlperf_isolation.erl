@@ -29,9 +29,12 @@
 %%%       starts distribution anyway, it listens on the loopback interface only.</li>
 %%%   <li>It gets every code path of the origin outside the OTP installation (`-pa'),
 %%%       and the origin's `ERL_LIBS'.</li>
-%%%   <li>erlperf's own modules are sent to it as object code
+%%%   <li>The erlperf modules a run needs are sent to it as object code
 %%%       (`code:get_object_code/1'), so that it works when erlperf runs from an escript
-%%%       archive, or from a directory the peer cannot see.</li>
+%%%       archive, or from a directory the peer cannot see: `erlperf_local' and every
+%%%       erlperf module its code names, transitively (read from the modules' atom
+%%%       tables, a superset of what they call); never the command line, reports or
+%%%       performance testing.</li>
 %%%   <li>Run options that are funs (`progress') are removed before they are sent.
 %%%       Codes that are funs are sent as they are: the module defining them must exist
 %%%       in the peer (shell funs work, since `erl_eval' does).</li>
@@ -46,8 +49,8 @@
 %% API: called by erlperf:benchmark/3 for the `isolation' run option.
 -export([benchmark/3, format_error/1]).
 
-%% Internal export: erlperf_cluster ships the same code to its load nodes.
--export([object_code/0]).
+%% Internal export: erlperf_cluster ships the code its load nodes need.
+-export([object_code/1]).
 
 %% Milliseconds a peer node gets to boot.
 -define(BOOT_TIMEOUT_MS, 30000).
@@ -68,7 +71,7 @@
                 erlperf:concurrency_options() | undefined) -> [erlperf:report()].
 benchmark(Codes, RunOptions, ConcurrencyOptions) when is_list(Codes), is_map(RunOptions) ->
     Options = maps:filter(fun (_Key, Value) -> not is_function(Value) end, RunOptions),
-    Modules = object_code(),
+    Modules = object_code([erlperf_local]),
     Start = start_options(),
     Runs = [fun () -> run(Start, Modules, [[Code], Options, ConcurrencyOptions]) end
             || Code <- Codes],
@@ -153,19 +156,30 @@ code_path_args() ->
     end.
 
 %% @private
-%% Object code of erlperf's modules: those listed in the application resource file,
-%% or, when there is none (modules loaded by hand), those loaded now.
--spec object_code() -> [{module(), binary(), file:filename()}].
-object_code() ->
-    _ = application:load(erlperf),
-    Modules = case application:get_key(erlperf, modules) of
-                  {ok, Mods} -> Mods;
-                  undefined -> loaded_erlperf_modules()
-              end,
-    [Code || M <- Modules, Code <- [code:get_object_code(M)], Code =/= error].
+%% Object code of the erlperf modules that running `Roots' can reach: the roots and
+%% every erlperf module named in the atom table of one reached, in the order found.
+-spec object_code([module()]) -> [{module(), binary(), file:filename()}].
+object_code(Roots) ->
+    reach(Roots, #{}, []).
 
-loaded_erlperf_modules() ->
-    [M || {M, _} <- code:all_loaded(), lists:prefix("erlperf", atom_to_list(M))].
+reach([], _Seen, Acc) ->
+    lists:reverse(Acc);
+reach([M | Rest], Seen, Acc) when is_map_key(M, Seen) ->
+    reach(Rest, Seen, Acc);
+reach([M | Rest], Seen, Acc) ->
+    case code:get_object_code(M) of
+        {M, Binary, _File} = Code ->
+            {ok, {M, [{imports, Imports}]}} = beam_lib:chunks(Binary, [imports]),
+            Named = [A || {A, _, _} <- Imports, A =/= M, is_erlperf_module(A)],
+            reach(Named ++ Rest, Seen#{M => true}, [Code | Acc]);
+        error ->
+            reach(Rest, Seen#{M => true}, Acc)
+    end.
+
+%% erlperf's modules have this prefix; generated job modules (erlperf_job_N) exist in
+%% memory only, and get_object_code/1 finds no other.
+is_erlperf_module(Atom) ->
+    lists:prefix("erlperf", atom_to_list(Atom)).
 
 load(Peer, Modules) ->
     Triples = [{Module, FileName, Binary} || {Module, Binary, FileName} <- Modules],

@@ -51,6 +51,16 @@ no_upward_call_test() ->
 no_cycle_test() ->
     ?assertEqual([], cycles(edges())).
 
+%% An isolated run's peer and a cluster's load nodes get the engine and the strategies
+%% only: never the facade, reports, monitoring or the command line.
+shipped_code_test_() ->
+    Layers = fun (Roots) -> lists:usort([layer(M) || {M, _, _} <- erlperf_isolation:object_code(Roots)]) end,
+    Names = fun (Roots) -> [M || {M, _, _} <- erlperf_isolation:object_code(Roots)] end,
+    [?_assertEqual([base, engine, strategy], Layers([erlperf_local])),
+     ?_assertEqual([base, engine, strategy], Layers([erlperf_cluster])),
+     ?_assertEqual([], [erlperf_local, erlperf_job, erlperf_codegen, erlperf_sampler]
+                       -- Names([erlperf_local]))].
+
 %% The rule itself: a planted upward call and a planted cycle are found.
 rule_test_() ->
     [?_assertNot(allowed(engine, facade)),
