@@ -76,9 +76,9 @@
 %% API
 
 %% @doc Whether `Term' is a `trace_pattern()': `{Module, Function, Arity}', each an atom
-%% (the arity an integer from 0 to 255, as `arity()') or the wildcard `'_''. Whether a
+%% (the arity an integer from 0 to 255, as `arity()') or the wildcard ```'_''''. Whether a
 %% pattern may be used is for its user to say: `erlperf_perf_test' refuses
-%% `{'_', '_', '_'}' from a load generator, the agents refuse it and the patterns that
+%% ```{'_', '_', '_'}'''' from a load generator, the agents refuse it and the patterns that
 %% would trace themselves (`erlperf_agents:start/2').
 -spec is_trace_pattern(term()) -> boolean().
 is_trace_pattern({M, F, A}) ->
