@@ -169,7 +169,8 @@ validate(Options) ->
 
 -spec check_option(atom(), term()) -> ok.
 check_option(patterns, [_ | _] = Patterns) ->
-    _ = [erlang:error({invalid_option, patterns, P}) || P <- Patterns, not is_pattern(P)],
+    _ = [erlang:error({invalid_option, patterns, P})
+         || P <- Patterns, not erlperf_load_generator:is_trace_pattern(P)],
     ok;
 check_option(interval, I) when is_integer(I), I > 0 ->
     ok;
@@ -177,13 +178,6 @@ check_option(quiet, Q) when (is_integer(Q) andalso Q > 0) orelse Q =:= infinity 
     ok;
 check_option(Key, Value) ->
     erlang:error({invalid_option, Key, Value}).
-
--spec is_pattern(term()) -> boolean().
-is_pattern({M, F, A}) ->
-    is_atom(M) andalso is_atom(F)
-        andalso (A =:= '_' orelse (is_integer(A) andalso A >= 0 andalso A =< 255));
-is_pattern(_) ->
-    false.
 
 %% Patterns refused, with the reason.
 -spec refused([pattern()]) -> [{pattern(), everything | agent_module | tracing_bif}].

@@ -36,6 +36,10 @@
 %%% '''
 -module(erlperf_load_generator).
 
+%% API: called by erlperf_perf_test (a load generator's patterns) and erlperf_agents
+%% (their `patterns' option)
+-export([is_trace_pattern/1]).
+
 -export_type([run_info/0, test_info/0, test_size/0, trace_pattern/0, requirement/0]).
 
 -type run_info() :: term().
@@ -67,3 +71,18 @@
 -callback get_requirements(Size :: test_size()) -> [requirement()].
 
 -optional_callbacks([get_requirements/1]).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc Whether `Term' is a `trace_pattern()': `{Module, Function, Arity}', each an atom
+%% (the arity an integer from 0 to 255, as `arity()') or the wildcard ```'_''''. Whether a
+%% pattern may be used is for its user to say: `erlperf_perf_test' refuses
+%% ```{'_', '_', '_'}'''' from a load generator, the agents refuse it and the patterns that
+%% would trace themselves (`erlperf_agents:start/2').
+-spec is_trace_pattern(term()) -> boolean().
+is_trace_pattern({M, F, A}) ->
+    is_atom(M) andalso is_atom(F)
+        andalso (A =:= '_' orelse (is_integer(A) andalso A >= 0 andalso A =< 255));
+is_trace_pattern(_) ->
+    false.

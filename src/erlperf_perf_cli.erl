@@ -16,138 +16,29 @@
 -module(erlperf_perf_cli).
 
 %% API: called by erlperf_cli.
--export([run/1, usage/0, options/0]).
+-export([run/1]).
 
--define(EXIT_OK, 0).
--define(EXIT_FAILED, 1).
--define(EXIT_USAGE, 2).
--define(EXIT_REQUIREMENT, 3).
-
-%% {Key, Names, Argument, Help}
--type option() :: {atom(), [string()], flag | file | dir | files | percent | ms, string()}.
+-define(HINT, "Try 'erlperf --perf-test FILE' or 'erlperf --help'.").
 
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Runs `--perf-test' arguments; returns the exit status.
+%% @doc Runs `--perf-test' arguments (parsed by {@link erlperf_args:parse_perf_test/1});
+%% returns the exit status.
 -spec run([string()]) -> non_neg_integer().
 run(Args) ->
-    try parse(Args, #{}) of
-        #{help := true} ->
-            io:put_chars(usage()),
-            ?EXIT_OK;
-        #{perf_test := File} = Parsed ->
-            ok = add_paths(maps:get(paths, Parsed, [])),
-            test(File, maps:without([perf_test, paths, help], Parsed));
-        #{} ->
-            usage_error("--perf-test needs a load generator file")
-    catch
-        throw:{usage, Text} -> usage_error(Text)
+    case erlperf_args:parse_perf_test(Args) of
+        {ok, #{help := true}} ->
+            io:put_chars(erlperf_args:perf_test_help()),
+            erlperf_args:exit_code(success);
+        {ok, #{file := File, paths := Paths, options := Options}} ->
+            case erlperf_cli_vm:add_paths(Paths) of
+                ok -> test(File, Options);
+                {error, Reason} -> usage_error(erlperf_cli_vm:format_error(Reason))
+            end;
+        {error, Reason} ->
+            usage_error(erlperf_args:format_error(Reason))
     end.
-
-%% @doc The options, for the help text.
--spec options() -> [option()].
-options() ->
-    [{perf_test, ["--perf-test"], file,
-      "run the performance test of the load generator FILE (.erl, or a module name)"},
-     {out_dir, ["--out-dir"], dir, "write results to DIR/<test name>-<timestamp>/"},
-     {custom_agents, ["--custom-agents"], files,
-      "custom agents to put on the test nodes (a.erl,b.erl)"},
-     {baseline, ["--baseline"], file,
-      "compare time per call with a results.json of an earlier test (exit 3 when worse)"},
-     {tolerance, ["--tolerance"], percent, "how much worse than the baseline still passes"},
-     {interval, ["--interval"], ms, "milliseconds between two metrics samples"},
-     {compensate, ["--no-compensation"], flag,
-      "keep the agents' own cost in call times (the impact benchmark is skipped)"},
-     {timeout, ["--timeout"], ms, "milliseconds a load generator callback may take"},
-     {paths, ["-pa"], dir, "add DIR to the code path (repeatable)"},
-     {help, ["-h", "--help"], flag, "print this help"}].
-
-%% @doc Help text of `--perf-test', defaults from {@link erlperf_perf_test:defaults/0}.
--spec usage() -> iodata().
-usage() ->
-    Defaults = erlperf_perf_test:defaults(),
-    ["\nPerformance testing: erlperf --perf-test FILE [OPTION]...\n"
-     "Runs a load generator (behaviour erlperf_load_generator) over its sizes, with tracing\n"
-     "agents on the test nodes; see doc/perf-testing.md.\n"
-     | [help_line(O, Defaults) || O <- options(), element(1, O) =/= help]]
-    ++ ["Exit status: 0 success, 1 a run failed, 2 usage error, 3 a requirement failed.\n"].
-
-%%--------------------------------------------------------------------
-%% Parsing
-
--spec help_line(option(), map()) -> iodata().
-help_line({Key, Names, Arg, Help}, Defaults) ->
-    Default = case {Arg, maps:find(Key, Defaults)} of
-                  {flag, _} -> "";
-                  {_, {ok, V}} when V =/= none, V =/= [] -> io_lib:format(" (default: ~0tp)", [V]);
-                  _ -> ""
-              end,
-    io_lib:format("  ~-36ts ~ts~ts~n", [lists:flatten([lists:join(", ", Names), metavar(Arg)]),
-                                        Help, Default]).
-
--spec metavar(atom()) -> string().
-metavar(flag) -> "";
-metavar(file) -> " FILE";
-metavar(dir) -> " DIR";
-metavar(files) -> " FILES";
-metavar(percent) -> " PCT";
-metavar(ms) -> " MS".
-
--spec parse([string()], map()) -> map().
-parse([], Acc) ->
-    Acc;
-parse([Name | Rest], Acc) ->
-    case [O || {_, Names, _, _} = O <- options(), lists:member(Name, Names)] of
-        [Option] -> take(Option, Name, Rest, Acc);
-        [] -> throw({usage, "unknown option for --perf-test: " ++ Name})
-    end.
-
--spec take(option(), string(), [string()], map()) -> map().
-take({Key, _, flag, _}, _Name, Rest, Acc) ->
-    parse(Rest, flag(Key, Acc));
-take(_Option, Name, [], _Acc) ->
-    throw({usage, Name ++ " needs a value"});
-take(Option, Name, [Value | More], Acc) ->
-    parse(More, value(Option, Name, Value, Acc)).
-
--spec flag(atom(), map()) -> map().
-flag(compensate, Acc) -> Acc#{compensate => false};
-flag(Key, Acc) -> Acc#{Key => true}.
-
--spec value(option(), string(), string(), map()) -> map().
-value({paths, _, _, _}, _Name, Dir, Acc) ->
-    Acc#{paths => maps:get(paths, Acc, []) ++ [Dir]};
-value({custom_agents, _, _, _}, Name, Text, Acc) ->
-    case [F || F <- string:lexemes(Text, ","), F =/= ""] of
-        [] -> throw({usage, Name ++ " needs at least one file"});
-        Files -> Acc#{custom_agents => maps:get(custom_agents, Acc, []) ++ Files}
-    end;
-value({Key, _, percent, _}, Name, Text, Acc) ->
-    case string:to_float(Text) of
-        {F, ""} when F >= 0 -> Acc#{Key => F};
-        _ ->
-            case string:to_integer(Text) of
-                {I, ""} when I >= 0 -> Acc#{Key => I};
-                _ -> throw({usage, Name ++ " needs a percentage (0 or more), got " ++ Text})
-            end
-    end;
-value({Key, _, ms, _}, Name, Text, Acc) ->
-    case string:to_integer(Text) of
-        {I, ""} when I > 0 -> Acc#{Key => I};
-        _ -> throw({usage, Name ++ " needs a positive number of milliseconds, got " ++ Text})
-    end;
-value({Key, _, _, _}, _Name, Text, Acc) ->
-    Acc#{Key => Text}.
-
--spec add_paths([string()]) -> ok.
-add_paths(Paths) ->
-    lists:foreach(fun (Dir) ->
-                          case code:add_patha(Dir) of
-                              true -> ok;
-                              {error, _} -> throw({usage, "-pa: " ++ Dir ++ " is not a directory"})
-                          end
-                  end, Paths).
 
 %%--------------------------------------------------------------------
 %% Running
@@ -189,23 +80,26 @@ report(_) ->
 -spec status(map()) -> non_neg_integer().
 status(#{<<"runs">> := Runs, <<"requirements">> := Requirements}) ->
     case {[R || #{<<"status">> := <<"failed">>} = R <- Runs], erlperf_perf_requirements:failed(Requirements)} of
-        {[_ | _], _} -> ?EXIT_FAILED;
-        {[], [_ | _]} -> ?EXIT_REQUIREMENT;
-        {[], []} -> ?EXIT_OK
+        {[_ | _], _} -> erlperf_args:exit_code(benchmark_failed);
+        {[], [_ | _]} -> erlperf_args:exit_code(gate_failed);
+        {[], []} -> erlperf_args:exit_code(success)
     end.
 
 -spec error_status(term()) -> non_neg_integer().
-error_status({load_generator, callback, _}) -> ?EXIT_USAGE;
-error_status({load_generator, _, _}) -> ?EXIT_USAGE;
-error_status({custom_agent, _, _}) -> ?EXIT_USAGE;
-error_status({baseline, _, _}) -> ?EXIT_USAGE;
-error_status({trace_patterns, _}) -> ?EXIT_USAGE;
-error_status(_) -> ?EXIT_FAILED.
+error_status(Reason) ->
+    erlperf_args:exit_code(outcome(Reason)).
+
+-spec outcome(term()) -> erlperf_args:outcome().
+outcome({load_generator, _, _}) -> usage;
+outcome({custom_agent, _, _}) -> usage;
+outcome({baseline, _, _}) -> usage;
+outcome({trace_patterns, _}) -> usage;
+outcome(_) -> benchmark_failed.
 
 -spec usage_error(string()) -> non_neg_integer().
 usage_error(Text) ->
-    io:put_chars(standard_error, ["erlperf: ", Text, "\nTry 'erlperf --perf-test FILE' or 'erlperf --help'.\n"]),
-    ?EXIT_USAGE.
+    io:put_chars(standard_error, ["erlperf: ", Text, "\n", ?HINT, "\n"]),
+    erlperf_args:exit_code(usage).
 
 %% Progress on standard error: a line per step; the load's countdown (every second) is
 %% one line rewritten in place on a terminal, a line each otherwise.

@@ -196,12 +196,10 @@ patterns(Module) ->
             {error, {trace_patterns, lists:flatten(io_lib:format("~p:~0tp", [Class, Reason]))}}
     end.
 
+%% A trace pattern with at least one name (doc/perf-testing.md: wildcards, not all three).
 -spec is_pattern(term()) -> boolean().
-is_pattern({M, F, A}) ->
-    (is_atom(M) andalso is_atom(F) andalso (A =:= '_' orelse (is_integer(A) andalso A >= 0)))
-        andalso {M, F, A} =/= {'_', '_', '_'};
-is_pattern(_) ->
-    false.
+is_pattern(Pattern) ->
+    erlperf_load_generator:is_trace_pattern(Pattern) andalso Pattern =/= {'_', '_', '_'}.
 
 %%--------------------------------------------------------------------
 %% The test

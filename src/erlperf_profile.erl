@@ -54,7 +54,7 @@
 %%% (`exit(Pid, kill)') cannot clean up.
 -module(erlperf_profile).
 
-%% API: tools/0, check/1 and choices/0 are called by erlperf and erlperf_cli to
+%% API: tools/0, check/1 and choices/0 are called by erlperf and erlperf_args to
 %% validate the `profile' option; profile/3 by erlperf_local after a benchmark.
 -export([tools/0, check/1, choices/0, profile/3, format_error/1]).
 

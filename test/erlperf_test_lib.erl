@@ -1,9 +1,10 @@
-%%% @doc Helpers shared by the test suites: bounded polling and a capturing io device.
+%%% @doc Helpers shared by the test suites: bounded polling, a capturing io device, and the
+%%% escript under test (built from the code under test).
 -module(erlperf_test_lib).
 
 -export([wait_for/2, capture/0, app_without_monitor/1, restore_app/1,
          prop_check/3, prop_forall/2, with_proper/1, root/0, escript_path/0, escript/2,
-         with_escript/1]).
+         with_escript/1, build_escript/0]).
 
 %% Longest an escript run of escript/2 may take.
 -define(ESCRIPT_TIMEOUT_MS, 150000).
@@ -19,23 +20,71 @@ root() ->
         {error, _} -> AppDir
     end.
 
-%% @doc The escript under test: `$ERLPERF_ESCRIPT' when set, else `erlperf' at the root.
+%% @doc The escript under test: `$ERLPERF_ESCRIPT' when set, else one built from the
+%% code under test (see {@link build_escript/0}) the first time this VM asks for it, so
+%% that a plain `rebar3 ct' never runs a stale `./erlperf'.
 -spec escript_path() -> file:filename().
 escript_path() ->
     case os:getenv("ERLPERF_ESCRIPT") of
-        false -> filename:join(root(), "erlperf");
+        false -> built_escript();
         Path -> Path
     end.
 
-%% @doc A suite's config with the escript under test as `escript', or a skip saying how
-%% to build it (suites that run the real escript call this from `init_per_suite/1').
+%% @doc A suite's config with the escript under test as `escript' (built now unless
+%% `$ERLPERF_ESCRIPT' names one), or a skip when `$ERLPERF_ESCRIPT' names no file
+%% (suites that run the real escript call this from `init_per_suite/1').
 -spec with_escript(list()) -> list() | {skip, string()}.
 with_escript(Config) ->
     Escript = escript_path(),
     case filelib:is_regular(Escript) of
         true -> [{escript, Escript} | Config];
-        false -> {skip, "no escript at " ++ Escript ++ " (run make escript)"}
+        false -> {skip, "no escript at " ++ Escript ++ " (ERLPERF_ESCRIPT)"}
     end.
+
+%% @doc Writes the escript `rebar3 escriptize' would write, from the erlperf application
+%% on the code path (the modules of its `.app' file, as compiled for the tests) and the
+%% emulator arguments of `rebar.config', to `_build/<profile>/bin/erlperf'; returns its
+%% path. Written to a temporary file and renamed, so that a case running the escript
+%% meanwhile never sees half of it.
+-spec build_escript() -> file:filename().
+build_escript() ->
+    Ebin = filename:join(code:lib_dir(erlperf), "ebin"),
+    _ = application:load(erlperf),   % ok, or already loaded
+    {ok, Modules} = application:get_key(erlperf, modules),
+    Files = [{filename:join("erlperf/ebin", F), read(filename:join(Ebin, F))}
+             || F <- ["erlperf.app" | [atom_to_list(M) ++ ".beam" || M <- Modules]]],
+    %% _build/<profile>/lib/erlperf -> _build/<profile>/bin/erlperf
+    Path = filename:join([filename:dirname(filename:dirname(code:lib_dir(erlperf))), "bin", "erlperf"]),
+    Tmp = Path ++ "." ++ os:getpid() ++ "." ++ integer_to_list(erlang:unique_integer([positive])),
+    ok = filelib:ensure_dir(Path),
+    ok = escript:create(Tmp, [shebang, {comment, ""}, {emu_args, emu_args()}, {archive, Files, []}]),
+    ok = file:change_mode(Tmp, 8#755),
+    ok = file:rename(Tmp, Path),
+    Path.
+
+%% Built once per VM: the code under test does not change during a test run.
+-spec built_escript() -> file:filename().
+built_escript() ->
+    case persistent_term:get({?MODULE, escript}, undefined) of
+        undefined ->
+            Path = build_escript(),
+            ok = persistent_term:put({?MODULE, escript}, Path),
+            Path;
+        Path ->
+            Path
+    end.
+
+%% rebar.config's `escript_emu_args', without its "%%!" and newline.
+-spec emu_args() -> string().
+emu_args() ->
+    {ok, Terms} = file:consult(filename:join(root(), "rebar.config")),
+    {escript_emu_args, "%%!" ++ Args} = lists:keyfind(escript_emu_args, 1, Terms),
+    string:trim(Args, trailing, "\n").
+
+-spec read(file:filename()) -> binary().
+read(File) ->
+    {ok, Bin} = file:read_file(File),
+    Bin.
 
 %% @doc Runs the escript from the repository root with more environment; returns its exit
 %% status and output (stdout and stderr), which must be UTF-8 without a stack trace.

@@ -1,0 +1,713 @@
+%%% @doc The grammar of erlperf's command lines: which command the arguments ask for,
+%%% their options with defaults and help text, and the parsing of each command's
+%%% arguments into data. Pure: no I/O, no `halt'; a mistake is `{error, Reason}', which
+%%% {@link format_error/1} turns into the line the user sees. The exit statuses of both
+%%% command lines ({@link erlperf_cli} and {@link erlperf_perf_cli}) are defined here,
+%%% once ({@link exit_code/1}).
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>command</b>: `benchmark' (the default), `perf_test' (the arguments hold
+%%%       `--perf-test'; it wins over `--render') or `render' (they hold `--render').</li>
+%%%   <li><b>grammar</b>: the options of a command. The benchmark's options take their
+%%%       value as the next argument or inline (`--samples=10'), and any argument not
+%%%       starting with `-' is a runner. The performance test's options take the next
+%%%       argument only, and it has no positional argument.</li>
+%%%   <li><b>runner argument</b>: a positional argument of the benchmark; source text
+%%%       (usually ending in `.') or a literal `{M, F, A}' tuple (or a list of them).</li>
+%%%   <li><b>hook</b>: a per-runner option, `--init', `--done', `--init_runner' or
+%%%       `--label'. Hooks of one kind are read in the same order as runner arguments,
+%%%       as in erlperf 2.3: the k-th `--init_runner' belongs to the k-th runner, wherever
+%%%       either stands on the command line. A runner without a hook of its kind gets the
+%%%       `--init_all', `--done_all' or `--init_runner_all' default, if given. More hooks
+%%%       of a kind than runners is a usage error.</li>
+%%%   <li><b>usage error</b>: every error of this module: a mistake in the command line
+%%%       (unknown option, bad value, missing value); exit status 2.</li>
+%%% </ul>
+%%%
+%%% Every default lives in {@link defaults/0} (the benchmark's, from the engine's own
+%%% defaults) and in `erlperf_perf_test:defaults/0' (the performance test's); the help
+%%% text is generated from them and from the option tables.
+%%%
+%%% Example:
+%%% ```
+%%% 1> erlperf_args:command(["rand:uniform().", "-s", "10"]).
+%%% benchmark
+%%% 2> {ok, #{codes := [#{runner := "rand:uniform()."}], run_options := #{samples := 10}}} =
+%%%        erlperf_args:parse(["rand:uniform().", "-s", "10"]).
+%%% 3> {error, Reason} = erlperf_args:parse(["ok.", "-c", "0"]), erlperf_args:format_error(Reason).
+%%% "-c: '0' is not a positive integer (K, M, G suffixes allowed)"
+%%% 4> erlperf_args:exit_code(usage).
+%%% 2
+%%% '''
+-module(erlperf_args).
+
+%% API: called by erlperf_cli (the benchmark and `--render') and erlperf_perf_cli
+%% (`--perf-test')
+-export([command/1, parse/1, parse_perf_test/1, parse_render/1, defaults/0, help/0,
+         perf_test_help/0, format_error/1, exit_code/1, count/1]).
+
+-export_type([command/0, parsed/0, perf_test/0, render/0, reason/0, outcome/0]).
+
+%% How an option's value is read.
+-type arg() :: flag | no_flag | count | non_neg_count | report | compare | ratio | percent
+             | noise | code | text | dir | nodes | output_format | file | out_file | gate
+             | param | bytes | profiler | files | tolerance | ms.
+%% Where the value goes: run options, concurrency options, CLI settings, the last
+%% runner's code map, every runner's code map (as a default), a list the option adds to
+%% (repeatable options), or the performance test's options.
+-type target() :: run | concurrency | cli | runner | all_runners | repeated | perf_test.
+-type option() :: {Key :: atom(), Names :: [string()], arg(), target(), Help :: string()}.
+-type grammar() :: benchmark | perf_test.
+
+-type command() :: benchmark | perf_test | render.
+-type code() :: erlperf_job:callable().
+-type parsed() :: #{codes := [erlperf_job:code_map()],
+                    run_options := map(),
+                    concurrency_options := map() | undefined,
+                    report := erlperf_report:format() | auto,
+                    format := erlperf_output:format(),
+                    outputs := [{file:filename(), erlperf_output:format()}],
+                    %% file names, then (once read) the records
+                    baselines := [file:filename()] | [{file:filename(), erlperf_record:results()}],
+                    gate := float() | none,
+                    params := erlperf_sweep:params(),
+                    bytes := string() | undefined,
+                    verbose := boolean(),
+                    paths := [string()],
+                    help := boolean()}.
+%% `--perf-test FILE': the load generator, the code path to add and the options of
+%% `erlperf_perf_test:run/2'; or `-h'.
+-type perf_test() :: #{help := false, file := string(), paths := [string()], options := map()}
+                   | #{help := true}.
+%% `--render FILE [-o DIR]': DIR is the file's directory unless given.
+-type render() :: #{file := string(), out := string()}.
+
+%% Why a command line was refused (each is a usage error).
+-type reason() :: {unknown_option, grammar(), Name :: string()}
+                | {missing_value, Name :: string()}
+                | {unexpected_value, Name :: string()}
+                | {bad_value, Name :: string(), Text :: string(), arg()}
+                | {param, Name :: string(), Why :: string()}
+                | {param_twice, Name :: string(), Variable :: string()}
+                | {bytes, Name :: string(), Text :: string(), Why :: string()}
+                | {too_many_hooks, Key :: atom(), Hooks :: pos_integer(), Runners :: pos_integer()}
+                | {needs_squeeze, Key :: atom()}
+                | {cannot_combine, string(), string()}
+                | {missing, code | perf_test | render}
+                | {render_argument, string()}.
+%% How a run ended, for its exit status.
+-type outcome() :: success | benchmark_failed | usage | gate_failed.
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc The command the arguments ask for: `--perf-test' anywhere makes a performance
+%% test, else `--render' anywhere a report, else a benchmark.
+-spec command([string()]) -> command().
+command(Args) ->
+    case {lists:member("--perf-test", Args), lists:member("--render", Args)} of
+        {true, _} -> perf_test;
+        {false, true} -> render;
+        {false, false} -> benchmark
+    end.
+
+%% @doc Parses a benchmark's command line into code maps and options. With `-h' (and no
+%% mistake) the rest is not checked and `help' is `true'.
+-spec parse([string()]) -> {ok, parsed()} | {error, reason()}.
+parse(Args) ->
+    catching(fun () -> finish(read(benchmark, Args, #{codes => [], hooks => #{}, given => #{}, all => #{}})) end).
+
+%% @doc Parses the arguments of `--perf-test' (all of them, `--perf-test' included).
+-spec parse_perf_test([string()]) -> {ok, perf_test()} | {error, reason()}.
+parse_perf_test(Args) ->
+    catching(fun () -> perf_test(maps:get(given, read(perf_test, Args, #{given => #{}}))) end).
+
+%% @doc Parses the arguments of `--render': a results file and `-o DIR'.
+-spec parse_render([string()]) -> {ok, render()} | {error, reason()}.
+parse_render(Args) ->
+    case render_args(Args, #{}) of
+        #{file := File} = Parsed -> {ok, maps:merge(#{out => filename:dirname(File)}, Parsed)};
+        {error, _} = Error -> Error
+    end.
+
+%% @doc Default value of every benchmark option that has one; the help text shows these.
+%% The run and concurrency defaults are the engine's own (`erlperf:defaults/0'), so the
+%% two never disagree; the rest are the command line's.
+-spec defaults() -> #{atom() => term()}.
+defaults() ->
+    Engine = lists:foldl(fun maps:merge/2, erlperf:defaults(),
+                         [erlperf:concurrency_defaults(), erlperf:sweep_defaults()]),
+    maps:merge(Engine, #{report => auto, format => text, verbose => false, isolation => false,
+                         squeeze => false, help => false}).
+
+%% @doc Help text of `erlperf', performance testing included, generated from the option
+%% tables and the defaults.
+-spec help() -> iodata().
+help() ->
+    ["Usage: erlperf [OPTION]... CODE [PER-RUNNER OPTION]... [CODE [PER-RUNNER OPTION]...]...\n"
+     "Benchmarks Erlang code. CODE is source text ending in '.' or an {M, F, A} tuple.\n"
+     "Per-runner options are read in the order of the CODEs: the first --init_runner\n"
+     "belongs to the first CODE, the second to the second, wherever they stand.\n\n"
+     "Options:\n" | [help_line(O, defaults()) || O <- options(benchmark)]]
+        ++ ["\nEnvironment: ERL_LIBS (extra libraries), COLUMNS (width of the table),\n"
+            "NO_COLOR (no colour on a terminal).\n"
+            "Exit status: 0 success, 1 benchmark failed, 2 usage error (also: no arguments),\n"
+            "3 a runner regressed beyond --fail-on-regression.\n"
+            "\nReports: erlperf --render RESULTS.json [-o DIR] writes an HTML report of a saved\n"
+            "record (--save, --format json, or a --perf-test results.json) to DIR (default: beside it).\n"]
+        ++ perf_test_help().
+
+%% @doc Help text of `--perf-test', defaults from `erlperf_perf_test:defaults/0'.
+-spec perf_test_help() -> iodata().
+perf_test_help() ->
+    Defaults = erlperf_perf_test:defaults(),
+    ["\nPerformance testing: erlperf --perf-test FILE [OPTION]...\n"
+     "Runs a load generator (behaviour erlperf_load_generator) over its sizes, with tracing\n"
+     "agents on the test nodes; see doc/perf-testing.md.\n"
+     | [help_line(O, Defaults) || O <- options(perf_test), element(1, O) =/= help]]
+    ++ ["Exit status: 0 success, 1 a run failed, 2 usage error, 3 a requirement failed.\n"].
+
+%% @doc The line (without `erlperf: ') telling what is wrong with a command line.
+-spec format_error(reason()) -> string().
+format_error({unknown_option, benchmark, Name}) ->
+    text("unknown option ~ts", [Name]);
+format_error({unknown_option, perf_test, Name}) ->
+    text("unknown option for --perf-test: ~ts", [Name]);
+format_error({missing_value, Name}) ->
+    text("~ts needs a value", [Name]);
+format_error({unexpected_value, Name}) ->
+    text("~ts takes no value", [Name]);
+format_error({bad_value, Name, Text, Arg}) ->
+    bad_value(Arg, Name, Text);
+format_error({param, Name, Why}) ->
+    text("~ts: ~ts", [Name, Why]);
+format_error({param_twice, Name, Var}) ->
+    text("~ts ~ts is given twice", [Name, Var]);
+format_error({bytes, Name, Text, Why}) ->
+    text("~ts: '~ts': ~ts", [Name, Text, Why]);
+format_error({too_many_hooks, Key, Hooks, Runners}) ->
+    text("~b --~s for ~b runner~s: the k-th --~s belongs to the k-th runner~ts",
+         [Hooks, Key, Runners, plural(Runners), Key, all_hint(Key)]);
+format_error({needs_squeeze, Key}) ->
+    text("--~s needs -q/--squeeze", [Key]);
+format_error({cannot_combine, One, Other}) ->
+    text("~ts and ~ts cannot be combined", [One, Other]);
+format_error({missing, code}) ->
+    "no code to benchmark";
+format_error({missing, perf_test}) ->
+    "--perf-test needs a load generator file";
+format_error({missing, render}) ->
+    "--render needs a results file";
+format_error({render_argument, Other}) ->
+    "--render takes a results file and -o DIR only, not " ++ Other.
+
+%% @doc The exit status of a run of either command line: 0 success, 1 the benchmark
+%% or a performance test's run failed (or could not run), 2 a usage error, 3 a gate
+%% failed (`--fail-on-regression', a performance test's requirement or baseline).
+-spec exit_code(outcome()) -> 0..3.
+exit_code(success) -> 0;
+exit_code(benchmark_failed) -> 1;
+exit_code(usage) -> 2;
+exit_code(gate_failed) -> 3.
+
+%% @doc A count as options take it: "10" is 10, "10K" 10000, "10M", "10G" (suffixes in
+%% either case); anything else is `error'. (Read by hand: the string module would load
+%% 700 KB of Unicode tables at start-up.)
+-spec count(string()) -> integer() | error.
+count(Text) ->
+    case lists:splitwith(fun (C) -> C >= $0 andalso C =< $9 end, Text) of
+        {"", _} -> error;
+        {Digits, ""} -> list_to_integer(Digits);
+        {Digits, [S]} when S >= $a, S =< $z -> multiply(list_to_integer(Digits), S - $a + $A);
+        {Digits, [S]} -> multiply(list_to_integer(Digits), S);
+        _ -> error
+    end.
+
+%%--------------------------------------------------------------------
+%% Option tables
+
+-spec options(grammar()) -> [option()].
+options(benchmark) ->
+    [{concurrency, ["-c", "--concurrency"], count, run, "workers running each runner"},
+     {sample_duration, ["-d", "--duration", "--sample_duration"], count, run,
+      "milliseconds per sample"},
+     {samples, ["-s", "--samples"], count, run, "samples to collect"},
+     {loop, ["-l", "--loop"], count, run,
+      "timed mode: each sample is the time of N iterations (10M = 10 million)"},
+     {warmup, ["-w", "--warmup"], non_neg_count, run, "samples to take and discard first"},
+     {cv, ["--cv"], ratio, run,
+      "sample until the coefficient of variation is at most this (e.g. 0.05)"},
+     {report, ["-r", "--report"], report, cli,
+      "basic, extended or full; auto is extended from 10 samples"},
+     {format, ["--format"], output_format, cli,
+      "standard output: text (tables), json, csv or markdown"},
+     {output, ["-o", "--output"], out_file, cli,
+      "also write the results to FILE, as its extension says (.json .csv .md .txt)"},
+     {save, ["--save"], file, cli, "write the results record (JSON) to FILE, atomically"},
+     {html, ["--html"], file, cli,
+      "write an HTML report with charts to FILE (self-contained; see also --render)"},
+     {baselines, ["--baseline"], file, repeated,
+      "compare each runner with a saved record (--save); repeatable"},
+     {fail_on_regression, ["--fail-on-regression"], gate, cli,
+      "exit 3 when a runner is significantly slower than a baseline by more than PCT percent"},
+     {verbose, ["-v", "--verbose"], flag, cli,
+      "print generated code and a VM monitor line every second"},
+     {paths, ["-pa"], dir, repeated, "add DIR to the code path (repeatable)"},
+     {compare, ["--compare"], compare, run,
+      "several runners: parallel (at the same time), sequential or interleaved (taking turns)"},
+     {confidence, ["--confidence"], percent, run,
+      "confidence of intervals and verdicts, percent"},
+     {noise, ["--noise"], noise, run,
+      "noise floor, percent: smaller changes are never called significant"},
+     {isolation, ["-i", "--isolated", "--isolation"], flag, run,
+      "run each runner in a fresh peer node"},
+     {memory, ["--memory"], flag, run,
+      "also measure each runner's cost per call: heap bytes, reductions, CPU and wall time"},
+     {params, ["--param"], param, cli,
+      "sweep: run once per value of the variable NAME of the code (repeatable: every combination)"},
+     {bytes, ["--bytes"], bytes, cli,
+      "bytes processed per iteration, an expression of the parameters (N * 8): adds bytes/s"},
+     {latency, ["--latency"], flag, run,
+      "also time each runner's calls one by one: latency percentiles, p50 to max"},
+     {profile, ["--profile"], profiler, run,
+      "after the run, profile each runner briefly with TOOL and list its top functions: "
+      ++ erlperf_profile:choices()},
+     {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
+     {squeeze, ["-q", "--squeeze"], flag, cli,
+      "concurrency estimation: add workers while throughput grows"},
+     {min, ["--min"], count, concurrency, "squeeze: first concurrency tried"},
+     {step, ["--step"], count, concurrency, "squeeze: workers added per step"},
+     {max, ["--max"], count, concurrency,
+      "squeeze: highest concurrency tried (process limit - 1000)"},
+     {threshold, ["-t", "--threshold"], count, concurrency,
+      "squeeze: stop after N steps without a throughput gain"},
+     {init, ["--init"], code, runner, "code run once before the runner starts"},
+     {done, ["--done"], code, runner, "code run once when the runner stops"},
+     {init_runner, ["--init_runner"], code, runner,
+      "code run in each worker; its result is the runner's argument"},
+     {label, ["--label"], text, runner, "name shown in the Code column"},
+     {init_all, ["--init_all"], code, all_runners, "--init for runners without one"},
+     {done_all, ["--done_all"], code, all_runners, "--done for runners without one"},
+     {init_runner_all, ["--init_runner_all"], code, all_runners,
+      "--init_runner for runners without one"},
+     {help, ["-h", "--help"], flag, cli, "print this help"}];
+options(perf_test) ->
+    [{perf_test, ["--perf-test"], file, perf_test,
+      "run the performance test of the load generator FILE (.erl, or a module name)"},
+     {out_dir, ["--out-dir"], dir, perf_test, "write results to DIR/<test name>-<timestamp>/"},
+     {custom_agents, ["--custom-agents"], files, repeated,
+      "custom agents to put on the test nodes (a.erl,b.erl)"},
+     {baseline, ["--baseline"], file, perf_test,
+      "compare time per call with a results.json of an earlier test (exit 3 when worse)"},
+     {tolerance, ["--tolerance"], tolerance, perf_test,
+      "how much worse than the baseline still passes"},
+     {interval, ["--interval"], ms, perf_test, "milliseconds between two metrics samples"},
+     {compensate, ["--no-compensation"], no_flag, perf_test,
+      "keep the agents' own cost in call times (the impact benchmark is skipped)"},
+     {timeout, ["--timeout"], ms, perf_test, "milliseconds a load generator callback may take"},
+     {paths, ["-pa"], dir, repeated, "add DIR to the code path (repeatable)"},
+     {help, ["-h", "--help"], flag, perf_test, "print this help"}].
+
+%% An option's line of the help text; a flag's default, `undefined', `none' and `[]' are
+%% not shown.
+-spec help_line(option(), map()) -> iodata().
+help_line({Key, Names, Arg, _Target, Help}, Defaults) ->
+    Left = lists:join(", ", Names) ++ metavar(Arg),
+    Default = case maps:find(Key, Defaults) of
+                  {ok, V} when Arg =/= flag, Arg =/= no_flag, V =/= undefined, V =/= none,
+                               V =/= [] ->
+                      io_lib:format(" (default: ~0tp)", [V]);
+                  _ -> ""
+              end,
+    io_lib:format("  ~-36ts ~ts~ts~n", [lists:flatten(Left), Help, Default]).
+
+-spec metavar(arg()) -> string().
+metavar(flag) -> "";
+metavar(no_flag) -> "";
+metavar(report) -> " FORMAT";
+metavar(compare) -> " HOW";
+metavar(percent) -> " PCT";
+metavar(noise) -> " PCT";
+metavar(tolerance) -> " PCT";
+metavar(output_format) -> " FORMAT";
+metavar(file) -> " FILE";
+metavar(out_file) -> " FILE";
+metavar(files) -> " FILES";
+metavar(gate) -> " PCT";
+metavar(ratio) -> " CV";
+metavar(code) -> " CODE";
+metavar(text) -> " TEXT";
+metavar(dir) -> " DIR";
+metavar(nodes) -> " NODES";
+metavar(param) -> " NAME=V1,V2,...";
+metavar(bytes) -> " EXPR";
+metavar(profiler) -> " TOOL";
+metavar(ms) -> " MS";
+metavar(_Count) -> " N".
+
+%%--------------------------------------------------------------------
+%% Reading arguments (both grammars)
+
+%% Errors are thrown deep and caught once, here.
+-spec catching(fun(() -> T)) -> {ok, T} | {error, reason()}.
+catching(Parse) ->
+    try {ok, Parse()}
+    catch throw:{?MODULE, Reason} -> {error, Reason}
+    end.
+
+-spec usage(reason()) -> no_return().
+usage(Reason) ->
+    throw({?MODULE, Reason}).
+
+-spec read(grammar(), [string()], map()) -> map().
+read(_Grammar, [], State) ->
+    State;
+read(Grammar, [Arg | Rest], State) ->
+    case is_option(Grammar, Arg) of
+        true ->
+            {Name, Inline} = split_inline(Grammar, Arg),
+            Option = find_option(Grammar, Name),
+            {Value, Rest1} = take_value(Option, Name, Inline, Rest),
+            read(Grammar, Rest1, apply_option(Option, Name, Value, State));
+        false ->
+            #{codes := Codes} = State,
+            read(Grammar, Rest, State#{codes := [callable(Arg) | Codes]})
+    end.
+
+%% The benchmark's positional arguments are runners; the performance test has none.
+-spec is_option(grammar(), string()) -> boolean().
+is_option(benchmark, Arg) -> lists:prefix("-", Arg);
+is_option(perf_test, _Arg) -> true.
+
+%% The benchmark reads "--samples=10" as "--samples 10".
+-spec split_inline(grammar(), string()) -> {string(), string() | none}.
+split_inline(benchmark, "--" ++ _ = Arg) ->
+    case lists:splitwith(fun (C) -> C =/= $= end, Arg) of
+        {Name, "=" ++ Value} -> {Name, Value};
+        {Name, ""} -> {Name, none}
+    end;
+split_inline(_Grammar, Arg) ->
+    {Arg, none}.
+
+-spec find_option(grammar(), string()) -> option().
+find_option(Grammar, Name) ->
+    case [O || {_, Names, _, _, _} = O <- options(Grammar), lists:member(Name, Names)] of
+        [Option] -> Option;
+        [] -> usage({unknown_option, Grammar, Name})
+    end.
+
+-spec take_value(option(), string(), string() | none, [string()]) -> {term(), [string()]}.
+take_value({_, _, Arg, _, _}, _Name, none, Rest) when Arg =:= flag; Arg =:= no_flag ->
+    {Arg =:= flag, Rest};
+take_value({_, _, Arg, _, _}, Name, _Inline, _Rest) when Arg =:= flag; Arg =:= no_flag ->
+    usage({unexpected_value, Name});
+take_value({_, _, Arg, _, _}, Name, none, [Value | Rest]) ->
+    {value(Arg, Name, Value), Rest};
+take_value({_, _, _, _, _}, Name, none, []) ->
+    usage({missing_value, Name});
+take_value({_, _, Arg, _, _}, Name, Inline, Rest) ->
+    {value(Arg, Name, Inline), Rest}.
+
+-spec apply_option(option(), string(), term(), map()) -> map().
+apply_option({Key, _, _, runner, _}, _Name, Value, #{hooks := Hooks} = State) ->
+    State#{hooks := Hooks#{Key => [Value | maps:get(Key, Hooks, [])]}};
+apply_option({Key, _, _, all_runners, _}, _Name, Value, #{all := All} = State) ->
+    State#{all := All#{all_role(Key) => Value}};
+apply_option({params, _, _, cli, _}, Name, {Var, _} = Value, #{given := Given} = State) ->
+    Params = maps:get(params, Given, []),
+    lists:keymember(Var, 1, Params) andalso usage({param_twice, Name, atom_to_list(Var)}),
+    State#{given := Given#{params => Params ++ [Value]}};
+apply_option({Key, _, files, repeated, _}, _Name, Files, #{given := Given} = State) ->
+    State#{given := Given#{Key => maps:get(Key, Given, []) ++ Files}};
+apply_option({Key, _, _, repeated, _}, _Name, Value, #{given := Given} = State) ->
+    State#{given := Given#{Key => maps:get(Key, Given, []) ++ [Value]}};
+apply_option({Key, _, _, _, _}, _Name, Value, #{given := Given} = State) ->
+    State#{given := Given#{Key => Value}}.
+
+-spec all_role(atom()) -> atom().
+all_role(init_all) -> init;
+all_role(done_all) -> done;
+all_role(init_runner_all) -> init_runner.
+
+%%--------------------------------------------------------------------
+%% Values
+
+-spec value(arg(), string(), string()) -> term().
+value(count, Name, Text) ->
+    check(count(Text), fun (N) -> is_integer(N) andalso N > 0 end, {Name, Text, count});
+value(non_neg_count, Name, Text) ->
+    check(count(Text), fun (N) -> is_integer(N) andalso N >= 0 end, {Name, Text, non_neg_count});
+value(Arg, Name, Text) when Arg =:= report; Arg =:= compare; Arg =:= output_format ->
+    case lists:member(Text, choices(Arg)) of
+        true -> list_to_atom(Text);
+        false -> usage({bad_value, Name, Text, Arg})
+    end;
+value(ratio, Name, Text) ->
+    check(ratio(Text), fun (R) -> is_float(R) andalso R > 0 end, {Name, Text, ratio});
+value(percent, Name, Text) ->
+    check(ratio(Text), fun (P) -> is_float(P) andalso P > 0 andalso P < 100 end, {Name, Text, percent});
+value(noise, Name, Text) ->
+    check(ratio(Text), fun (P) -> is_float(P) andalso P >= 0 andalso P < 100 end, {Name, Text, noise});
+value(gate, Name, Text) ->
+    check(ratio(Text), fun (P) -> is_float(P) andalso P >= 0 end, {Name, Text, gate});
+value(out_file, Name, Text) ->
+    case erlperf_output:format_from_extension(Text) of
+        {ok, Format} -> {Text, Format};
+        error -> usage({bad_value, Name, Text, out_file})
+    end;
+value(code, _Name, Text) ->
+    callable(Text);
+value(param, Name, Text) ->
+    case erlperf_sweep:parse_param(Text) of
+        {ok, Param} -> Param;
+        {error, Why} -> usage({param, Name, Why})
+    end;
+value(bytes, Name, Text) ->
+    case erlperf_sweep:parse_bytes(Text) of
+        {ok, _} -> Text;
+        {error, Why} -> usage({bytes, Name, Text, Why})
+    end;
+value(profiler, Name, Text) ->
+    case [T || T <- erlperf_profile:tools(), atom_to_list(T) =:= Text] of
+        [Tool] -> Tool;
+        [] -> usage({bad_value, Name, Text, profiler})
+    end;
+value(nodes, Name, Text) ->
+    case string:lexemes(Text, ",") of
+        [] -> usage({bad_value, Name, Text, nodes});
+        Nodes -> [list_to_atom(string:trim(N)) || N <- Nodes]
+    end;
+value(files, Name, Text) ->
+    case [F || F <- string:lexemes(Text, ","), F =/= ""] of
+        [] -> usage({bad_value, Name, Text, files});
+        Files -> Files
+    end;
+value(tolerance, Name, Text) ->
+    check(number(Text), fun (P) -> is_number(P) andalso P >= 0 end, {Name, Text, tolerance});
+value(ms, Name, Text) ->
+    check(integer(Text), fun (I) -> is_integer(I) andalso I > 0 end, {Name, Text, ms});
+value(_TextOrDir, _Name, Text) ->
+    Text.
+
+%% The value when it passes, else the usage error of its kind.
+-spec check(V, fun((V) -> boolean()), {string(), string(), arg()}) -> V.
+check(Value, Valid, {Name, Text, Arg}) ->
+    case Valid(Value) of
+        true -> Value;
+        false -> usage({bad_value, Name, Text, Arg})
+    end.
+
+-spec choices(report | compare | output_format) -> [string()].
+choices(report) -> ["auto", "basic", "extended", "full"];
+choices(compare) -> ["parallel", "sequential", "interleaved"];
+choices(output_format) -> ["text", "json", "csv", "markdown", "html"].
+
+-spec multiply(integer(), char()) -> integer() | error.
+multiply(N, $K) -> N * 1000;
+multiply(N, $M) -> N * 1000000;
+multiply(N, $G) -> N * 1000000000;
+multiply(_N, _Suffix) -> error.
+
+%% "0.5" or "5": always a float.
+-spec ratio(string()) -> float() | error.
+ratio(Text) ->
+    try list_to_float(Text)
+    catch error:badarg ->
+        try float(list_to_integer(Text))
+        catch error:badarg -> error
+        end
+    end.
+
+%% "0.5" or "5", kept as written (a float or an integer).
+-spec number(string()) -> number() | error.
+number(Text) ->
+    case string:to_float(Text) of
+        {F, ""} -> F;
+        _ -> integer(Text)
+    end.
+
+-spec integer(string()) -> integer() | error.
+integer(Text) ->
+    case string:to_integer(Text) of
+        {I, ""} -> I;
+        _ -> error
+    end.
+
+%% A runner argument: an {M, F, A} tuple (or a list of them) when it reads as one,
+%% otherwise source text, passed on as given (the engine reports syntax errors).
+-spec callable(string()) -> code().
+callable(Text) ->
+    case lists:dropwhile(fun (C) -> C =:= $\s orelse C =:= $\t orelse C =:= $\n end, Text) of
+        [C | _] when C =:= ${; C =:= $[ -> term_callable(Text);
+        _ -> Text
+    end.
+
+-spec term_callable(string()) -> code().
+term_callable(Text) ->
+    Parsed = case erl_scan:string(Text ++ " .") of
+                 {ok, Tokens, _} -> erl_parse:parse_term(Tokens);
+                 Error -> Error
+             end,
+    case Parsed of
+        {ok, {M, F, A} = MFA} when is_atom(M), is_atom(F), is_list(A) -> MFA;
+        {ok, [_ | _] = List} -> mfa_list(List, Text);
+        _ -> Text
+    end.
+
+-spec mfa_list([term()], string()) -> code().
+mfa_list(List, Text) ->
+    case lists:all(fun ({M, F, A}) -> is_atom(M) andalso is_atom(F) andalso is_list(A);
+                       (_) -> false end, List) of
+        true -> List;
+        false -> Text
+    end.
+
+%%--------------------------------------------------------------------
+%% The benchmark: code maps and options
+
+-spec finish(map()) -> parsed().
+finish(#{given := #{help := true}}) ->
+    #{codes => [], run_options => #{}, concurrency_options => undefined, report => auto,
+      format => text, outputs => [], verbose => false, baselines => [], gate => none,
+      params => [], bytes => undefined, paths => [], help => true};
+finish(#{codes := []}) ->
+    usage({missing, code});
+finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
+    Settings = maps:merge(defaults(), Given),
+    #{codes => [maps:merge(All, Code) || Code <- code_maps(lists:reverse(Codes), Hooks)],
+      run_options => run_options(Given),
+      concurrency_options => concurrency_options(Given),
+      report => maps:get(report, Settings),
+      format => maps:get(format, Settings),
+      outputs => outputs(Settings),
+      verbose => maps:get(verbose, Settings),
+      baselines => maps:get(baselines, Settings, []),
+      gate => maps:get(fail_on_regression, Settings, none),
+      params => maps:get(params, Settings),
+      bytes => maps:get(bytes, Settings),
+      paths => maps:get(paths, Settings, []),
+      help => false}.
+
+%% -o, --save and --html, in this order.
+-spec outputs(map()) -> [{file:filename(), erlperf_output:format()}].
+outputs(Settings) ->
+    [O || O <- [maps:get(output, Settings, none),
+                case maps:get(save, Settings, none) of
+                    none -> none;
+                    Save -> {Save, json}
+                end,
+                case maps:get(html, Settings, none) of
+                    none -> none;
+                    Html -> {Html, html}
+                end], O =/= none].
+
+%% The k-th hook of a kind goes to the k-th runner (erlperf 2.3's CLI.md: "read in the
+%% same order as runner codes"); runners after the last hook of a kind get none. Hooks
+%% are collected newest first.
+-spec code_maps([code()], #{atom() => [term()]}) -> [erlperf_job:code_map()].
+code_maps(Runners, Hooks) ->
+    lists:foldl(fun (Key, Maps) -> assign(Key, lists:reverse(maps:get(Key, Hooks, [])), Maps) end,
+                [#{runner => Runner} || Runner <- Runners],
+                [Key || {Key, _, _, runner, _} <- options(benchmark)]).
+
+-spec assign(atom(), [term()], [erlperf_job:code_map()]) -> [erlperf_job:code_map()].
+assign(Key, Values, Maps) when length(Values) > length(Maps) ->
+    usage({too_many_hooks, Key, length(Values), length(Maps)});
+assign(Key, Values, Maps) ->
+    {Hooked, Rest} = lists:split(length(Values), Maps),
+    [Map#{Key => Value} || {Map, Value} <- lists:zip(Hooked, Values)] ++ Rest.
+
+%% Only what was given: the engine fills in its defaults.
+-spec run_options(map()) -> map().
+run_options(Given) ->
+    Run = maps:with([Key || {Key, _, _, run, _} <- options(benchmark)], Given),
+    timed(isolation(Run)).
+
+-spec isolation(map()) -> map().
+isolation(#{isolation := true} = Run) -> Run#{isolation => #{}};
+isolation(Run) -> maps:remove(isolation, Run).
+
+-spec timed(map()) -> map().
+timed(#{loop := _, sample_duration := _}) ->
+    usage({cannot_combine, "-l/--loop", "-d/--duration"});
+timed(#{loop := Count} = Run) ->
+    maps:remove(loop, Run#{sample_duration => {timed, Count}});
+timed(Run) ->
+    Run.
+
+-spec concurrency_options(map()) -> map() | undefined.
+concurrency_options(Given) ->
+    Conc = maps:with([Key || {Key, _, _, concurrency, _} <- options(benchmark)], Given),
+    case Given of
+        #{squeeze := true} -> Conc;
+        #{} when Conc =:= #{} -> undefined;
+        #{} -> usage({needs_squeeze, hd(maps:keys(Conc))})
+    end.
+
+%%--------------------------------------------------------------------
+%% The performance test and the report
+
+%% -h first; then the load generator is needed.
+-spec perf_test(map()) -> perf_test().
+perf_test(#{help := true}) ->
+    #{help => true};
+perf_test(#{perf_test := File} = Given) ->
+    #{help => false, file => File, paths => maps:get(paths, Given, []),
+      options => maps:without([perf_test, paths, help], Given)};
+perf_test(#{}) ->
+    usage({missing, perf_test}).
+
+-spec render_args([string()], map()) -> map() | {error, reason()}.
+render_args([], #{file := _} = Acc) -> Acc;
+render_args([], _Acc) -> {error, {missing, render}};
+render_args(["--render", File | Rest], Acc) -> render_args(Rest, Acc#{file => File});
+render_args([O, Dir | Rest], Acc) when O =:= "-o"; O =:= "--output" -> render_args(Rest, Acc#{out => Dir});
+render_args([Other | _], _Acc) -> {error, {render_argument, Other}}.
+
+%%--------------------------------------------------------------------
+%% Error text
+
+-spec bad_value(arg(), string(), string()) -> string().
+bad_value(count, Name, Text) ->
+    text("~ts: '~ts' is not a positive integer (K, M, G suffixes allowed)", [Name, Text]);
+bad_value(non_neg_count, Name, Text) ->
+    text("~ts: '~ts' is not a non-negative integer", [Name, Text]);
+bad_value(report, Name, Text) ->
+    text("~ts: '~ts' is not basic, extended or full (or auto)", [Name, Text]);
+bad_value(compare, Name, Text) ->
+    text("~ts: '~ts' is not parallel, sequential or interleaved", [Name, Text]);
+bad_value(ratio, Name, Text) ->
+    text("~ts: '~ts' is not a positive number", [Name, Text]);
+bad_value(percent, Name, Text) ->
+    text("~ts: '~ts' is not a percentage between 0 and 100", [Name, Text]);
+bad_value(noise, Name, Text) ->
+    text("~ts: '~ts' is not a percentage from 0 to 100", [Name, Text]);
+bad_value(output_format, Name, Text) ->
+    text("~ts: '~ts' is not text, json, csv, markdown or html", [Name, Text]);
+bad_value(out_file, Name, Text) ->
+    text("~ts: '~ts' has no known extension (.json, .csv, .md, .txt, .html)", [Name, Text]);
+bad_value(gate, Name, Text) ->
+    text("~ts: '~ts' is not a percentage (0 or more)", [Name, Text]);
+bad_value(profiler, Name, Text) ->
+    text("~ts: '~ts' is not ~ts", [Name, Text, erlperf_profile:choices()]);
+bad_value(nodes, Name, Text) ->
+    text("~ts: no node names in '~ts'", [Name, Text]);
+bad_value(files, Name, _Text) ->
+    text("~ts needs at least one file", [Name]);
+bad_value(tolerance, Name, Text) ->
+    text("~ts needs a percentage (0 or more), got ~ts", [Name, Text]);
+bad_value(ms, Name, Text) ->
+    text("~ts needs a positive number of milliseconds, got ~ts", [Name, Text]).
+
+-spec text(io:format(), [term()]) -> string().
+text(Format, Args) ->
+    lists:flatten(io_lib:format(Format, Args)).
+
+-spec all_hint(atom()) -> string().
+all_hint(label) -> "";
+all_hint(Key) -> "; --" ++ atom_to_list(Key) ++ "_all applies to every runner".
+
+-spec plural(non_neg_integer()) -> string().
+plural(1) -> "";
+plural(_) -> "s".

@@ -1,0 +1,411 @@
+%%% @doc Tests of `erlperf_args': the command a command line asks for, every option kind of
+%%% the benchmark's and the performance test's grammars and their defaults, `--render',
+%%% every usage error's shape and the exact line it prints, the help text and the exit
+%%% statuses. Nothing runs here: erlperf_cli_SUITE runs the escript end to end.
+-module(erlperf_args_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+%% What parse/1 returns for a lone runner: every key, with nothing given.
+-define(PLAIN, #{codes => [#{runner => "ok."}], run_options => #{},
+                 concurrency_options => undefined, report => auto, format => text,
+                 outputs => [], baselines => [], gate => none, params => [],
+                 bytes => undefined, verbose => false, paths => [], help => false}).
+
+%%--------------------------------------------------------------------
+%% Commands
+
+command_test_() ->
+    [?_assertEqual(benchmark, erlperf_args:command([])),
+     ?_assertEqual(benchmark, erlperf_args:command(["ok.", "-s", "1"])),
+     ?_assertEqual(perf_test, erlperf_args:command(["--perf-test", "lg.erl"])),
+     ?_assertEqual(render, erlperf_args:command(["--render", "r.json"])),
+     %% --perf-test wins over --render; an inline value is not the option
+     ?_assertEqual(perf_test, erlperf_args:command(["--render", "r.json", "--perf-test", "x"])),
+     ?_assertEqual(benchmark, erlperf_args:command(["ok.", "--perf-test=x"]))].
+
+%%--------------------------------------------------------------------
+%% The benchmark: defaults and every option kind
+
+defaults_test_() ->
+    Defaults = erlperf_args:defaults(),
+    [?_assertEqual({ok, ?PLAIN}, erlperf_args:parse(["ok."])),
+     %% the engine's defaults, never retyped (report: the command line's auto)
+     ?_assertEqual(maps:without([report], erlperf:defaults()),
+                   maps:with(maps:keys(erlperf:defaults()) -- [report], Defaults)),
+     ?_assertEqual(maps:with(maps:keys(erlperf:concurrency_defaults()), Defaults),
+                   erlperf:concurrency_defaults()),
+     ?_assertMatch(#{report := auto, format := text, verbose := false, isolation := false,
+                     squeeze := false, help := false}, Defaults)].
+
+run_options_test_() ->
+    [run(#{concurrency => 4, sample_duration => 10, samples => 2}, ["-c", "4", "-d", "10", "-s", "2"]),
+     run(#{concurrency => 3, sample_duration => 20, samples => 11},
+         ["--concurrency", "3", "--sample_duration", "20", "--samples", "11"]),
+     run(#{sample_duration => 7}, ["--duration", "7"]),
+     %% count: K, M, G suffixes in either case
+     run(#{concurrency => 10000}, ["-c", "10K"]),
+     run(#{samples => 2000000}, ["-s", "2m"]),
+     run(#{sample_duration => {timed, 10000000}}, ["-l", "10M"]),
+     run(#{sample_duration => {timed, 3000000000}}, ["--loop", "3g"]),
+     %% non-negative count
+     run(#{warmup => 0}, ["-w", "0"]),
+     run(#{warmup => 2}, ["--warmup", "2"]),
+     %% ratio and percentages: floats, whether written with a point or not
+     run(#{cv => 0.05}, ["--cv", "0.05"]),
+     run(#{cv => 1.0}, ["--cv", "1"]),
+     run(#{confidence => 99.9, noise => 0.0}, ["--confidence", "99.9", "--noise", "0"]),
+     run(#{compare => interleaved}, ["--compare", "interleaved"]),
+     run(#{compare => sequential}, ["--compare", "sequential"]),
+     %% flags
+     run(#{isolation => #{}, memory => true, latency => true}, ["-i", "--memory", "--latency"]),
+     run(#{isolation => #{}}, ["--isolated"]),
+     run(#{isolation => #{}}, ["--isolation"]),
+     run(#{profile => eprof}, ["--profile", "eprof"]),
+     run(#{nodes => ['a@h', 'b@h']}, ["--nodes", "a@h, b@h"]),
+     run(#{nodes => ['a@h']}, ["--nodes", ",a@h,"])].
+
+cli_options_test_() ->
+    [cli(#{report => full, format => json}, ["-r", "full", "--format", "json"]),
+     cli(#{report => basic, format => markdown}, ["--report", "basic", "--format", "markdown"]),
+     cli(#{format => html}, ["--format", "html"]),
+     %% -o (format from the extension), --save and --html, in this order
+     cli(#{outputs => [{"a.csv", csv}, {"b.json", json}, {"c.html", html}]},
+         ["--html", "c.html", "--save", "b.json", "-o", "a.csv"]),
+     cli(#{outputs => [{"a.md", markdown}]}, ["--output", "a.md"]),
+     %% repeatable: in the order given
+     cli(#{baselines => ["x.json", "y.json"]}, ["--baseline", "x.json", "--baseline", "y.json"]),
+     cli(#{paths => ["a", "b"]}, ["-pa", "a", "-pa", "b"]),
+     cli(#{gate => 20.0}, ["--fail-on-regression", "20"]),
+     cli(#{gate => 0.0, verbose => true}, ["--fail-on-regression", "0", "-v"]),
+     cli(#{verbose => true}, ["--verbose"]),
+     cli(#{concurrency_options => #{}}, ["-q"]),
+     cli(#{concurrency_options => #{min => 2, step => 3, max => 9, threshold => 4}},
+         ["--squeeze", "--min", "2", "--step", "3", "--max", "9", "-t", "4"]),
+     cli(#{concurrency_options => #{threshold => 5}}, ["-q", "--threshold", "5"])].
+
+sweep_options_test_() ->
+    Seq = "lists:seq(1, N).",
+    [?_assertMatch({ok, #{params := [{'N', [1, 2]}], bytes := "N * 8"}},
+                   erlperf_args:parse([Seq, "--param", "N=1,2", "--bytes", "N * 8"])),
+     %% every combination: in the order given
+     ?_assertMatch({ok, #{params := [{'N', [1]}, {'M', [a, b]}], bytes := undefined}},
+                   erlperf_args:parse(["f(N, M).", "--param", "N=1", "--param", "M=a,b"]))].
+
+inline_value_test_() ->
+    [run(#{samples => 11, sample_duration => 20}, ["--samples=11", "--duration=20"]),
+     ?_assertMatch({ok, #{codes := [#{init := "ok.", runner := "r."}]}},
+                   erlperf_args:parse(["r.", "--init=ok."])),
+     %% the value may hold "=" itself
+     ?_assertMatch({ok, #{codes := [#{init := "X = 1."}]}},
+                   erlperf_args:parse(["r.", "--init=X = 1."])),
+     %% an option before the runner
+     run(#{samples => 3}, ["--samples=3"], "ok.")].
+
+%%--------------------------------------------------------------------
+%% The benchmark: runners and hooks
+
+runners_test_() ->
+    Codes = fun (Args) -> {ok, #{codes := C}} = erlperf_args:parse(Args), C end,
+    [?_assertEqual([#{runner => {erlang, abs, [-1]}}], Codes(["{erlang, abs, [-1]}"])),
+     ?_assertEqual([#{runner => {a, b, [c]}}], Codes(["  {a, b, [c]}"])),
+     ?_assertEqual([#{runner => [{erlang, abs, [-1]}, {erlang, abs, [1]}]}],
+                   Codes(["[{erlang, abs, [-1]}, {erlang, abs, [1]}]"])),
+     %% terms that are not {M, F, A}: passed on as text, for the engine to report
+     [?_assertEqual([#{runner => T}], Codes([T]))
+      || T <- ["[1, 2]", "{a, b}", "{a, b, c}", "[{a, b, []}, 1]", "{not closed", "rand:uniform()."]],
+     %% runners keep their order
+     ?_assertEqual([#{runner => "a."}, #{runner => "b."}, #{runner => "c."}], Codes(["a.", "b.", "c."]))].
+
+hooks_test_() ->
+    Codes = fun (Args) -> {ok, #{codes := C}} = erlperf_args:parse(Args), C end,
+    Pair = [#{runner => "r(1) -> ok.", init_runner => "1."}, #{runner => "r(2) -> ok.", init_runner => "2."}],
+    [?_assertEqual([#{runner => "ok.", init => "1.", done => "2.", init_runner => "3.", label => "x"}],
+                   Codes(["ok.", "--init", "1.", "--done", "2.", "--init_runner", "3.", "--label", "x"])),
+     %% the k-th hook of a kind is the k-th runner's, wherever either stands (erlperf 2.3)
+     [?_assertEqual(Pair, Codes(Args))
+      || Args <- [["--init_runner", "1.", "--init_runner", "2.", "r(1) -> ok.", "r(2) -> ok."],
+                  ["r(1) -> ok.", "r(2) -> ok.", "--init_runner", "1.", "--init_runner", "2."],
+                  ["--init_runner", "1.", "r(1) -> ok.", "r(2) -> ok.", "--init_runner", "2."],
+                  ["r(1) -> ok.", "--init_runner=1.", "r(2) -> ok.", "--init_runner=2."]]],
+     %% one hook, two runners: the first runner's only
+     ?_assertEqual([#{runner => "a.", label => "x"}, #{runner => "b."}],
+                   Codes(["a.", "b.", "--label", "x"])),
+     %% --X_all for runners without their own
+     ?_assertEqual([#{runner => "a.", init => "z.", done => "d.", init_runner => "ir."},
+                    #{runner => "b.", init => "1.", done => "d.", init_runner => "ir."}],
+                   Codes(["--init_all", "1.", "a.", "b.", "--init", "z.", "--done_all", "d.",
+                          "--init_runner_all", "ir."])),
+     ?_assertEqual([#{runner => {m, f, []}, init => {m, i, []}}],
+                   Codes(["{m, f, []}", "--init", "{m, i, []}"]))].
+
+help_flag_test_() ->
+    Help = ?PLAIN#{codes := [], help := true},
+    [?_assertEqual({ok, Help}, erlperf_args:parse(["-h"])),
+     ?_assertEqual({ok, Help}, erlperf_args:parse(["ok.", "--help"])),
+     %% with -h, what is checked only once all is read is not checked
+     ?_assertEqual({ok, Help}, erlperf_args:parse(["-h", "-l", "1", "-d", "1", "--max", "2"])),
+     %% a mistake found while reading is still one
+     ?_assertEqual({error, {unknown_option, benchmark, "--bogus"}},
+                   erlperf_args:parse(["-h", "--bogus"]))].
+
+%%--------------------------------------------------------------------
+%% The benchmark: usage errors, their shapes and lines
+
+benchmark_errors_test_() ->
+    Profilers = erlperf_profile:choices(),
+    Cases =
+        [%% reading
+         {["ok.", "--bogus"], {unknown_option, benchmark, "--bogus"}, "unknown option --bogus"},
+         {["ok.", "-"], {unknown_option, benchmark, "-"}, "unknown option -"},
+         {["--"], {unknown_option, benchmark, "--"}, "unknown option --"},
+         {["ok.", "-v=1"], {unknown_option, benchmark, "-v=1"}, "unknown option -v=1"},
+         {["ok.", "--perf-test=x"], {unknown_option, benchmark, "--perf-test"},
+          "unknown option --perf-test"},
+         {["ok.", "-s"], {missing_value, "-s"}, "-s needs a value"},
+         {["ok.", "--init_all"], {missing_value, "--init_all"}, "--init_all needs a value"},
+         {["ok.", "--profile"], {missing_value, "--profile"}, "--profile needs a value"},
+         {["ok.", "--param"], {missing_value, "--param"}, "--param needs a value"},
+         {["ok.", "--latency=yes"], {unexpected_value, "--latency"}, "--latency takes no value"},
+         %% values, one kind after another
+         {["ok.", "-c", "0"], {bad_value, "-c", "0", count},
+          "-c: '0' is not a positive integer (K, M, G suffixes allowed)"},
+         {["ok.", "-c", "10Q"], {bad_value, "-c", "10Q", count},
+          "-c: '10Q' is not a positive integer (K, M, G suffixes allowed)"},
+         {["ok.", "-l", "10X"], {bad_value, "-l", "10X", count},
+          "-l: '10X' is not a positive integer (K, M, G suffixes allowed)"},
+         {["ok.", "--samples="], {bad_value, "--samples", "", count},
+          "--samples: '' is not a positive integer (K, M, G suffixes allowed)"},
+         {["ok.", "-w", "-1"], {bad_value, "-w", "-1", non_neg_count},
+          "-w: '-1' is not a non-negative integer"},
+         {["ok.", "-r", "fancy"], {bad_value, "-r", "fancy", report},
+          "-r: 'fancy' is not basic, extended or full (or auto)"},
+         {["ok.", "--compare", "sideways"], {bad_value, "--compare", "sideways", compare},
+          "--compare: 'sideways' is not parallel, sequential or interleaved"},
+         {["ok.", "--cv", "0"], {bad_value, "--cv", "0", ratio}, "--cv: '0' is not a positive number"},
+         {["ok.", "--cv", "x"], {bad_value, "--cv", "x", ratio}, "--cv: 'x' is not a positive number"},
+         {["ok.", "--confidence", "100"], {bad_value, "--confidence", "100", percent},
+          "--confidence: '100' is not a percentage between 0 and 100"},
+         {["ok.", "--confidence", "0"], {bad_value, "--confidence", "0", percent},
+          "--confidence: '0' is not a percentage between 0 and 100"},
+         {["ok.", "--noise", "-1"], {bad_value, "--noise", "-1", noise},
+          "--noise: '-1' is not a percentage from 0 to 100"},
+         {["ok.", "--noise", "100"], {bad_value, "--noise", "100", noise},
+          "--noise: '100' is not a percentage from 0 to 100"},
+         {["ok.", "--format", "xml"], {bad_value, "--format", "xml", output_format},
+          "--format: 'xml' is not text, json, csv, markdown or html"},
+         {["ok.", "-o", "results.xyz"], {bad_value, "-o", "results.xyz", out_file},
+          "-o: 'results.xyz' has no known extension (.json, .csv, .md, .txt, .html)"},
+         {["ok.", "--fail-on-regression", "-1"], {bad_value, "--fail-on-regression", "-1", gate},
+          "--fail-on-regression: '-1' is not a percentage (0 or more)"},
+         {["ok.", "--profile", "bogus"], {bad_value, "--profile", "bogus", profiler},
+          "--profile: 'bogus' is not " ++ Profilers},
+         {["ok.", "--profile", "EPROF"], {bad_value, "--profile", "EPROF", profiler},
+          "--profile: 'EPROF' is not " ++ Profilers},
+         {["ok.", "--nodes", ","], {bad_value, "--nodes", ",", nodes}, "--nodes: no node names in ','"},
+         %% sweeps
+         {["f(N).", "--param", "n=1"], {param, "--param", '_'}, "--param: 'n' is not a variable name"},
+         {["f(N).", "--param", "N="], {param, "--param", '_'}, "--param: N has no values"},
+         {["f(N).", "--param", "N"], {param, "--param", '_'}, "--param: 'N' is not NAME=V1,V2,..."},
+         {["f(N).", "--param", "N=1,,2"], {param, "--param", '_'}, "--param: N: empty value in '1,,2'"},
+         {["f(N).", "--param", "N=foo("], {param, "--param", '_'}, "--param: N: 'foo(' is not an Erlang term"},
+         {["f(N).", "--param", "N=\"abc"], {param, "--param", '_'}, "--param: N: '\"abc': unterminated string"},
+         {["f(N).", "--param", "N=1,2,1"], {param, "--param", '_'}, "--param: N: value 1 is given twice"},
+         {["f(N).", "--param", "N=1", "--param", "N=2"], {param_twice, "--param", "N"},
+          "--param N is given twice"},
+         {["f(N).", "--param", "N=1", "--bytes", "N *"], {bytes, "--bytes", "N *", '_'},
+          "--bytes: 'N *': syntax error"},
+         %% once all is read
+         {["--samples=3"], {missing, code}, "no code to benchmark"},
+         {["ok.", "--init", "ok.", "--init", "ok."], {too_many_hooks, init, 2, 1},
+          "2 --init for 1 runner: the k-th --init belongs to the k-th runner; "
+          "--init_all applies to every runner"},
+         {["--init_runner", "1.", "ok.", "ok.", "--init_runner", "2.", "--init_runner", "3."],
+          {too_many_hooks, init_runner, 3, 2},
+          "3 --init_runner for 2 runners: the k-th --init_runner belongs to the k-th runner; "
+          "--init_runner_all applies to every runner"},
+         {["--done=ok.", "--done", "ok.", "ok."], {too_many_hooks, done, 2, 1},
+          "2 --done for 1 runner: the k-th --done belongs to the k-th runner; "
+          "--done_all applies to every runner"},
+         {["ok.", "--label", "a", "--label", "b"], {too_many_hooks, label, 2, 1},
+          "2 --label for 1 runner: the k-th --label belongs to the k-th runner"},
+         {["ok.", "--max", "4"], {needs_squeeze, max}, "--max needs -q/--squeeze"},
+         {["ok.", "-t", "4"], {needs_squeeze, threshold}, "--threshold needs -q/--squeeze"},
+         {["ok.", "-l", "10", "-d", "100"], {cannot_combine, "-l/--loop", "-d/--duration"},
+          "-l/--loop and -d/--duration cannot be combined"}],
+    [{lists:flatten(lists:join(" ", Args)), error_case(erlperf_args:parse(Args), Shape, Line)}
+     || {Args, Shape, Line} <- Cases].
+
+%% The line is the whole message; for errors whose detail comes from another module
+%% (erlperf_sweep), its start.
+error_case(Result, Shape, Line) ->
+    fun () ->
+        ?assertMatch({error, _}, Result),
+        {error, Reason} = Result,
+        ?assert(same_shape(Shape, Reason), Reason),
+        Text = erlperf_args:format_error(Reason),
+        ?assert(io_lib:char_list(Text), Text),
+        case lists:member('_', tuple_to_list(Shape)) of
+            true -> ?assert(lists:prefix(Line, Text), {Line, Text});
+            false -> ?assertEqual(Line, Text)
+        end
+    end.
+
+same_shape(Shape, Reason) when tuple_size(Shape) =:= tuple_size(Reason) ->
+    lists:all(fun ({'_', _}) -> true; ({S, R}) -> S =:= R end,
+              lists:zip(tuple_to_list(Shape), tuple_to_list(Reason)));
+same_shape(_Shape, _Reason) ->
+    false.
+
+%%--------------------------------------------------------------------
+%% --perf-test
+
+perf_test_test_() ->
+    File = "lg.erl",
+    Parse = fun (Args) -> erlperf_args:parse_perf_test(["--perf-test", File | Args]) end,
+    [%% nothing but the file: the test's own defaults apply
+     ?_assertEqual({ok, #{help => false, file => File, paths => [], options => #{}}}, Parse([])),
+     ?_assertEqual({ok, #{help => false, file => File, paths => ["a", "b"],
+                          options => #{out_dir => "out", custom_agents => ["a.erl", "b.erl", "c.erl"],
+                                       baseline => "r.json", tolerance => 5, interval => 500,
+                                       compensate => false, timeout => 2000}}},
+                   Parse(["--out-dir", "out", "--custom-agents", "a.erl,b.erl", "-pa", "a",
+                          "--baseline", "r.json", "--tolerance", "5", "--interval", "500",
+                          "--no-compensation", "--timeout", "2000", "-pa", "b",
+                          "--custom-agents", ",c.erl,"])),
+     %% a tolerance as written: integer or float
+     ?_assertMatch({ok, #{options := #{tolerance := 2.5}}}, Parse(["--tolerance", "2.5"])),
+     ?_assertMatch({ok, #{options := #{tolerance := 0}}}, Parse(["--tolerance", "0"])),
+     %% the file may come last; the last one given counts
+     ?_assertMatch({ok, #{file := "b.erl"}},
+                   erlperf_args:parse_perf_test(["--perf-test", "a.erl", "--perf-test", "b.erl"])),
+     ?_assertMatch({ok, #{file := File, options := #{out_dir := "o"}}},
+                   erlperf_args:parse_perf_test(["--out-dir", "o", "--perf-test", File])),
+     %% -h, with or without the file
+     ?_assertEqual({ok, #{help => true}}, Parse(["-h"])),
+     ?_assertEqual({ok, #{help => true}}, erlperf_args:parse_perf_test(["--help", "--perf-test", File])),
+     ?_assertEqual({ok, #{help => true}}, erlperf_args:parse_perf_test(["-h"])),
+     %% right after --perf-test, -h is the file
+     ?_assertMatch({ok, #{help := false, file := "-h"}}, erlperf_args:parse_perf_test(["--perf-test", "-h"]))].
+
+perf_test_errors_test_() ->
+    Cases =
+        [{["--bogus"], {unknown_option, perf_test, "--bogus"}, "unknown option for --perf-test: --bogus"},
+         %% no positional argument, no inline value
+         {["extra"], {unknown_option, perf_test, "extra"}, "unknown option for --perf-test: extra"},
+         {["--tolerance=5"], {unknown_option, perf_test, "--tolerance=5"},
+          "unknown option for --perf-test: --tolerance=5"},
+         {["--interval"], {missing_value, "--interval"}, "--interval needs a value"},
+         {["--custom-agents"], {missing_value, "--custom-agents"}, "--custom-agents needs a value"},
+         {["--tolerance", "abc"], {bad_value, "--tolerance", "abc", tolerance},
+          "--tolerance needs a percentage (0 or more), got abc"},
+         {["--tolerance", "-1"], {bad_value, "--tolerance", "-1", tolerance},
+          "--tolerance needs a percentage (0 or more), got -1"},
+         {["--tolerance", "-1.5"], {bad_value, "--tolerance", "-1.5", tolerance},
+          "--tolerance needs a percentage (0 or more), got -1.5"},
+         {["--interval", "0"], {bad_value, "--interval", "0", ms},
+          "--interval needs a positive number of milliseconds, got 0"},
+         {["--timeout", "1.5"], {bad_value, "--timeout", "1.5", ms},
+          "--timeout needs a positive number of milliseconds, got 1.5"},
+         {["--custom-agents", ","], {bad_value, "--custom-agents", ",", files},
+          "--custom-agents needs at least one file"}],
+    [{lists:flatten(lists:join(" ", Args)),
+      error_case(erlperf_args:parse_perf_test(["--perf-test", "lg.erl" | Args]), Shape, Line)}
+     || {Args, Shape, Line} <- Cases]
+    ++ [{"no file", error_case(erlperf_args:parse_perf_test(["--out-dir", "--perf-test"]),
+                               {missing, perf_test}, "--perf-test needs a load generator file")},
+        {"--perf-test last", error_case(erlperf_args:parse_perf_test(["--out-dir", "x", "--perf-test"]),
+                                        {missing_value, "--perf-test"}, "--perf-test needs a value")}].
+
+%%--------------------------------------------------------------------
+%% --render
+
+render_test_() ->
+    [?_assertEqual({ok, #{file => "d/r.json", out => "d"}}, erlperf_args:parse_render(["--render", "d/r.json"])),
+     ?_assertEqual({ok, #{file => "r.json", out => "."}}, erlperf_args:parse_render(["--render", "r.json"])),
+     ?_assertEqual({ok, #{file => "r.json", out => "o"}},
+                   erlperf_args:parse_render(["-o", "o", "--render", "r.json"])),
+     ?_assertEqual({ok, #{file => "r.json", out => "o"}},
+                   erlperf_args:parse_render(["--render", "r.json", "--output", "o"])),
+     %% the last file given counts
+     ?_assertEqual({ok, #{file => "b.json", out => "."}},
+                   erlperf_args:parse_render(["--render", "a.json", "--render", "b.json"])),
+     {"no file", error_case(erlperf_args:parse_render(["-o", "--render"]), {missing, render},
+                            "--render needs a results file")},
+     {"--render last", error_case(erlperf_args:parse_render(["--render"]), {render_argument, "--render"},
+                                  "--render takes a results file and -o DIR only, not --render")},
+     {"-o last", error_case(erlperf_args:parse_render(["--render", "a.json", "-o"]), {render_argument, "-o"},
+                            "--render takes a results file and -o DIR only, not -o")},
+     {"other", error_case(erlperf_args:parse_render(["ok.", "--render", "a.json"]), {render_argument, "ok."},
+                          "--render takes a results file and -o DIR only, not ok.")}].
+
+%%--------------------------------------------------------------------
+%% Help, exit statuses, counts
+
+help_test_() ->
+    Help = unicode:characters_to_list(erlperf_args:help()),
+    Perf = unicode:characters_to_list(erlperf_args:perf_test_help()),
+    #{samples := Samples, sample_duration := Duration} = erlperf:defaults(),
+    #{timeout := Timeout} = erlperf_perf_test:defaults(),
+    [[?_assertNotEqual(nomatch, string:find(Help, Name))
+      || Name <- ["Usage: erlperf [OPTION]... CODE", "-c, --concurrency N",
+                  "-d, --duration, --sample_duration N", "-s, --samples N",
+                  "-l, --loop N", "-w, --warmup N", "-r, --report FORMAT", "--cv CV", "-v, --verbose",
+                  "-pa DIR", "-i, --isolated, --isolation", "-q, --squeeze", "--min N", "--step N",
+                  "--max N", "-t, --threshold N", "--init CODE", "--done CODE", "--init_runner CODE",
+                  "--label TEXT", "--init_all CODE", "--done_all CODE", "--init_runner_all CODE",
+                  "-h, --help", "--nodes NODES", "--param NAME=V1,V2,...", "--bytes EXPR",
+                  "--profile TOOL", "--noise PCT", "--confidence PCT", "--compare HOW", "--latency",
+                  "--memory", "--format FORMAT", "-o, --output FILE", "--save FILE", "--html FILE",
+                  "--baseline FILE", "--fail-on-regression PCT",
+                  "3 a runner regressed beyond --fail-on-regression", "--render RESULTS.json"]],
+     %% defaults come from the engine's defaults map
+     ?_assertNotEqual(nomatch, string:find(Help, io_lib:format("samples to collect (default: ~b)", [Samples]))),
+     ?_assertNotEqual(nomatch, string:find(Help, io_lib:format("milliseconds per sample (default: ~b)", [Duration]))),
+     ?_assertNotEqual(nomatch, string:find(Help, "(default: auto)")),
+     %% a flag shows no default
+     ?_assertEqual(nomatch, string:find(Help, "(default: false)")),
+     %% the performance test's help ends the benchmark's
+     ?_assert(lists:suffix(Perf, Help)),
+     [?_assertNotEqual(nomatch, string:find(Perf, Name))
+      || Name <- ["Performance testing: erlperf --perf-test FILE [OPTION]...", "--perf-test FILE",
+                  "--out-dir DIR", "--custom-agents FILES", "--baseline FILE", "--tolerance PCT",
+                  "--interval MS", "--no-compensation", "--timeout MS", "-pa DIR",
+                  "3 a requirement failed"]],
+     ?_assertNotEqual(nomatch, string:find(Perf, io_lib:format("callback may take (default: ~b)", [Timeout]))),
+     ?_assertNotEqual(nomatch, string:find(Perf, "(default: 10)")),
+     %% no -h line, no default for a flag or for none
+     ?_assertEqual(nomatch, string:find(Perf, "--help")),
+     ?_assertEqual(nomatch, string:find(Perf, "(default: true)")),
+     ?_assertEqual(nomatch, string:find(Perf, "(default: none)"))].
+
+exit_code_test_() ->
+    [?_assertEqual(0, erlperf_args:exit_code(success)),
+     ?_assertEqual(1, erlperf_args:exit_code(benchmark_failed)),
+     ?_assertEqual(2, erlperf_args:exit_code(usage)),
+     ?_assertEqual(3, erlperf_args:exit_code(gate_failed)),
+     ?_assertError(function_clause, erlperf_args:exit_code(other))].
+
+count_test_() ->
+    [?_assertEqual(Expected, erlperf_args:count(Text))
+     || {Text, Expected} <- [{"0", 0}, {"10", 10}, {"10K", 10000}, {"10k", 10000}, {"2M", 2000000},
+                             {"3g", 3000000000}, {"", error}, {"K", error}, {"10X", error},
+                             {"10KK", error}, {"-1", error}, {"1.5", error}, {" 1", error}]].
+
+%%--------------------------------------------------------------------
+%% Helpers
+
+%% The run options of a runner and these arguments.
+run(Expected, Args) ->
+    run(Expected, Args, "ok.").
+
+run(Expected, Args, Runner) ->
+    {lists:flatten(lists:join(" ", Args)),
+     ?_assertEqual({ok, ?PLAIN#{run_options := Expected, codes := [#{runner => Runner}]}},
+                   erlperf_args:parse(Args ++ [Runner]))}.
+
+%% The parsed command line of a runner and these arguments: all as for a lone runner but
+%% the keys given.
+cli(Expected, Args) ->
+    {lists:flatten(lists:join(" ", Args)),
+     ?_assertEqual({ok, maps:merge(?PLAIN, Expected)}, erlperf_args:parse(["ok." | Args]))}.
