@@ -236,10 +236,13 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
               end,
     stop_progress(Progress),
     case Outcome of
-        {ok, Result} ->
-            Rows = baseline_rows(Parsed, Result),
-            print_results(Parsed#{baseline_rows => Rows}, Result),
-            case write_outputs(Parsed#{baseline_rows => Rows}, Result) of
+        {ok, Reports} ->
+            %% one record for every output, the baselines' comparisons in it
+            Record = erlperf_record:from_reports(Reports),
+            Rows = baseline_rows(Parsed, Record),
+            Results = {erlperf_record:with_baselines(Record, Rows), Rows},
+            print_results(Parsed, Results),
+            case write_outputs(Parsed, Results) of
                 ok -> gate(Parsed, Rows);
                 {error, Why} -> fail(Why)
             end;
@@ -254,18 +257,17 @@ measure(Codes, Options, Conc, #{params := [], bytes := undefined}) ->
 measure(Codes, Options, Conc, #{params := Params, bytes := Bytes}) ->
     erlperf:sweep(Codes, Options#{params => Params, bytes => Bytes}, Conc).
 
--spec print_results(map(), [map()]) -> ok.
-print_results(#{report := Report, format := Format, baseline_rows := Rows}, Reports) ->
+-spec print_results(map(), {erlperf_record:results(), [erlperf_baseline:row()]}) -> ok.
+print_results(#{report := Report, format := Format}, {Record, Rows}) ->
     Options = #{format => Report, width => terminal_width(), colour => colour(stdout),
                 baselines => Rows},
-    io:put_chars(erlperf_output:format(Format, Reports, Options)).
+    io:put_chars(erlperf_output:render(Format, Record, Options)).
 
--spec baseline_rows(parsed(), [map()]) -> [erlperf_baseline:row()].
-baseline_rows(#{baselines := []}, _Reports) ->
+-spec baseline_rows(parsed(), erlperf_record:results()) -> [erlperf_baseline:row()].
+baseline_rows(#{baselines := []}, _Record) ->
     [];
-baseline_rows(#{baselines := Baselines, run_options := Run}, Reports) ->
-    erlperf_baseline:compare(Baselines, erlperf_record:from_reports(Reports),
-                             maps:with([confidence, noise], Run)).
+baseline_rows(#{baselines := Baselines, run_options := Run}, Record) ->
+    erlperf_baseline:compare(Baselines, Record, maps:with([confidence, noise], Run)).
 
 %% --fail-on-regression: exit 3, saying which runner regressed against which baseline.
 -spec gate(parsed(), [erlperf_baseline:row()]) -> non_neg_integer().
@@ -288,10 +290,10 @@ number(F) when F == trunc(F) -> integer_to_list(trunc(F));
 number(F) -> float_to_list(F, [short]).
 
 %% -o and --save; the first file that cannot be written fails the run.
--spec write_outputs(map(), [map()]) -> ok | {error, term()}.
-write_outputs(#{outputs := Outputs, baseline_rows := Rows}, Reports) ->
+-spec write_outputs(map(), {erlperf_record:results(), [erlperf_baseline:row()]}) -> ok | {error, term()}.
+write_outputs(#{outputs := Outputs}, {Record, Rows}) ->
     case [E || {File, Format} <- Outputs,
-               E <- [erlperf_output:write(File, Format, Reports, #{baselines => Rows})], E =/= ok] of
+               E <- [erlperf_output:write_record(File, Format, Record, #{baselines => Rows})], E =/= ok] of
         [] -> ok;
         [{error, _} = Error | _] -> Error
     end.

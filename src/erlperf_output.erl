@@ -17,8 +17,8 @@
 -module(erlperf_output).
 
 %% API: called by the command line.
--export([format/3, render/3, write/3, write/4, write_atomic/2, format_from_extension/1,
-         format_error/1]).
+-export([format/3, render/3, write/3, write/4, write_record/4, write_atomic/2,
+         format_from_extension/1, format_error/1]).
 
 -export_type([format/0]).
 
@@ -60,7 +60,16 @@ write(File, Format, Reports) ->
 -spec write(file:filename(), format(), [erlperf:report(), ...], map()) ->
     ok | {error, {write, string(), term()}}.
 write(File, Format, Reports, Options) ->
-    write_atomic(File, unicode:characters_to_binary(format(Format, Reports, Options#{colour => false}))).
+    Record = erlperf_record:from_reports(Reports),
+    write_record(File, Format, erlperf_record:with_baselines(Record, maps:get(baselines, Options, [])),
+                 Options).
+
+%% @doc Writes a results record to `File' in a format, atomically; `Options' as
+%% {@link render/3}'s.
+-spec write_record(file:filename(), format(), erlperf_record:results(), map()) ->
+    ok | {error, {write, string(), term()}}.
+write_record(File, Format, Record, Options) ->
+    write_atomic(File, unicode:characters_to_binary(render(Format, Record, Options#{colour => false}))).
 
 %% @doc Writes `Bytes' to `File' atomically: to `FILE.tmp.OSPID' first, then renamed
 %% over `File'; the temporary file is removed when the rename fails.
