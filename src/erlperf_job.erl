@@ -47,7 +47,7 @@
 %%% controller runs at `high' priority while it has workers (see {@link set_priority/2}) so
 %%% that it keeps control over busy schedulers. A measurement worker is linked like the
 %%% others and stopped with them, or on its own when its reader gives up on it
-%%% ({@link cancel_worker/2}).
+%%% ({@link cancel_measurer/2}).
 %%%
 %%% The job joins the `pg' group `jobs' of scope `erlperf' when that scope runs; that
 %%% is how `erlperf_monitor' finds it (and samples it through {@link handle/1}): the
@@ -68,7 +68,7 @@
 
 %% Internal API: erlperf_cost and erlperf_latency (the clients of the cost and latency
 %% protocols) start a measurement worker and give it up.
--export([start_measurer/4, cancel_worker/2]).
+-export([start_measurer/4, cancel_measurer/2]).
 
 %% Internal API: erlperf_profile traces workers of its own.
 -export([profile_workers/2, stop_profile_workers/1]).
@@ -241,8 +241,8 @@ start_measurer(Job, Body, Args, SpawnOpts) when Body =:= cost; Body =:= latency 
 %% @private
 %% Stops a measurement worker quietly (a latency worker whose call does not return)
 %% and waits for it to exit; the job runs on.
--spec cancel_worker(server_ref(), pid()) -> ok.
-cancel_worker(Job, Worker) ->
+-spec cancel_measurer(server_ref(), pid()) -> ok.
+cancel_measurer(Job, Worker) ->
     gen_server:call(Job, {cancel, Worker}, infinity).
 
 %% Starts `Count' profile workers: each runs `init_runner', then the runner in the timed

@@ -155,7 +155,7 @@ unwritten(Durations, I) ->
 wait_calls(Job, Worker, Mon, Durations, Wait) ->
     case erlperf_job_measurer:await(Worker, Mon, latency_done, Wait) of
         timeout ->
-            ok = erlperf_job:cancel_worker(Job, Worker),
+            ok = erlperf_job:cancel_measurer(Job, Worker),
             %% it may have finished meanwhile: its last message comes before its DOWN
             receive
                 {latency_done, Worker, Calls} -> {Calls, false};

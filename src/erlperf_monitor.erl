@@ -323,11 +323,11 @@ percent({Active, Total}) -> 100.0 * Active / Total.
 %% asked of them the first time). A job seen for the first time reports its growth from
 %% its initial total (0 for one found in the group). A job that did not answer in time
 %% is left out, its previous total kept.
-jobs(#state{registered = Registered, excluded = Excluded, found = Known, totals = Old,
+jobs(#state{registered = Registered, excluded = Excluded, found = Given, totals = Old,
             order = Order} = State) ->
     Members = [Pid || Pid <- members(fun pg:get_local_members/2, ?JOBS_GROUP),
                       not is_map_key(Pid, Registered), not is_map_key(Pid, Excluded)],
-    Found = [{Pid, found_handle(Pid, Known)} || Pid <- Members],
+    Found = [{Pid, found_handle(Pid, Given)} || Pid <- Members],
     Handles = Found ++ [{Pid, {handle, Handle}} || {Pid, {Handle, _Ref}} <- maps:to_list(Registered)],
     {Fresh, Resolved} = job_totals(Handles),
     Known = maps:with([Pid || {Pid, _} <- Handles], Old),
@@ -337,11 +337,11 @@ jobs(#state{registered = Registered, excluded = Excluded, found = Known, totals 
     Jobs = [{Pid, max(0, maps:get(Pid, Fresh) - maps:get(Pid, Old, 0))}
             || Pid <- NewOrder, is_map_key(Pid, Fresh)],
     {Jobs, State#state{totals = Totals, order = NewOrder,
-                       found = maps:with(Members, maps:merge(Known, Resolved))}}.
+                       found = maps:with(Members, maps:merge(Given, Resolved))}}.
 
 %% How a found job is sampled: through the handle it gave, or by asking it first.
-found_handle(Pid, Known) ->
-    case Known of
+found_handle(Pid, Given) ->
+    case Given of
         #{Pid := Handle} -> {handle, Handle};
         #{} -> {ask, Pid}
     end.
