@@ -83,7 +83,8 @@ await(Worker, Mon, Tag, Timeout) ->
 -spec timed(gen_server:from(), pos_integer(), module(), tuple(), boolean(), term()) -> ok.
 timed(From, Count, Module, Context, HasInitRunner, InitResult) ->
     InitRunner = erlperf_job_code:init_runner(HasInitRunner, Module, InitResult, Context),
-    Nanoseconds = erlperf_job_code:guarded(runner, fun () -> Module:'erlperf timed'(Count, InitRunner, Context) end),
+    Loop = fun () -> Module:'erlperf timed'(Count, InitRunner, Context) end,
+    Nanoseconds = erlperf_job_code:guarded(runner, Loop),
     gen_server:reply(From, Nanoseconds).
 
 %% @private
@@ -96,7 +97,8 @@ cost(Reader, Count, Module, Context, HasInitRunner, InitResult) ->
     InitRunner = erlperf_job_code:init_runner(HasInitRunner, Module, InitResult, Context),
     Reader ! {cost_ready, self(), ok},
     receive {cost_go, Reader} -> ok end,
-    Nanoseconds = erlperf_job_code:guarded(runner, fun () -> Module:'erlperf timed'(Count, InitRunner, Context) end),
+    Loop = fun () -> Module:'erlperf timed'(Count, InitRunner, Context) end,
+    Nanoseconds = erlperf_job_code:guarded(runner, Loop),
     Reader ! {cost_done, self(), Nanoseconds},
     receive {cost_finish, Reader} -> ok end.
 
@@ -115,7 +117,8 @@ latency(Reader, {Durations, Size, Timer, TimerCalls, Budget}, Module, Context, H
     ok = empty_spans(Timer, TimerCalls),
     Reader ! Ready,
     Deadline = erlang:monotonic_time() + erlang:convert_time_unit(Budget, millisecond, native),
-    Left = erlperf_job_code:guarded(runner, fun () -> Module:'erlperf latency'(Size, Durations, Deadline, InitRunner, Context) end),
+    Loop = fun () -> Module:'erlperf latency'(Size, Durations, Deadline, InitRunner, Context) end,
+    Left = erlperf_job_code:guarded(runner, Loop),
     Reader ! {latency_done, self(), Size - Left},
     ok.
 
@@ -127,7 +130,8 @@ latency(Reader, {Durations, Size, Timer, TimerCalls, Budget}, Module, Context, H
 profile(Reader, Module, Context, HasInitRunner, InitResult) ->
     InitRunner = erlperf_job_code:init_runner(HasInitRunner, Module, InitResult, Context),
     Reader ! {profile_ready, self()},
-    _ = erlperf_job_code:guarded(runner, fun () -> Module:'erlperf timed'(?PROFILE_ITERATIONS, InitRunner, Context) end),
+    Loop = fun () -> Module:'erlperf timed'(?PROFILE_ITERATIONS, InitRunner, Context) end,
+    _ = erlperf_job_code:guarded(runner, Loop),
     ok.
 
 %%--------------------------------------------------------------------
