@@ -1,5 +1,8 @@
 %%% @doc Cost per call of a runner: heap bytes allocated, reductions, CPU and wall-clock
-%%% time per iteration, measured in fresh workers of a job (see {@link erlperf_job:cost/3}).
+%%% time per iteration, measured in fresh workers of a job. This module is the client
+%%% side of the cost protocol: {@link batch/3} asks the job for a cost worker
+%%% (`erlperf_job:start_measurer/4') and reads it while the worker waits before and
+%%% after its batch (the worker's side is `erlperf_job_measurer:cost/6').
 %%%
 %%% Glossary:
 %%% <ul>
@@ -18,6 +21,11 @@
 %%%       not the caller's and are not counted.</li>
 %%%   <li><b>reductions</b>: the worker's reductions over the memory batch, less the empty
 %%%       batch's and the loop's own call (`?LOOP_REDUCTIONS' per iteration).</li>
+%%%   <li><b>batch</b>: iterations of the runner in the job's timed loop, in a fresh
+%%%       worker that has run `init_runner' (see {@link batch/3}). Its cost is read from
+%%%       outside: the worker's heap top (`heap_size' + `mbuf_size' of
+%%%       `garbage_collection_info') and reductions while it waits, the VM's CPU time
+%%%       around it.</li>
 %%%   <li><b>time batch</b>: iterations lasting about `?TIME_BATCH_NS' (from the measured
 %%%       time per call), with an ordinary heap and collections not traced. CPU time is
 %%%       `erlang:statistics(runtime)', the VM's whole CPU time in milliseconds: run it
@@ -34,16 +42,21 @@
 %%% '''
 %%% Cost and safety: at most a few batches, each in a fresh worker linked to the job; a
 %%% memory batch's heap is at most `?MAX_HEAP_WORDS' words; the time batch lasts about
-%%% `?TIME_BATCH_NS' (one call, whatever it costs, when a call takes longer).
+%%% `?TIME_BATCH_NS' (one call, whatever it costs, when a call takes longer). A batch
+%%% traces the worker's garbage collections to the caller (`collections => true'), and
+%%% with `call_memory => true' gives the job's timed loop a `call_memory' trace pattern,
+%%% removed after the batch whatever happens; a worker crash stops the job and is raised
+%%% in the caller.
 -module(erlperf_cost).
 
 %% API: called by erlperf_local after a benchmark, with the job's workers stopped.
 -export([measure/2]).
 
-%% Internal exports: the arithmetic, pure (tested on its own); a chosen memory method.
--export([per_iteration/4, measure/3]).
+%% Internal exports: the arithmetic, pure (tested on its own); a chosen memory method
+%% (tests compare the methods); one batch (tests check the trace pattern goes).
+-export([per_iteration/4, measure/3, batch/3]).
 
--export_type([cost/0, memory_method/0]).
+-export_type([cost/0, memory_method/0, batch_cost/0]).
 
 -type memory_method() :: call_memory | heap.
 
@@ -54,6 +67,20 @@
                   wall_ns_per_iteration := float(),
                   iterations := pos_integer(),
                   retries := non_neg_integer()}.
+
+%% One batch measured by {@link batch/3}: heap words allocated (heap top and heap
+%% fragments, read before and after the batch in the worker), reductions, wall-clock and
+%% VM CPU nanoseconds, and whether a garbage collection happened during the batch (the
+%% words are then meaningless; `unknown' when collections were not traced). With
+%% `call_memory => true' (OTP 26 and later), also the words the worker allocated in the
+%% timed loop as the `call_memory' trace counts them (`traced_words'), which a
+%% collection does not disturb.
+-type batch_cost() :: #{words := integer(), reductions := integer(), wall_ns := integer(),
+                        cpu_ns := integer(), gc := boolean() | unknown,
+                        traced_words => non_neg_integer()}.
+
+-type batch_options() :: #{heap => pos_integer(), collections => boolean(),
+                           call_memory => boolean()}.
 
 %% Iterations of the first memory batch.
 -define(MEMORY_ITERATIONS, 1000).
@@ -73,6 +100,8 @@
 -define(TIME_BATCH_NS, 200000000).
 %% Most iterations of the time batch.
 -define(MAX_TIME_ITERATIONS, (1 bsl 30)).
+%% Heap (words) of a batch's worker when the caller names none (an ordinary heap).
+-define(DEFAULT_HEAP_WORDS, 233).
 
 %%--------------------------------------------------------------------
 %% API
@@ -90,9 +119,9 @@ measure(Job, IterationNs) ->
 measure(Job, IterationNs, Method) ->
     Options = #{collections => true, call_memory => Method =:= call_memory},
     {N, Heap, Retries, Batch} = memory_batch(Job, ?MEMORY_ITERATIONS, Options#{heap => ?MEMORY_HEAP_WORDS}, 0),
-    Empty = erlperf_job:cost(Job, 0, Options#{heap => Heap}),
+    Empty = batch(Job, 0, Options#{heap => Heap}),
     Timed = time_iterations(IterationNs),
-    Time = erlperf_job:cost(Job, Timed, #{}),
+    Time = batch(Job, Timed, #{}),
     Cost = per_iteration({N, Batch}, Empty, {Timed, Time}, erlang:system_info(wordsize)),
     Cost#{retries => Retries}.
 
@@ -101,8 +130,8 @@ measure(Job, IterationNs, Method) ->
 %% and wall-clock time from the time batch. Bytes come from the traced words when the
 %% batches have them (`call_memory'), else from the heap growth of a batch that did not
 %% collect (`heap').
--spec per_iteration({pos_integer(), erlperf_job:batch_cost()},
-                    erlperf_job:batch_cost(), {pos_integer(), erlperf_job:batch_cost()},
+-spec per_iteration({pos_integer(), batch_cost()},
+                    batch_cost(), {pos_integer(), batch_cost()},
                     pos_integer()) -> map().
 per_iteration({N, Batch}, Empty, {Timed, Time}, WordSize) ->
     #{reductions := Reds0} = Empty,
@@ -121,12 +150,53 @@ per_iteration({N, Batch}, Empty, {Timed, Time}, WordSize) ->
 bytes(undefined, _WordSize, _N) -> undefined;
 bytes(Words, WordSize, N) -> Words * WordSize / N.
 
+%% @private
+%% Runs `Count' iterations (0: the harness alone) in a fresh worker of the job spawned
+%% with a heap of at least `heap' words, after its `init_runner', and returns what the
+%% batch cost. The worker runs the same timed loop as `erlperf_job:measure/2'; this
+%% process reads the worker's heap top, collections and reductions while it waits
+%% before and after the batch (a process's heap top is only current when it is not
+%% running), and the VM's CPU time around the batch. The worker's garbage collections
+%% are traced (`garbage_collection' trace flag, this process the tracer) with
+%% `collections => true', to tell whether one happened during the batch (`gc =>
+%% unknown' otherwise: tracing them slows a batch that collects). With `call_memory =>
+%% true' (OTP 26 and later), the timed loop of the job's generated module has a
+%% `call_memory' trace pattern for the batch, and the worker is traced (`call' flag):
+%% `traced_words' is what the loop and everything it calls allocated. The pattern is
+%% removed afterwards, whatever happens.
+-spec batch(gen_server:server_ref(), non_neg_integer(), batch_options()) -> batch_cost().
+batch(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
+    Heap = maps:get(heap, Options, ?DEFAULT_HEAP_WORDS),
+    {Worker, Module} = erlperf_job:start_measurer(Job, cost, [self(), Count], [{min_heap_size, Heap}]),
+    Mon = erlang:monitor(process, Worker),
+    try
+        Loop = traced_loop(Module, maps:get(call_memory, Options, false)),
+        try
+            ok = erlperf_job_measurer:await(Worker, Mon, cost_ready, infinity),
+            %% garbage collections of the worker are traced to this process
+            Trace = maps:get(collections, Options, false),
+            1 = erlang:trace(Worker, Trace, [garbage_collection]),
+            ok = trace_memory(Worker, Loop),
+            Before = reading(Worker),
+            Worker ! {cost_go, self()},
+            Nanoseconds = erlperf_job_measurer:await(Worker, Mon, cost_done, infinity),
+            After = reading(Worker),
+            Batch = (delta(Before, After, Nanoseconds))#{gc => collected(Worker, Trace)},
+            traced_words(Batch, Loop)
+        after
+            ok = untrace_memory(Loop)
+        end
+    after
+        Worker ! {cost_finish, self()},
+        erlang:demonitor(Mon, [flush])
+    end.
+
 %%--------------------------------------------------------------------
 %% Internal functions
 
 %% Fewer iterations first, then a bigger heap, until no collection happens.
 memory_batch(Job, N, #{heap := Heap} = Options, Retries) ->
-    case erlperf_job:cost(Job, N, Options) of
+    case batch(Job, N, Options) of
         #{gc := false} = Batch ->
             {N, Heap, Retries, Batch};
         #{} when N > 1 ->
@@ -140,3 +210,71 @@ memory_batch(Job, N, #{heap := Heap} = Options, Retries) ->
 time_iterations(infinity) -> 1;
 time_iterations(Ns) when Ns =< 0 -> ?MAX_TIME_ITERATIONS;
 time_iterations(Ns) -> max(1, min(?MAX_TIME_ITERATIONS, round(?TIME_BATCH_NS / Ns))).
+
+%% The worker's heap top (words) and reductions, and the VM's CPU time (ms), now.
+reading(Worker) ->
+    {CpuMs, _} = erlang:statistics(runtime),
+    [{garbage_collection_info, Gc}, {reductions, Reds}] =
+        erlang:process_info(Worker, [garbage_collection_info, reductions]),
+    {proplists:get_value(heap_size, Gc) + proplists:get_value(mbuf_size, Gc), Reds, CpuMs}.
+
+delta({Words0, Reds0, Cpu0}, {Words1, Reds1, Cpu1}, Nanoseconds) ->
+    #{words => Words1 - Words0, reductions => Reds1 - Reds0, wall_ns => Nanoseconds,
+      cpu_ns => (Cpu1 - Cpu0) * 1000000}.
+
+%% Whether a collection was traced (`unknown' when not traced).
+collected(_Worker, false) ->
+    unknown;
+collected(Worker, true) ->
+    1 = erlang:trace(Worker, false, [garbage_collection]),
+    Delivered = erlang:trace_delivered(Worker),
+    receive {trace_delivered, Worker, Delivered} -> ok end,
+    flush_gc(Worker, false).
+
+%% Whether a collection was traced (and drops the trace messages).
+flush_gc(Worker, Collected) ->
+    receive {trace, Worker, _GcEvent, _Info} -> flush_gc(Worker, true)
+    after 0 -> Collected
+    end.
+
+-if(?OTP_RELEASE >= 26).
+%% The timed loop of the generated module, when its allocation is to be traced.
+traced_loop(_Module, false) ->
+    none;
+traced_loop(Module, true) ->
+    [Arity] = [A || {'erlperf timed_loop', A} <- Module:module_info(functions)],
+    {Module, 'erlperf timed_loop', Arity}.
+
+trace_memory(_Worker, none) ->
+    ok;
+trace_memory(Worker, Loop) ->
+    1 = erlang:trace_pattern(Loop, true, [call_memory]),
+    %% silent: no call trace message even where another tool set a pattern that sends them
+    1 = erlang:trace(Worker, true, [call, silent]),
+    ok.
+
+traced_words(Batch, none) ->
+    Batch;
+traced_words(Batch, Loop) ->
+    %% the batch's worker is the one process running the loop (the job's other workers
+    %% are stopped while cost is measured), and the one traced for it
+    Words = case erlang:trace_info(Loop, call_memory) of
+                {call_memory, PerProcess} when is_list(PerProcess) ->
+                    lists:sum([W || {_Pid, _Calls, W} <- PerProcess]);
+                _NotTraced ->
+                    0
+            end,
+    Batch#{traced_words => Words}.
+
+untrace_memory(none) ->
+    ok;
+untrace_memory(Loop) ->
+    _ = erlang:trace_pattern(Loop, false, [call_memory]),
+    ok.
+-else.
+%% Before OTP 26 there is no call_memory trace: only the heap is read.
+traced_loop(_Module, _CallMemory) -> none.
+trace_memory(_Worker, none) -> ok.
+traced_words(Batch, none) -> Batch.
+untrace_memory(none) -> ok.
+-endif.

@@ -1,5 +1,8 @@
 %%% @doc Per-call latency of a runner: calls timed one by one in a fresh worker of its
-%%% job (see {@link erlperf_job:latency/2}), and their distribution.
+%%% job, and their distribution. This module is the client side of the latency
+%%% protocol: {@link time_calls/2} asks the job for a latency worker
+%%% (`erlperf_job:start_measurer/4'), waits for it and reads the spans it wrote
+%%% (the worker's side is `erlperf_job_measurer:latency/6').
 %%%
 %%% Glossary:
 %%% <ul>
@@ -44,10 +47,11 @@
 %% API: called by erlperf_local after a benchmark, with the job's workers stopped.
 -export([measure/2]).
 
-%% Internal export: the arithmetic, pure (tested on its own).
--export([summary/2]).
+%% Internal exports: the arithmetic, pure (tested on its own); calls timed in a worker,
+%% unsummarised (tests check the worker and the wait).
+-export([summary/2, time_calls/2]).
 
--export_type([latency/0]).
+-export_type([latency/0, latency_options/0, latency_calls/0]).
 
 %% Nanoseconds. The figures are present when `calls' is above 0.
 -type latency() :: #{calls := non_neg_integer(),
@@ -62,6 +66,17 @@
                      p999 => non_neg_integer(),
                      max => non_neg_integer()}.
 
+%% How {@link time_calls/2} times calls: `timer_calls' empty spans first; at most
+%% `calls' runner calls, for at most `budget_ms'; the caller waits at most `wait_ms' for
+%% the worker once it has started timing.
+-type latency_options() :: #{calls := pos_integer(), timer_calls := pos_integer(),
+                             budget_ms := pos_integer(), wait_ms := pos_integer()}.
+%% What {@link time_calls/2} timed, in nanoseconds: each runner call that returned, in
+%% order (`durations'), the empty spans (`timer'), and whether a call was still running
+%% when the wait ended (`unfinished').
+-type latency_calls() :: #{durations := [integer()], timer := [integer()],
+                           unfinished := boolean()}.
+
 %% Most calls timed: enough for 100 calls above the 99.9th percentile.
 -define(MAX_CALLS, 100000).
 %% Time given to the calls (milliseconds): a 1 ms runner gets about 1000 calls.
@@ -75,6 +90,8 @@
 -define(MAX_GRACE_MS, 60000).
 %% The percentiles reported, in percent, and their keys.
 -define(PERCENTILES, [{p50, 50}, {p90, 90}, {p99, 99}, {p999, 99.9}, {max, 100}]).
+%% What a slot of a durations array holds until a call's span is written there.
+-define(UNWRITTEN, -1).
 
 %%--------------------------------------------------------------------
 %% API
@@ -85,8 +102,8 @@
 -spec measure(pid(), number() | infinity) -> latency().
 measure(Job, IterationNs) ->
     #{durations := Spans, timer := Timer, unfinished := Unfinished} =
-        erlperf_job:latency(Job, #{calls => ?MAX_CALLS, timer_calls => ?TIMER_CALLS,
-                                   budget_ms => ?BUDGET_MS, wait_ms => wait_ms(IterationNs)}),
+        time_calls(Job, #{calls => ?MAX_CALLS, timer_calls => ?TIMER_CALLS,
+                          budget_ms => ?BUDGET_MS, wait_ms => wait_ms(IterationNs)}),
     (summary(Spans, Timer))#{unfinished => Unfinished}.
 
 %% @private
@@ -97,8 +114,65 @@ summary(Spans, EmptySpans) ->
     Timer = erlperf_stat:median(EmptySpans),
     figures([max(0, S - Timer) || S <- Spans], #{calls => length(Spans), timer_ns => Timer}).
 
+%% @private
+%% Times runner calls one by one in a fresh worker of the job, after its `init_runner':
+%% first `timer_calls' empty spans (the clock read twice with nothing between: what
+%% timing itself costs), then up to `calls' runner calls, for at most `budget_ms' (at
+%% least one call). Durations are kept in an `atomics' array, off the worker's heap, and
+%% returned in nanoseconds. When the worker is still busy `wait_ms' after it started
+%% timing (a call that does not return), the job stops it and the calls that returned
+%% are given with `unfinished => true'. A crash stops the job, as in a run, and is
+%% raised here.
+-spec time_calls(gen_server:server_ref(), latency_options()) -> latency_calls().
+time_calls(Job, #{calls := Size, timer_calls := TimerCalls, budget_ms := Budget, wait_ms := Wait}) ->
+    Durations = atomics:new(Size, [{signed, true}]),
+    ok = unwritten(Durations, Size),
+    Timer = atomics:new(TimerCalls, [{signed, true}]),
+    Spec = {Durations, Size, Timer, TimerCalls, Budget},
+    {Worker, _Module} = erlperf_job:start_measurer(Job, latency, [self(), Spec], []),
+    Mon = erlang:monitor(process, Worker),
+    try
+        ok = erlperf_job_measurer:await(Worker, Mon, latency_ready, infinity),
+        {Calls, Unfinished} = wait_calls(Job, Worker, Mon, Durations, Wait),
+        #{durations => slots(Durations, Size - Calls + 1, Size),
+          timer => slots(Timer, 1, TimerCalls), unfinished => Unfinished}
+    after
+        erlang:demonitor(Mon, [flush])
+    end.
+
 %%--------------------------------------------------------------------
 %% Internal functions
+
+%% Every slot of a durations array starts as ?UNWRITTEN.
+unwritten(_Durations, 0) ->
+    ok;
+unwritten(Durations, I) ->
+    ok = atomics:put(Durations, I, ?UNWRITTEN),
+    unwritten(Durations, I - 1).
+
+%% {Calls timed, Unfinished}: the worker's count, or, when it is still busy after Wait,
+%% the slots it wrote (from the last one down) before the job stopped it.
+wait_calls(Job, Worker, Mon, Durations, Wait) ->
+    case erlperf_job_measurer:await(Worker, Mon, latency_done, Wait) of
+        timeout ->
+            ok = erlperf_job:cancel_measurer(Job, Worker),
+            %% it may have finished meanwhile: its last message comes before its DOWN
+            receive
+                {latency_done, Worker, Calls} -> {Calls, false};
+                {'DOWN', Mon, process, Worker, _} -> {written(Durations), true}
+            end;
+        Calls ->
+            {Calls, false}
+    end.
+
+written(Durations) ->
+    #{size := Size} = atomics:info(Durations),
+    length(lists:takewhile(fun (I) -> atomics:get(Durations, I) =/= ?UNWRITTEN end,
+                           lists:seq(Size, 1, -1))).
+
+%% Slots From to To of an array, in nanoseconds.
+slots(Array, From, To) ->
+    [erlang:convert_time_unit(atomics:get(Array, I), native, nanosecond) || I <- lists:seq(From, To)].
 
 figures([], Base) ->
     Base;

@@ -11,7 +11,8 @@
 %%%   <li><b>job</b>: a process whose iteration total the monitor reads through a
 %%%       <b>sampling handle</b> with `erlperf_job:sample/1'. A job is known either by
 %%%       {@link register/3} (with the handle it gives), or by being a member of the
-%%%       `pg' group `jobs' in scope `erlperf' on this node (its pid is then the handle).
+%%%       `pg' group `jobs' in scope `erlperf' on this node, which every `erlperf_job'
+%%%       joins (its handle is then asked of it once, with `erlperf_job:handle/1').
 %%%       {@link unregister/1} removes a job by either route.</li>
 %%%   <li><b>subscriber</b>: a process that joined, in scope `erlperf', the group
 %%%       `{erlperf_monitor, Node}' (the samples of `Node') or the group `cluster_monitor'
@@ -38,8 +39,8 @@
 %%%             sched_util => 48.42168420790628,time => 1795335437574,
 %%%             version => 1}
 %%% '''
-%%% A job can register itself with `erlperf_monitor:register(self(), Handle, 0)'; see
-%%% {@link register/3}.
+%%% Any process can be sampled as a job with `erlperf_monitor:register(Pid, Handle, 0)';
+%%% see {@link register/3}.
 %%%
 %%% Cost and safety: the monitor turns scheduler wall time accounting on while it runs
 %%% (`erlang:system_flag(scheduler_wall_time, true)'; the flag is reference counted per
@@ -47,12 +48,14 @@
 %%% reads a few VM counters and samples every job at once, each from a short-lived helper
 %%% process; a job that has not answered within ?SAMPLE_TIMEOUT_MS is left out of that
 %%% sample (its helper is killed), so a busy or dead job never stalls the monitor or
-%%% blanks the others. Samples are small maps sent to each subscriber once per interval.
+%%% blanks the others. A job found in the group is asked for its handle by the helper of
+%%% the first sample that sees it, a call to its controller; later samples read its
+%%% counters directly. Samples are small maps sent to each subscriber once per interval.
 -module(erlperf_monitor).
 -behaviour(gen_server).
 
-%% API: called by erlperf_sup (start_link/0), erlperf_job (register/3, unregister/1),
-%% erlperf_file_log and erlperf_history (subscribe/0,1), and users.
+%% API: called by erlperf_sup (start_link/0), erlperf_file_log and erlperf_history
+%% (subscribe/0,1), and users (all, register/3 and unregister/1 among them).
 -export([start/0, start/1, start_link/0, start_link/1, register/3, unregister/1,
          subscribe/0, subscribe/1, unsubscribe/0, unsubscribe/1, group/1]).
 
@@ -110,6 +113,8 @@
     registered = #{} :: #{pid() => {handle(), reference()}},
     %% jobs removed by unregister/1, left out even when in the pg group, until they exit
     excluded = #{} :: #{pid() => reference()},
+    %% handles of the jobs found in the pg group, once asked of them
+    found = #{} :: #{pid() => handle()},
     totals = #{} :: #{pid() => non_neg_integer()}, % job totals at the last sample
     order = [] :: [pid()],              % jobs in the order first seen
     wall_flag :: boolean()              % scheduler_wall_time before the monitor started
@@ -240,13 +245,14 @@ validate(Options) ->
 validate_option(interval, Ms) when is_integer(Ms), Ms > 0 -> ok;
 validate_option(Key, Value) -> erlang:error({invalid_option, Key, Value}).
 
-%% Drops everything known of a job: registration, exclusion, last total.
-forget(Job, #state{registered = Registered, excluded = Excluded, totals = Totals,
-                   order = Order} = State) ->
+%% Drops everything known of a job: registration, exclusion, handle found, last total.
+forget(Job, #state{registered = Registered, excluded = Excluded, found = Found,
+                   totals = Totals, order = Order} = State) ->
     _ = [erlang:demonitor(Ref, [flush]) || {_, Ref} <- maps:values(maps:with([Job], Registered))],
     _ = [erlang:demonitor(Ref, [flush]) || Ref <- maps:values(maps:with([Job], Excluded))],
     State#state{registered = maps:remove(Job, Registered), excluded = maps:remove(Job, Excluded),
-                totals = maps:remove(Job, Totals), order = lists:delete(Job, Order)}.
+                found = maps:remove(Job, Found), totals = maps:remove(Job, Totals),
+                order = lists:delete(Job, Order)}.
 
 %% Absolute timer: samples do not drift when sampling takes time.
 schedule(#state{next = Next} = State) ->
@@ -313,54 +319,73 @@ percent({_Active, 0}) -> 0.0;
 percent({Active, Total}) -> 100.0 * Active / Total.
 
 %% Iterations of each job since the previous sample: the registered jobs, and the local
-%% members of the pg group that are neither registered nor excluded (their pid is the
-%% handle). A job seen for the first time reports its growth from its initial total (0
-%% for one found in the group). A job that did not answer in time is left out, its
-%% previous total kept.
-jobs(#state{registered = Registered, excluded = Excluded, totals = Old, order = Order} = State) ->
-    Found = [{Pid, Pid} || Pid <- members(fun pg:get_local_members/2, ?JOBS_GROUP),
-                           not is_map_key(Pid, Registered), not is_map_key(Pid, Excluded)],
-    Handles = Found ++ [{Pid, Handle} || {Pid, {Handle, _Ref}} <- maps:to_list(Registered)],
-    Fresh = job_totals(Handles),
+%% members of the pg group that are neither registered nor excluded (their handle is
+%% asked of them the first time). A job seen for the first time reports its growth from
+%% its initial total (0 for one found in the group). A job that did not answer in time
+%% is left out, its previous total kept.
+jobs(#state{registered = Registered, excluded = Excluded, found = Given, totals = Old,
+            order = Order} = State) ->
+    Members = [Pid || Pid <- members(fun pg:get_local_members/2, ?JOBS_GROUP),
+                      not is_map_key(Pid, Registered), not is_map_key(Pid, Excluded)],
+    Found = [{Pid, found_handle(Pid, Given)} || Pid <- Members],
+    Handles = Found ++ [{Pid, {handle, Handle}} || {Pid, {Handle, _Ref}} <- maps:to_list(Registered)],
+    {Fresh, Resolved} = job_totals(Handles),
     Known = maps:with([Pid || {Pid, _} <- Handles], Old),
     Totals = maps:merge(Known, Fresh),
     Kept = [Pid || Pid <- Order, is_map_key(Pid, Totals)],
     NewOrder = Kept ++ lists:sort([Pid || {Pid, _} <- Handles, not lists:member(Pid, Kept)]),
     Jobs = [{Pid, max(0, maps:get(Pid, Fresh) - maps:get(Pid, Old, 0))}
             || Pid <- NewOrder, is_map_key(Pid, Fresh)],
-    {Jobs, State#state{totals = Totals, order = NewOrder}}.
+    {Jobs, State#state{totals = Totals, order = NewOrder,
+                       found = maps:with(Members, maps:merge(Given, Resolved))}}.
 
-%% Totals of every job that answers within ?SAMPLE_TIMEOUT_MS. Each job is sampled by a
-%% helper process of its own, all at once under one deadline, so that a job that is busy
-%% (its pid as handle means a call to it) or gone is left out alone. Helpers still running
-%% at the deadline are killed; an answer arriving later is dropped by handle_info/2.
+%% How a found job is sampled: through the handle it gave, or by asking it first.
+found_handle(Pid, Given) ->
+    case Given of
+        #{Pid := Handle} -> {handle, Handle};
+        #{} -> {ask, Pid}
+    end.
+
+%% Totals of every job that answers within ?SAMPLE_TIMEOUT_MS, and the handles found
+%% jobs gave. Each job is sampled by a helper process of its own, all at once under one
+%% deadline, so that a job that is busy (a pid as handle, or a found job asked for its
+%% handle, means a call to it) or gone is left out alone. Helpers still running at the
+%% deadline are killed; an answer arriving later is dropped by handle_info/2.
 job_totals(Handles) ->
     Deadline = erlang:monotonic_time(millisecond) + ?SAMPLE_TIMEOUT_MS,
     Self = self(),
     Helpers = maps:from_list([{Helper, {Job, Ref}}
-                              || {Job, Handle} <- Handles,
-                                 {Helper, Ref} <- [spawn_monitor(sampler(Self, Handle))]]),
-    collect(Helpers, Deadline, #{}).
+                              || {Job, How} <- Handles,
+                                 {Helper, Ref} <- [spawn_monitor(sampler(Self, How))]]),
+    collect(Helpers, Deadline, {#{}, #{}}).
 
-sampler(Monitor, Handle) ->
+sampler(Monitor, How) ->
     fun () ->
-            Total = try erlperf_job:sample(Handle)
-                    catch _:_ -> undefined
-                    end,
-            Monitor ! {?MODULE, self(), Total}
+            Reading = try read(How)
+                      catch _:_ -> undefined
+                      end,
+            Monitor ! {?MODULE, self(), Reading}
     end.
+
+%% The job's total and the handle it was read through.
+read({ask, Job}) ->
+    read({handle, erlperf_job:handle(Job)});
+read({handle, Handle}) ->
+    {erlperf_job:sample(Handle), Handle}.
 
 collect(Helpers, _Deadline, Acc) when map_size(Helpers) =:= 0 ->
     Acc;
-collect(Helpers, Deadline, Acc) ->
+collect(Helpers, Deadline, {Totals, Resolved} = Acc) ->
     Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
     receive
-        {?MODULE, Helper, Total} when is_map_key(Helper, Helpers) ->
+        {?MODULE, Helper, Reading} when is_map_key(Helper, Helpers) ->
             {{Job, Ref}, Rest} = maps:take(Helper, Helpers),
             erlang:demonitor(Ref, [flush]),
-            case is_integer(Total) andalso Total >= 0 of
-                true -> collect(Rest, Deadline, Acc#{Job => Total});
-                false -> collect(Rest, Deadline, Acc)  % undefined: the job is gone
+            case Reading of
+                {Total, Handle} when is_integer(Total), Total >= 0 ->
+                    collect(Rest, Deadline, {Totals#{Job => Total}, Resolved#{Job => Handle}});
+                _ ->
+                    collect(Rest, Deadline, Acc)  % undefined: the job is gone
             end;
         {'DOWN', _Ref, process, Helper, _Reason} when is_map_key(Helper, Helpers) ->
             collect(maps:remove(Helper, Helpers), Deadline, Acc)

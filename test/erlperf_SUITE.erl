@@ -1421,14 +1421,14 @@ memory_traced_removed(Config) when is_list(Config) ->
             #{module := Mod} = erlperf_job:info(Job),
             [Arity] = [A || {'erlperf timed_loop', A} <- Mod:module_info(functions)],
             Loop = {Mod, 'erlperf timed_loop', Arity},
-            #{traced_words := 200} = erlperf_job:cost(Job, 10, #{call_memory => true}),
+            #{traced_words := 200} = erlperf_cost:batch(Job, 10, #{call_memory => true}),
             ?assertEqual({call_memory, false}, erlang:trace_info(Loop, call_memory)),
             ok = erlperf_job:stop(Job),
             {ok, Crashing} = erlperf_job:start(#{runner => "erlang:error(boom)."}),
             #{module := Mod2} = erlperf_job:info(Crashing),
             unlink(Crashing),
             Mon = monitor(process, Crashing),
-            ?assertExit(_, erlperf_job:cost(Crashing, 10, #{call_memory => true})),
+            ?assertExit(_, erlperf_cost:batch(Crashing, 10, #{call_memory => true})),
             %% the crash stops the job, which unloads its module: no pattern can stay
             receive {'DOWN', Mon, process, Crashing, _} -> ok end,
             ?assertEqual(false, code:is_loaded(Mod2));

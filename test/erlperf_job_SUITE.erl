@@ -321,7 +321,7 @@ latency_calls(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{init_runner => fun () -> Self ! {ir, self()}, 0 end,
                                          runner => fun (_, N) -> Self ! {iter, N}, N + 1 end}),
     Options = #{calls => 3, timer_calls => 7, budget_ms => 60000, wait_ms => 60000},
-    #{durations := Durations, timer := Timer, unfinished := false} = erlperf_job:latency(Job, Options),
+    #{durations := Durations, timer := Timer, unfinished := false} = erlperf_latency:time_calls(Job, Options),
     ?assertMatch([_, _, _], Durations),
     ?assertEqual(7, length(Timer)),
     ?assert(lists:all(fun (D) -> is_integer(D) andalso D >= 0 end, Durations ++ Timer)),
@@ -345,7 +345,7 @@ latency_cancel(Config) when is_list(Config) ->
     Options = #{calls => 10, timer_calls => 1, budget_ms => 1, wait_ms => 50},
     %% twice: the job takes a second measurement after giving up on the first
     [begin
-         ?assertMatch(#{durations := [], unfinished := true}, erlperf_job:latency(Job, Options)),
+         ?assertMatch(#{durations := [], unfinished := true}, erlperf_latency:time_calls(Job, Options)),
          W = receive {call, P} -> P after 0 -> ct:fail(no_call) end,
          ?assertNot(is_process_alive(W))
      end || _ <- [1, 2]],

@@ -11,7 +11,8 @@
 %% beside it.
 -define(LAYERS,
         #{base => [erlperf_stat, erlperf_units, erlperf_json, erlperf_terminal, erlperf_system],
-          engine => [erlperf_codegen, erlperf_job, erlperf_job_sup, erlperf_sampler, erlperf_cost,
+          engine => [erlperf_codegen, erlperf_job, erlperf_job_code, erlperf_job_counters,
+                     erlperf_job_measurer, erlperf_job_sup, erlperf_sampler, erlperf_cost,
                      erlperf_latency, erlperf_profile],
           strategy => [erlperf_local, erlperf_isolation, erlperf_cluster, erlperf_comparison],
           facade => [erlperf, erlperf_sweep, erlperf_app, erlperf_sup],

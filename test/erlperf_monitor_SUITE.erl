@@ -17,12 +17,12 @@
          file_log_file/0, header_on_job_change/0, permanent_job_concurrency/0,
          hot_code_reload/0, wall_time_restored/0, start_unlinked/0, start_linked/0,
          register_unregister/0, registered_job_exits/0, cluster_monitor_group/0,
-         node_group/0, one_copy_per_subscriber/0, silent_handle/0]).
+         node_group/0, one_copy_per_subscriber/0, silent_handle/0, found_job_handle/0]).
 -export([sample_fields/1, job_iterations/1, invalid_options/1, file_log_table/1,
          file_log_file/1, header_on_job_change/1, permanent_job_concurrency/1,
          hot_code_reload/1, wall_time_restored/1, start_unlinked/1, start_linked/1,
          register_unregister/1, registered_job_exits/1, cluster_monitor_group/1,
-         node_group/1, one_copy_per_subscriber/1, silent_handle/1]).
+         node_group/1, one_copy_per_subscriber/1, silent_handle/1, found_job_handle/1]).
 
 %% Milliseconds to wait for a monitor sample or a log line (samples come every second).
 -define(SAMPLE_TIMEOUT_MS, 3000).
@@ -44,7 +44,7 @@ all() ->
 groups() ->
     [{monitor, [], [sample_fields, job_iterations, invalid_options, file_log_table,
                     file_log_file, header_on_job_change, permanent_job_concurrency,
-                    hot_code_reload]},
+                    hot_code_reload, found_job_handle]},
      {api_23, [], [start_unlinked, start_linked, register_unregister, registered_job_exits,
                    silent_handle, cluster_monitor_group, node_group,
                    one_copy_per_subscriber]}].
@@ -204,6 +204,28 @@ hot_code_reload(Config) when is_list(Config) ->
         _ = code:purge(mymod),
         _ = code:delete(mymod),
         _ = code:purge(mymod)
+    end.
+
+found_job_handle() ->
+    [{doc, "A job found in the pg group is sampled through the handle it gave when first "
+           "seen: its iterations still show while its controller is suspended"}].
+found_job_handle(Config) when is_list(Config) ->
+    ok = erlperf_monitor:subscribe(),
+    Job = erlperf:start("timer:sleep(1).", 1),
+    try
+        _ = wait_sample(fun (S) -> job_entry(Job, S) =/= false end),
+        ok = sys:suspend(Job),
+        try
+            %% the sample after the one in progress is taken wholly while suspended
+            _ = sample_after(erlang:system_time(millisecond)),
+            Suspended = next_sample(),
+            ?assertMatch({Job, N} when N > 0, job_entry(Job, Suspended))
+        after
+            ok = sys:resume(Job)
+        end
+    after
+        stop_quietly(Job),
+        erlperf_monitor:unsubscribe()
     end.
 
 wall_time_restored() ->
