@@ -420,7 +420,7 @@ format_crash(Class, Reason, Stack) ->
 
 where([{M, F, Args, Loc} | _]) when is_atom(M) ->
     Arity = if is_list(Args) -> length(Args); true -> Args end,
-    Generated = lists:prefix("erlperf_job_", atom_to_list(M)),
+    Generated = erlperf_job_code:is_generated(M),
     case proplists:get_value(line, Loc) of
         Line when Generated, is_integer(Line) -> flat(" at line ~b", [Line]);
         _ when Generated -> "";

@@ -34,6 +34,8 @@
 
 %% API: called by erlperf_job (all) and erlperf_job_measurer (init_runner/4, guarded/2).
 -export([generate/1, load/2, unload/1, call/5, init_runner/4, guarded/2, text/1]).
+%% API: called by erlperf to tell generated code in a crash's stack.
+-export([is_generated/1]).
 
 %% Prefix of a generated module's name; a unique integer follows.
 -define(PREFIX, "erlperf_job_").
@@ -51,6 +53,14 @@ generate(Code) ->
     case erlperf_codegen:generate(Code, Module) of
         {ok, Gen} -> {ok, Module, Gen};
         {error, _} = Error -> Error
+    end.
+
+%% @doc Whether `Module' is a generated one (`erlperf_job_' and a number).
+-spec is_generated(module()) -> boolean().
+is_generated(Module) ->
+    case lists:split(min(length(?PREFIX), length(atom_to_list(Module))), atom_to_list(Module)) of
+        {?PREFIX, [_ | _] = Digits} -> lists:all(fun (C) -> C >= $0 andalso C =< $9 end, Digits);
+        _ -> false
     end.
 
 %% @doc Loads the generated module, then the modules its code calls by name (a NIF

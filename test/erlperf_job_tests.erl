@@ -53,3 +53,11 @@ credits_the_next_batch_test() ->
 erased_state_test() ->
     _ = erase(?KEY),
     ?assertError(erlperf_state_erased, erlperf_job:publish()).
+
+%% Generated modules are told from erlperf's own job modules by their number.
+is_generated_test_() ->
+    [?_assert(erlperf_job_code:is_generated(erlperf_job_12)),
+     ?_assertNot(erlperf_job_code:is_generated(erlperf_job_code)),
+     ?_assertNot(erlperf_job_code:is_generated(erlperf_job_counters)),
+     ?_assertNot(erlperf_job_code:is_generated(erlperf_job_)),
+     ?_assertNot(erlperf_job_code:is_generated(lists))].
