@@ -231,12 +231,19 @@ profile(_Report) ->
 optional(Key, Map) ->
     maps:from_list([{atom_to_binary(Key), V} || #{Key := V} <- [Map]]).
 
-comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Values}} = Report,
-           Reports) ->
-    %% the fastest is the one report without a comparison (of the same sweep combination)
+%% The fastest is the one report without a comparison (of the same sweep combination);
+%% a report given without it (one report of a comparison, alone) has no comparison here.
+comparison(#{comparison := #{against := Against}} = Report, Reports) ->
     Params = maps:get(params, Report, []),
-    [Fastest | _] = [V || #{label := L, result := #{values := V}} = R <- Reports, L =:= Against,
-                          not is_map_key(comparison, R), maps:get(params, R, []) =:= Params],
+    case [V || #{label := L, result := #{values := V}} = R <- Reports, L =:= Against,
+               not is_map_key(comparison, R), maps:get(params, R, []) =:= Params] of
+        [Fastest | _] -> comparison(Report, Fastest, Against);
+        [] -> #{}
+    end;
+comparison(_Report, _Reports) ->
+    #{}.
+
+comparison(#{comparison := Cmp, result := #{values := Values}}, Fastest, Against) ->
     Options = maps:with([test, better, noise], Cmp),
     At95 = erlperf_stat:compare(Fastest, Values, Options#{confidence => ?RECORD_CONFIDENCE}),
     Base = #{<<"against">> => Against,
@@ -256,9 +263,7 @@ comparison(#{comparison := #{against := Against} = Cmp, result := #{values := Va
                         <<"verdict_at_confidence">> => text(maps:get(verdict, Cmp)),
                         <<"within_noise_at_confidence">> => maps:get(within_noise, Cmp)}
              end,
-    #{<<"comparison">> => maps:merge(Base, Chosen)};
-comparison(_Report, _Reports) ->
-    #{}.
+    #{<<"comparison">> => maps:merge(Base, Chosen)}.
 
 outliers(Values) ->
     maps:fold(fun (K, V, Acc) -> Acc#{atom_to_binary(K) => V} end, #{},

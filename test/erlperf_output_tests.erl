@@ -240,3 +240,12 @@ fields(<<C, Rest/binary>>, Cur, Acc, Quoted) -> fields(Rest, <<Cur/binary, C>>, 
 md_lines(Reports) ->
     Text = unicode:characters_to_binary(erlperf_markdown:format(erlperf_record:from_reports(Reports))),
     binary:split(Text, <<"\n">>, [global, trim]).
+
+%% One report of a comparison, alone: the runner it was compared with is not in the
+%% record, so neither is the comparison; the tables are drawn.
+alone_test() ->
+    [_Fastest, Slower] = reports(),
+    #{<<"runs">> := [Run]} = erlperf_record:from_reports([Slower]),
+    ?assertNot(is_map_key(<<"comparison">>, Run)),
+    ?assertNotEqual(nomatch, string:find(erlperf_report:format([Slower], #{format => extended}),
+                                         "rand:uniform(1000).")).
