@@ -80,7 +80,7 @@ total_is_sum(Config) when is_list(Config) ->
         [?assertEqual(2, C) || #{concurrency := C} <- maps:values(PerNode)],
         %% 2 workers sleeping 1 ms at least: at most 1000 iterations per 500 ms per node,
         %% and the calls under way (10% for samples normalised from timers rounded to the ms)
-        ?assert(Average > 0 andalso Average =< 1.1 * 3 * (1000 + 2), Average)
+        ?assert(Average >= 0 andalso Average =< 1.1 * 3 * (1000 + 2), Average)
     after
         unregister(?MODULE),
         stop_peers(Peers)
@@ -96,11 +96,11 @@ basic_and_extended(Config) when is_list(Config) ->
     try
         Opts = #{nodes => Nodes, samples => 2, sample_duration => 200},
         Basic = erlperf:run("timer:sleep(1).", Opts),
-        ?assert(is_integer(Basic) andalso Basic > 0 andalso Basic =< 440, Basic),
+        ?assert(is_integer(Basic) andalso Basic >= 0 andalso Basic =< 440, Basic),
         Extended = erlperf:run("timer:sleep(1).", Opts#{report => extended}),
         ?assertMatch([A, B] when is_integer(A) andalso is_integer(B), Extended),
         [One, Hundred] = erlperf:compare(["timer:sleep(1).", "timer:sleep(100)."], Opts),
-        ?assert(Hundred =< 1.1 * 2 * 3 andalso One > 10 * Hundred, {One, Hundred})
+        ?assert(Hundred =< 1.1 * 2 * 3 andalso One >= 10 * Hundred, {One, Hundred})
     after
         stop_peers(Peers)
     end.
