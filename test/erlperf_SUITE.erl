@@ -520,13 +520,15 @@ continuous_full(Config) when is_list(Config) ->
     ?assertEqual(3, length(Samples)),
     ?assertEqual(lists:min(Samples), Min),
     ?assertEqual(lists:max(Samples), Max),
-    ?assert(is_float(Avg) andalso abs(Avg - lists:sum(Samples) / 3) < 1.0e-6 * Avg),
+    ?assert(is_float(Avg) andalso abs(Avg - lists:sum(Samples) / 3) =< 1.0e-6 * Avg),
     ?assert(is_float(StdDev) andalso StdDev >= 0),
     ?assert(lists:member(Median, Samples) andalso Min =< Median andalso Median =< Max),
     ?assertEqual(Max, P99),
     %% 3 samples of at least 50 ms (less the millisecond a timer may round), in microseconds
     ?assert(Time >= 140000, Time),
-    ?assert(is_float(IterNs) andalso abs(IterNs - 50.0e6 / Avg) < 1.0e-6 * IterNs, IterNs).
+    %% no iteration counted (a machine too loaded to run the runner): no time per iteration
+    ?assert(Avg == 0 andalso IterNs =:= infinity orelse
+            is_float(IterNs) andalso abs(IterNs - 50.0e6 / Avg) < 1.0e-6 * IterNs, {Avg, IterNs}).
 
 timed_basic() ->
     [{doc, "Timed mode, basic report: average microseconds for N iterations (10 sleeps of "
@@ -760,18 +762,25 @@ cv_met(Config) when is_list(Config) ->
     ?assertEqual(3, length(progress_events())).
 
 cv_always_ends() ->
-    [{doc, "cv mode with an impossible target ends after max(20, 10 x samples) samples, cv_met => false."}].
+    [{doc, "cv mode with a target no varying window meets ends after max(20, 10 x samples) samples "
+           "with cv_met => false; it ends before only on a window that does not vary at all "
+           "(on a loaded machine: samples without an iteration), with cv_met => true."}].
 cv_always_ends(Config) when is_list(Config) ->
+    [cv_ends(Samples, Duration, Cap) || {Samples, Duration, Cap} <- [{2, 20, 20}, {3, 10, 30}]],
+    ok.
+
+cv_ends(Samples, Duration, Cap) ->
     Self = self(),
-    Report = erlperf:run("rand:uniform().", #{sample_duration => 20, samples => 2, cv => 1.0e-12,
-                                              report => full,
+    Report = erlperf:run("rand:uniform().", #{sample_duration => Duration, samples => Samples,
+                                              cv => 1.0e-12, report => full,
                                               progress => fun (E) -> Self ! {progress, E} end}),
-    ?assertMatch(#{cv_met := false, result := #{values := [_, _], samples := [_, _, _]}}, Report),
-    ?assertEqual(20, length(progress_events())),
-    Report3 = erlperf:run("rand:uniform().", #{sample_duration => 10, samples => 3, cv => 1.0e-12,
-                                               progress => fun (E) -> Self ! {progress, E} end}),
-    ?assert(is_integer(Report3)),
-    ?assertEqual(30, length(progress_events())).
+    #{cv_met := Met, result := #{values := Values, samples := Raw}} = Report,
+    ?assertEqual({Samples, Samples + 1}, {length(Values), length(Raw)}),
+    Taken = length(progress_events()),
+    case Met of
+        false -> ?assertEqual(Cap, Taken);
+        true -> ?assert(Taken < Cap andalso erlperf_stat:cv(Values) =< 1.0e-12, {Taken, Values})
+    end.
 
 cv_timed() ->
     [{doc, "cv in timed mode also ends and reports cv_met."}].
@@ -963,10 +972,11 @@ verdict_parallel(Config) when is_list(Config) ->
 
 verdict_sequential_timed() ->
     [{doc, "Sequential runs are compared with Welch's test; in timed mode a longer time is slower: "
-           "5 sleeps of 4 ms take orders of magnitude longer than 5 calls of rand:uniform()"}].
+           "a sleep of 100 ms takes orders of magnitude longer than a call of rand:uniform(), and "
+           "long enough that a loaded machine's stalls do not make its times vary much"}].
 verdict_sequential_timed(Config) when is_list(Config) ->
-    [_Fast, Slow] = erlperf:compare(["rand:uniform().", "timer:sleep(4)."],
-                                    #{sample_duration => {timed, 5}, samples => 5,
+    [_Fast, Slow] = erlperf:compare(["rand:uniform().", "timer:sleep(100)."],
+                                    #{sample_duration => {timed, 1}, samples => 5,
                                       compare => sequential, report => full}),
     ?assertMatch(#{comparison := #{test := welch, verdict := slower, significant := true,
                                    better := lower}}, Slow),
@@ -1141,7 +1151,7 @@ start_job(Config) when is_list(Config) ->
     ?assert(is_pid(Job) andalso is_process_alive(Job)),
     ?assertEqual(2, erlperf_job:concurrency(Job)),
     S1 = erlperf_job:sample(Job),
-    ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Job) > S1 end, 2000)),
+    ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Job) > S1 end, ?SETTLE_MS)),
     ok = erlperf_job:set_concurrency(Job, 5),
     ?assertEqual(5, erlperf_job:concurrency(Job)),
     ok = erlperf_job:set_concurrency(Job, 0),
