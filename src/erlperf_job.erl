@@ -90,7 +90,7 @@
 -type info() :: #{module := module(), arity := 0..2, label := binary(),
                   warnings := [erlperf_codegen:warning()]}.
 -type server_ref() :: gen_server:server_ref().
--opaque handle() :: {?MODULE, ets:tid()}.
+-opaque handle() :: {?MODULE, counters, ets:tid()}.
 
 %% How long the controller waits for killed workers to exit before giving up on them.
 -define(WORKER_EXIT_TIMEOUT, 10000).
@@ -203,7 +203,7 @@ handle(Job) ->
 %% handle, read directly from the counters (`undefined' once the job has stopped);
 %% through the job's pid or name, asked of the controller.
 -spec sample(handle() | server_ref()) -> non_neg_integer() | undefined.
-sample({?MODULE, Table}) ->
+sample({?MODULE, counters, Table}) ->
     erlperf_job_counters:total(Table);
 sample(Job) ->
     gen_server:call(Job, sample, infinity).
@@ -213,7 +213,7 @@ sample(Job) ->
 %% credited with in their current batch (see `erlperf_job_counters:status/1').
 -spec sample_status(handle()) ->
     {non_neg_integer(), non_neg_integer(), non_neg_integer()} | undefined.
-sample_status({?MODULE, Table}) ->
+sample_status({?MODULE, counters, Table}) ->
     erlperf_job_counters:status(Table).
 
 %% @doc Runs `Count' iterations in a fresh worker and returns the microseconds taken,
@@ -351,9 +351,9 @@ init({Owner, Module, Gen}) ->
 -spec handle_call(term(), gen_server:from(), #state{}) ->
     {reply, term(), #state{}} | {noreply, #state{}} | {stop, normal, term(), #state{}}.
 handle_call(sample, _From, #state{table = Table} = State) ->
-    {reply, sample({?MODULE, Table}), State};
+    {reply, sample({?MODULE, counters, Table}), State};
 handle_call(handle, _From, #state{table = Table} = State) ->
-    {reply, {?MODULE, Table}, State};
+    {reply, {?MODULE, counters, Table}, State};
 handle_call(concurrency, _From, #state{workers = Workers} = State) ->
     {reply, length(Workers), State};
 handle_call(source, _From, #state{forms = Forms} = State) ->

@@ -103,7 +103,7 @@
 -type options() :: start_options().
 
 %% Whatever `erlperf_job:sample/1' accepts: the job's sampling handle, or its pid.
--type handle() :: term().
+-type handle() :: erlperf_job:handle() | gen_server:server_ref().
 
 -record(state, {
     interval :: pos_integer(),
@@ -369,7 +369,8 @@ sampler(Monitor, How) ->
 
 %% The job's total and the handle it was read through.
 read({ask, Job}) ->
-    read({handle, erlperf_job:handle(Job)});
+    Handle = erlperf_job:handle(Job),
+    {erlperf_job:sample(Handle), Handle};
 read({handle, Handle}) ->
     {erlperf_job:sample(Handle), Handle}.
 
