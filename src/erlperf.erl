@@ -45,8 +45,8 @@
 -export([run/1, run/2, run/3, compare/2, benchmark/3, sweep/2, sweep/3, start/2, time/2,
          format_error/1]).
 
-%% Internal exports: default options, shared with the command line.
--export([defaults/0, concurrency_defaults/0, sweep_defaults/0]).
+%% Internal exports: default options and limits, shared with the command line.
+-export([defaults/0, concurrency_defaults/0, sweep_defaults/0, limit/1, limit_reason/1]).
 
 -export_type([code/0, run_options/0, sweep_options/0, concurrency_options/0, concurrency_test/0,
               report/0, result/0, run_statistics/0, system_information/0]).
@@ -140,6 +140,16 @@
                 | report().
 
 -define(FORMAT_DEPTH, 12).
+%% Processes of this node kept for erlperf and the system: concurrency (and the
+%% concurrency estimation's `max') stays this far below the process limit.
+-define(RESERVED_PROCESSES, 1000).
+%% The longest a receive can wait (milliseconds): the longest sample.
+-define(MAX_WAIT_MS, 16#FFFFFFFF).
+%% Iterations of one timed sample: a small integer on a 64-bit VM, so the counting
+%% loop never works on bignums.
+-define(MAX_TIMED_ITERATIONS, (1 bsl 59 - 1)).
+%% Samples, warmup samples and steps without gain.
+-define(MAX_SAMPLES, 16#FFFFFFFF).
 
 %%--------------------------------------------------------------------
 %% API
@@ -224,6 +234,16 @@ time(Code, Count) when is_integer(Count), Count > 0 ->
 format_error({invalid_option, profile, Value}) ->
     flat("invalid value for option profile: ~0tP (the profilers are ~ts)",
          [Value, ?FORMAT_DEPTH, erlperf_profile:choices()]);
+format_error({invalid_option, Key, Value}) when is_integer(Value); element(1, Value) =:= timed ->
+    LimitKey = limit_key(Key, Value),
+    Limit = limit(LimitKey),
+    case count(Value) of
+        N when is_integer(N), N > Limit ->
+            flat("invalid value for option ~ts: ~b is above the limit of ~b~ts",
+                 [Key, N, Limit, limit_reason(LimitKey)]);
+        _ ->
+            flat("invalid value for option ~ts: ~0tP", [Key, Value, ?FORMAT_DEPTH])
+    end;
 format_error({invalid_option, Key, Value}) ->
     flat("invalid value for option ~ts: ~0tP", [Key, Value, ?FORMAT_DEPTH]);
 format_error({incompatible_options, compare, interleaved, isolation}) ->
@@ -267,10 +287,38 @@ sweep_defaults() ->
 %% @doc Default concurrency estimation options.
 -spec concurrency_defaults() -> concurrency_options().
 concurrency_defaults() ->
-    #{min => 1, step => 1, max => erlang:system_info(process_limit) - 1000, threshold => 3}.
+    #{min => 1, step => 1, max => limit(max), threshold => 3}.
+
+%% @doc The highest value a count option may take: `concurrency', `min', `step' and
+%% `max' stay 1000 processes below this node's process limit; `sample_duration' is at
+%% most 2^32-1 ms (the longest wait of a receive); `timed' (the iterations of a timed
+%% sample) at most 2^59-1; `samples', `warmup' and `threshold' at most 2^32-1.
+-spec limit(atom()) -> pos_integer().
+limit(Key) when Key =:= concurrency; Key =:= min; Key =:= step; Key =:= max ->
+    erlang:system_info(process_limit) - ?RESERVED_PROCESSES;
+limit(sample_duration) -> ?MAX_WAIT_MS;
+limit(timed) -> ?MAX_TIMED_ITERATIONS;
+limit(_SamplesWarmupOrThreshold) -> ?MAX_SAMPLES.
+
+%% @doc Why a count has its limit, as the end of an error text (may be empty).
+-spec limit_reason(atom()) -> string().
+limit_reason(Key) when Key =:= concurrency; Key =:= min; Key =:= step; Key =:= max ->
+    flat(" (this node's process limit, ~b, less ~b kept for erlperf and the system; "
+         "emulator flag +P raises it)", [erlang:system_info(process_limit), ?RESERVED_PROCESSES]);
+limit_reason(sample_duration) -> " milliseconds (the longest wait of a receive)";
+limit_reason(_Key) -> "".
 
 %%--------------------------------------------------------------------
 %% Options
+
+count({timed, N}) -> N;
+count(N) -> N.
+
+limit_key(sample_duration, {timed, _}) -> timed;
+limit_key(Key, _Value) -> Key.
+
+within(Key, N) ->
+    is_integer(N) andalso N > 0 andalso N =< limit(Key).
 
 run_options(#{sample_duration := undefined} = Opts) ->
     %% erlperf 2.3's timed mode: `samples' iterations, measured once
@@ -287,11 +335,11 @@ check_option(Key, Value, Acc) ->
         false -> erlang:error({invalid_option, Key, Value})
     end.
 
-valid_option(concurrency, N) -> is_integer(N) andalso N > 0;
-valid_option(samples, N) -> is_integer(N) andalso N > 0;
-valid_option(sample_duration, {timed, N}) -> is_integer(N) andalso N > 0;
-valid_option(sample_duration, N) -> is_integer(N) andalso N > 0;
-valid_option(warmup, N) -> is_integer(N) andalso N >= 0;
+valid_option(concurrency, N) -> within(concurrency, N);
+valid_option(samples, N) -> within(samples, N);
+valid_option(sample_duration, {timed, N}) -> within(timed, N);
+valid_option(sample_duration, N) -> within(sample_duration, N);
+valid_option(warmup, N) -> N =:= 0 orelse within(warmup, N);
 valid_option(cv, undefined) -> true;
 valid_option(cv, V) -> is_number(V) andalso V > 0;
 valid_option(report, R) -> lists:member(R, [basic, extended, full]);
@@ -328,7 +376,7 @@ concurrency_options(Opts) ->
     erlang:error({invalid_option, concurrency_options, Opts}).
 
 check_concurrency_option(Key, Value) ->
-    lists:member(Key, [min, step, max, threshold]) andalso is_integer(Value) andalso Value > 0
+    lists:member(Key, [min, step, max, threshold]) andalso within(Key, Value)
         orelse erlang:error({invalid_option, Key, Value}).
 
 code_map(#{runner := _} = Code) -> Code;

@@ -91,9 +91,11 @@
                 | {param, Name :: string(), Why :: string()}
                 | {param_twice, Name :: string(), Variable :: string()}
                 | {bytes, Name :: string(), Text :: string(), Why :: string()}
+                | {limit, Name :: string(), Text :: string(), Key :: atom()}
                 | {too_many_hooks, Key :: atom(), Hooks :: pos_integer(), Runners :: pos_integer()}
                 | {needs_squeeze, Key :: atom()}
                 | {cannot_combine, string(), string()}
+                | {needs, string(), string()}
                 | {missing, code | perf_test | render}
                 | {render_argument, string()}.
 %% How a run ended, for its exit status.
@@ -180,6 +182,9 @@ format_error({unexpected_value, Name}) ->
     text("~ts takes no value", [Name]);
 format_error({bad_value, Name, Text, Arg}) ->
     bad_value(Arg, Name, Text);
+format_error({limit, Name, Text, Key}) ->
+    text("~ts: ~ts is above the limit of ~b~ts",
+         [Name, Text, erlperf:limit(Key), erlperf:limit_reason(Key)]);
 format_error({param, Name, Why}) ->
     text("~ts: ~ts", [Name, Why]);
 format_error({param_twice, Name, Var}) ->
@@ -193,6 +198,8 @@ format_error({needs_squeeze, Key}) ->
     text("--~s needs -q/--squeeze", [Key]);
 format_error({cannot_combine, One, Other}) ->
     text("~ts and ~ts cannot be combined", [One, Other]);
+format_error({needs, One, Other}) ->
+    text("~ts needs ~ts", [One, Other]);
 format_error({missing, code}) ->
     "no code to benchmark";
 format_error({missing, perf_test}) ->
@@ -402,12 +409,28 @@ take_value({_, _, Arg, _, _}, _Name, none, Rest) when Arg =:= flag; Arg =:= no_f
     {Arg =:= flag, Rest};
 take_value({_, _, Arg, _, _}, Name, _Inline, _Rest) when Arg =:= flag; Arg =:= no_flag ->
     usage({unexpected_value, Name});
-take_value({_, _, Arg, _, _}, Name, none, [Value | Rest]) ->
-    {value(Arg, Name, Value), Rest};
+take_value({Key, _, Arg, _, _}, Name, none, [Value | Rest]) ->
+    {bounded(Key, Arg, Name, Value), Rest};
 take_value({_, _, _, _, _}, Name, none, []) ->
     usage({missing_value, Name});
-take_value({_, _, Arg, _, _}, Name, Inline, Rest) ->
-    {value(Arg, Name, Inline), Rest}.
+take_value({Key, _, Arg, _, _}, Name, Inline, Rest) ->
+    {bounded(Key, Arg, Name, Inline), Rest}.
+
+%% A count at most the engine's limit for its option (erlperf:limit/1), so that nothing
+%% is spawned or waited for beyond what the VM allows.
+-spec bounded(atom(), arg(), string(), string()) -> term().
+bounded(Key, Arg, Name, Text) when Arg =:= count; Arg =:= non_neg_count ->
+    N = value(Arg, Name, Text),
+    Limited = limit_key(Key),
+    N =< erlperf:limit(Limited) orelse usage({limit, Name, Text, Limited}),
+    N;
+bounded(_Key, Arg, Name, Text) ->
+    value(Arg, Name, Text).
+
+%% -l counts the iterations of a timed sample.
+-spec limit_key(atom()) -> atom().
+limit_key(loop) -> timed;
+limit_key(Key) -> Key.
 
 -spec apply_option(option(), string(), term(), map()) -> map().
 apply_option({Key, _, _, runner, _}, _Name, Value, #{hooks := Hooks} = State) ->
@@ -574,6 +597,7 @@ finish(#{given := #{help := true}}) ->
 finish(#{codes := []}) ->
     usage({missing, code});
 finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
+    ok = lists:foreach(fun (Rule) -> combination(Rule, Given) end, combination_rules()),
     Settings = maps:merge(defaults(), Given),
     #{codes => [maps:merge(All, Code) || Code <- code_maps(lists:reverse(Codes), Hooks)],
       run_options => run_options(Given),
@@ -588,6 +612,36 @@ finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
       bytes => maps:get(bytes, Settings),
       paths => maps:get(paths, Settings, []),
       help => false}.
+
+%% Options that would be silently ignored together: the first needs the second, or
+%% cannot go with it.
+-spec combination_rules() -> [{needs | excludes, atom(), atom()}].
+combination_rules() ->
+    [{needs, fail_on_regression, baselines},
+     {excludes, latency, squeeze},
+     {excludes, memory, squeeze},
+     {excludes, isolation, nodes}].
+
+-spec combination({needs | excludes, atom(), atom()}, map()) -> ok.
+combination({needs, Key, Other}, Given) ->
+    not is_map_key(Key, Given) orelse is_map_key(Other, Given)
+        orelse usage({needs, names(Key), names(Other)}),
+    ok;
+combination({excludes, Key, Other}, Given) ->
+    given(Key, Given) andalso given(Other, Given)
+        andalso usage({cannot_combine, names(Key), names(Other)}),
+    ok.
+
+%% A flag counts as given when true.
+-spec given(atom(), map()) -> boolean().
+given(Key, Given) ->
+    maps:get(Key, Given, false) =/= false.
+
+%% An option's names as the user reads them: "-q/--squeeze".
+-spec names(atom()) -> string().
+names(Key) ->
+    [Names] = [N || {K, N, _, _, _} <- options(benchmark), K =:= Key],
+    lists:join("/", [N || N <- Names, N =/= "--isolation", N =/= "--sample_duration"]).
 
 %% -o, --save and --html, in this order.
 -spec outputs(map()) -> [{file:filename(), erlperf_output:format()}].

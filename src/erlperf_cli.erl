@@ -54,7 +54,8 @@
 %% How long to wait for the progress printer to clear its line (milliseconds).
 -define(PRINTER_STOP_TIMEOUT, 1000).
 
--define(HINT, "Run 'erlperf --help' for usage.").
+%% Ends the line of a command-line mistake.
+-define(HINT, " (see 'erlperf --help')").
 
 %% Options of format/2 (erlperf 2.3's `format_options()'):
 %% `format': `basic', `extended' or `full' [basic below 10 samples, else extended];
@@ -242,6 +243,7 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
             Rows = baseline_rows(Parsed, Record),
             Results = {erlperf_record:with_baselines(Record, Rows), Rows},
             print_results(Parsed, Results),
+            warn_cv(maps:get(<<"runs">>, element(1, Results))),
             case write_outputs(Parsed, Results) of
                 ok -> gate(Parsed, Rows);
                 {error, Why} -> fail(Why)
@@ -262,6 +264,18 @@ print_results(#{report := Report, format := Format}, {Record, Rows}) ->
     Options = #{format => Report, width => terminal_width(), colour => colour(stdout),
                 baselines => Rows},
     io:put_chars(erlperf_output:render(Format, Record, Options)).
+
+%% --cv whose goal a run did not meet: said on stderr (the record holds `cv_met').
+-spec warn_cv([map()]) -> ok.
+warn_cv(Runs) ->
+    _ = [io:put_chars(standard_error,
+                      io_lib:format("erlperf: warning: ~ts did not reach --cv ~s before the cap "
+                                    "on samples (the last ~b samples vary by ~.1f%)~n",
+                                    [Label, number(float(Goal)), length(Values),
+                                     100 * erlperf_stat:cv(Values)]))
+         || #{<<"cv_met">> := false, <<"cv_goal">> := Goal, <<"label">> := Label,
+              <<"samples">> := Values} <- Runs],
+    ok.
 
 -spec baseline_rows(parsed(), erlperf_record:results()) -> [erlperf_baseline:row()].
 baseline_rows(#{baselines := []}, _Record) ->
@@ -314,13 +328,17 @@ verbose(#{verbose := true, codes := Codes, params := Params}) ->
 
 -spec fail(term()) -> non_neg_integer().
 fail(Reason) ->
-    Outcome = outcome(Reason),
-    Hint = case Outcome of
-               usage -> ["\n", ?HINT];
+    Hint = case Reason of
+               {args, _} -> ?HINT;
                _ -> []
            end,
-    io:put_chars(standard_error, ["erlperf: ", format_error(Reason), Hint, "\n"]),
-    erlperf_args:exit_code(Outcome).
+    io:put_chars(standard_error, ["erlperf: ", one_line(format_error(Reason)), Hint, "\n"]),
+    erlperf_args:exit_code(outcome(Reason)).
+
+%% An error is one line on stderr, whatever the text it quotes (code, a file name).
+-spec one_line(unicode:chardata()) -> unicode:chardata().
+one_line(Text) ->
+    string:replace(Text, "\n", " ", all).
 
 -spec outcome(term()) -> erlperf_args:outcome().
 outcome({args, _}) -> usage;

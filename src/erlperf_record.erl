@@ -161,7 +161,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:confidence_interval(Values, C))}
              end,
-    lists:foldl(fun maps:merge/2, Base, [Chosen, dead_code(Report), cost(Result), latency(Result),
+    lists:foldl(fun maps:merge/2, Base, [Chosen, dead_code(Report), cv(Report), cost(Result),
+                                         latency(Result),
                                          search(Report),
                                          sweep(Report), comparison(Report, Reports),
                                          profile(Report)]).
@@ -178,6 +179,12 @@ dead_code(Report) ->
         [] -> #{};
         Roles -> #{<<"dead_code">> => Roles}
     end.
+
+%% With `cv': the goal, and whether the samples met it before the cap on their number.
+cv(#{cv_met := Met, run_options := #{cv := Goal}}) when is_number(Goal) ->
+    #{<<"cv_goal">> => Goal, <<"cv_met">> => Met};
+cv(_Report) ->
+    #{}.
 
 %% With `memory => true': the cost per call.
 cost(#{cost := Cost}) ->
