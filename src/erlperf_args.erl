@@ -641,7 +641,7 @@ given(Key, Given) ->
 -spec names(atom()) -> string().
 names(Key) ->
     [Names] = [N || {K, N, _, _, _} <- options(benchmark), K =:= Key],
-    lists:join("/", [N || N <- Names, N =/= "--isolation", N =/= "--sample_duration"]).
+    lists:flatten(lists:join("/", [N || N <- Names, N =/= "--isolation", N =/= "--sample_duration"])).
 
 %% -o, --save and --html, in this order.
 -spec outputs(map()) -> [{file:filename(), erlperf_output:format()}].

@@ -52,15 +52,8 @@ load(File) ->
     case file:read_file(File) of
         {ok, Bin} ->
             case erlperf_json:decode(Bin) of
-                {ok, #{<<"version">> := V, <<"runs">> := Runs} = Record} when is_integer(V), is_list(Runs) ->
-                    case V =< erlperf_record:version() of
-                        true -> {ok, Record};
-                        false -> {error, {baseline, File, {newer_version, V}}}
-                    end;
-                {ok, _Other} ->
-                    {error, {baseline, File, not_a_record}};
-                {error, Reason} ->
-                    {error, {baseline, File, Reason}}
+                {ok, Record} -> checked(File, Record);
+                {error, Reason} -> {error, {baseline, File, Reason}}
             end;
         {error, Reason} ->
             {error, {baseline, File, Reason}}
@@ -96,8 +89,8 @@ format(Rows) ->
 -spec format_error({baseline, string(), term()}) -> string().
 format_error({baseline, File, {newer_version, V}}) ->
     flat("baseline ~ts: written by a newer erlperf (record version ~b)", [File, V]);
-format_error({baseline, File, not_a_record}) ->
-    flat("baseline ~ts: not an erlperf results record (write one with --save)", [File]);
+format_error({baseline, File, {record, Reason}}) ->
+    flat("baseline ~ts: ~ts", [File, erlperf_record_check:format_error(Reason)]);
 format_error({baseline, File, {json, _} = Reason}) ->
     flat("baseline ~ts: ~ts", [File, erlperf_json:format_error(Reason)]);
 format_error({baseline, File, Reason}) when is_atom(Reason) ->
@@ -107,6 +100,18 @@ format_error({baseline, File, Reason}) ->
 
 %%--------------------------------------------------------------------
 %% Internal functions
+
+%% A record of this version or older, of the shape a comparison reads.
+checked(File, Record) ->
+    case {Record, erlperf_record:version()} of
+        {#{<<"version">> := V}, Version} when is_integer(V), V > Version ->
+            {error, {baseline, File, {newer_version, V}}};
+        _ ->
+            case erlperf_record_check:check(Record) of
+                ok -> {ok, Record};
+                {error, Reason} -> {error, {baseline, File, {record, Reason}}}
+            end
+    end.
 
 entry(File, Run, #{<<"runs">> := BaseRuns}, Stat) ->
     case match(Run, BaseRuns) of

@@ -27,26 +27,38 @@
 -spec render(map() | file:filename(), file:filename()) ->
     {ok, [file:filename()]} | {error, term()}.
 render(Record, Out) when is_map(Record) ->
-    case kind(Record) of
+    case checked(Record) of
         {ok, Kind} -> write(Kind, Record, unicode:characters_to_list(Out));
-        {error, _} = Error -> Error
+        {error, Reason} -> {error, {render, Reason}}
     end;
 render(File, Out) ->
     case read(File) of
-        {ok, Record} -> render(Record, Out);
-        {error, _} = Error -> Error
+        {ok, Record} ->
+            case checked(Record) of
+                {ok, Kind} -> write(Kind, Record, unicode:characters_to_list(Out));
+                {error, Reason} -> {error, {render, unicode:characters_to_list(File), Reason}}
+            end;
+        {error, _} = Error ->
+            Error
     end.
 
 %% @doc What a decoded record is.
 -spec kind(map()) -> {ok, kind()} | {error, {render, not_a_record}}.
-kind(#{<<"load_generator">> := _, <<"runs">> := Runs}) when is_list(Runs) -> {ok, perf_test};
-kind(#{<<"runs">> := Runs, <<"version">> := _}) when is_list(Runs) -> {ok, benchmark};
+kind(#{<<"load_generator">> := _}) -> {ok, perf_test};
+kind(#{<<"runs">> := _}) -> {ok, benchmark};
+kind(#{<<"version">> := _}) -> {ok, benchmark};
 kind(_) -> {error, {render, not_a_record}}.
 
 %% @doc Text for the reasons this module returns.
 -spec format_error(term()) -> string().
 format_error({render, not_a_record}) ->
     "not an erlperf results record (a --save/--format json record or a --perf-test results.json)";
+format_error({render, {record, Reason}}) ->
+    erlperf_record_check:format_error(Reason);
+format_error({render, File, not_a_record}) ->
+    lists:flatten(io_lib:format("~ts: ~ts", [File, format_error({render, not_a_record})]));
+format_error({render, File, {record, Reason}}) ->
+    lists:flatten(io_lib:format("~ts: ~ts", [File, erlperf_record_check:format_error(Reason)]));
 format_error({render, File, {json, _} = Reason}) ->
     lists:flatten(io_lib:format("~ts: ~ts", [File, erlperf_json:format_error(Reason)]));
 format_error({render, File, Reason}) ->
@@ -57,6 +69,19 @@ format_error({write, _, _} = Reason) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
+%% The kind of a record whose fields are what its pages read.
+-spec checked(map()) -> {ok, kind()} | {error, not_a_record | {record, erlperf_record_check:reason()}}.
+checked(Record) ->
+    case kind(Record) of
+        {ok, Kind} ->
+            case erlperf_record_check:check(Kind, Record) of
+                ok -> {ok, Kind};
+                {error, Reason} -> {error, {record, Reason}}
+            end;
+        {error, {render, not_a_record}} ->
+            {error, not_a_record}
+    end.
+
 -spec read(file:filename()) -> {ok, map()} | {error, term()}.
 read(File) ->
     Name = unicode:characters_to_list(File),
@@ -64,7 +89,7 @@ read(File) ->
         {ok, Bytes} ->
             case erlperf_json:decode(Bytes) of
                 {ok, Record} when is_map(Record) -> {ok, Record};
-                {ok, _} -> {error, {render, not_a_record}};
+                {ok, _} -> {error, {render, Name, not_a_record}};
                 {error, Reason} -> {error, {render, Name, Reason}}
             end;
         {error, Reason} ->

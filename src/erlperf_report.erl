@@ -273,9 +273,13 @@ parallel_note(_Runs, _Record) ->
 -spec search_line(view(), run()) -> unicode:chardata().
 search_line(_View, #{<<"best_concurrency">> := Best, <<"concurrency">> := C, <<"steps">> := Steps} = R)
   when Best =/= C ->
-    [Qps] = [Q || #{<<"concurrency">> := S, <<"qps">> := Q} <- Steps, S =:= Best],
-    io_lib:format("~ts: highest throughput at concurrency ~b (~ts), not significantly above "
-                  "concurrency ~b~n", [label(R), Best, erlperf_units:count(Qps), C]);
+    case [Q || #{<<"concurrency">> := S, <<"qps">> := Q} <- Steps, S =:= Best] of
+        [Qps | _] ->
+            io_lib:format("~ts: highest throughput at concurrency ~b (~ts), not significantly "
+                          "above concurrency ~b~n", [label(R), Best, erlperf_units:count(Qps), C]);
+        [] ->
+            []  % a record read back whose steps lack the best one
+    end;
 search_line(_View, _R) ->
     [].
 

@@ -63,7 +63,7 @@ load_errors_test() ->
     ?assertMatch({error, {baseline, _, enoent}}, erlperf_baseline:load(Missing)),
     NotRecord = filename:join(Dir, "array.json"),
     ok = file:write_file(NotRecord, <<"[1, 2]">>),
-    ?assertMatch({error, {baseline, _, not_a_record}}, erlperf_baseline:load(NotRecord)),
+    ?assertMatch({error, {baseline, _, {record, _}}}, erlperf_baseline:load(NotRecord)),
     Newer = filename:join(Dir, "newer.json"),
     ok = file:write_file(Newer, <<"{\"version\": 99, \"runs\": []}">>),
     ?assertMatch({error, {baseline, _, {newer_version, 99}}}, erlperf_baseline:load(Newer)),

@@ -16,7 +16,7 @@
                      erlperf_latency, erlperf_profile],
           strategy => [erlperf_local, erlperf_isolation, erlperf_cluster, erlperf_comparison],
           facade => [erlperf, erlperf_sweep, erlperf_app, erlperf_sup],
-          model => [erlperf_record, erlperf_baseline],
+          model => [erlperf_record, erlperf_record_check, erlperf_baseline],
           presentation => [erlperf_report, erlperf_table, erlperf_csv, erlperf_markdown,
                            erlperf_html, erlperf_svg, erlperf_html_bench, erlperf_html_perf,
                            erlperf_output, erlperf_render],
