@@ -96,6 +96,8 @@
                 | {needs_squeeze, Key :: atom()}
                 | {cannot_combine, string(), string()}
                 | {needs, string(), string()}
+                | {empty, Name :: string()}
+                | {same_file, Name :: string(), Other :: string(), File :: string()}
                 | {missing, code | perf_test | render}
                 | {render_argument, string()}.
 %% How a run ended, for its exit status.
@@ -200,6 +202,10 @@ format_error({cannot_combine, One, Other}) ->
     text("~ts and ~ts cannot be combined", [One, Other]);
 format_error({needs, One, Other}) ->
     text("~ts needs ~ts", [One, Other]);
+format_error({empty, Name}) ->
+    text("~ts: an empty file name", [Name]);
+format_error({same_file, One, Other, File}) ->
+    text("~ts and ~ts both write ~ts: give each its own file", [One, Other, File]);
 format_error({missing, code}) ->
     "no code to benchmark";
 format_error({missing, perf_test}) ->
@@ -474,6 +480,10 @@ value(noise, Name, Text) ->
     check(ratio(Text), fun (P) -> is_float(P) andalso P >= 0 andalso P < 100 end, {Name, Text, noise});
 value(gate, Name, Text) ->
     check(ratio(Text), fun (P) -> is_float(P) andalso P >= 0 end, {Name, Text, gate});
+value(Arg, Name, "") when Arg =:= file; Arg =:= out_file; Arg =:= dir ->
+    usage({empty, Name});
+value(Arg, Name, "") when Arg =:= file; Arg =:= out_file; Arg =:= dir ->
+    usage({empty, Name});
 value(out_file, Name, Text) ->
     case erlperf_output:format_from_extension(Text) of
         {ok, Format} -> {Text, Format};
@@ -604,7 +614,7 @@ finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
       concurrency_options => concurrency_options(Given),
       report => maps:get(report, Settings),
       format => maps:get(format, Settings),
-      outputs => outputs(Settings),
+      outputs => distinct(outputs(Settings)),
       verbose => maps:get(verbose, Settings),
       baselines => maps:get(baselines, Settings, []),
       gate => maps:get(fail_on_regression, Settings, none),
@@ -643,18 +653,33 @@ names(Key) ->
     [Names] = [N || {K, N, _, _, _} <- options(benchmark), K =:= Key],
     lists:flatten(lists:join("/", [N || N <- Names, N =/= "--isolation", N =/= "--sample_duration"])).
 
-%% -o, --save and --html, in this order.
--spec outputs(map()) -> [{file:filename(), erlperf_output:format()}].
+%% -o, --save and --html, in this order, with the option that names each.
+-spec outputs(map()) -> [{string(), file:filename(), erlperf_output:format()}].
 outputs(Settings) ->
-    [O || O <- [maps:get(output, Settings, none),
-                case maps:get(save, Settings, none) of
-                    none -> none;
-                    Save -> {Save, json}
-                end,
-                case maps:get(html, Settings, none) of
-                    none -> none;
-                    Html -> {Html, html}
-                end], O =/= none].
+    [{Name, File, Format}
+     || {Key, Name} <- [{output, "-o"}, {save, "--save"}, {html, "--html"}],
+        {ok, Value} <- [maps:find(Key, Settings)],
+        {File, Format} <- [output(Key, Value)]].
+
+-spec output(output | save | html, string() | {string(), erlperf_output:format()}) ->
+    {string(), erlperf_output:format()}.
+output(output, {File, Format}) -> {File, Format};
+output(save, File) -> {File, json};
+output(html, File) -> {File, html}.
+
+%% Every output its own file (the last writer would silently win); the option names
+%% are dropped.
+-spec distinct([{string(), file:filename(), erlperf_output:format()}]) ->
+    [{file:filename(), erlperf_output:format()}].
+distinct(Outputs) ->
+    _ = lists:foldl(fun ({Name, File, _}, Seen) ->
+                            Abs = filename:absname(File),
+                            case lists:keyfind(Abs, 1, Seen) of
+                                {_, Other} -> usage({same_file, Other, Name, File});
+                                false -> [{Abs, Name} | Seen]
+                            end
+                    end, [], Outputs),
+    [{File, Format} || {_, File, Format} <- Outputs].
 
 %% The k-th hook of a kind goes to the k-th runner (erlperf 2.3's CLI.md: "read in the
 %% same order as runner codes"); runners after the last hook of a kind get none. Hooks
@@ -715,6 +740,8 @@ perf_test(#{}) ->
 -spec render_args([string()], map()) -> map() | {error, reason()}.
 render_args([], #{file := _} = Acc) -> Acc;
 render_args([], _Acc) -> {error, {missing, render}};
+render_args([Name, "" | _], _Acc) when Name =:= "--render"; Name =:= "-o"; Name =:= "--output" ->
+    {error, {empty, Name}};
 render_args(["--render", File | Rest], Acc) -> render_args(Rest, Acc#{file => File});
 render_args([O, Dir | Rest], Acc) when O =:= "-o"; O =:= "--output" -> render_args(Rest, Acc#{out => Dir});
 render_args([Other | _], _Acc) -> {error, {render_argument, Other}}.

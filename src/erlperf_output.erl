@@ -6,7 +6,9 @@
 %%%
 %%% Files are written atomically: to `FILE.tmp.OSPID' first, then renamed over `FILE',
 %%% so that a reader (or a CI job comparing against a baseline) never sees half a file,
-%%% and an interrupted run leaves the previous file as it was.
+%%% and an interrupted run leaves the previous file as it was. A symbolic link is
+%%% followed (the file it points to is replaced, the link stays), as `cp' and most
+%%% editors do.
 %%%
 %%% Example:
 %%% ```
@@ -23,6 +25,9 @@
 -export_type([format/0]).
 
 -type format() :: text | json | csv | markdown | html.
+
+%% Links followed before a name is taken to loop.
+-define(MAX_LINKS, 40).
 
 %%--------------------------------------------------------------------
 %% API
@@ -52,12 +57,12 @@ render(html, Record, _Options) ->
     erlperf_html_bench:render(Record).
 
 %% @doc Writes full reports to `File' in a format, atomically.
--spec write(file:filename(), format(), [erlperf:report(), ...]) -> ok | {error, {write, string(), term()}}.
+-spec write(file:name_all(), format(), [erlperf:report(), ...]) -> ok | {error, {write, string(), term()}}.
 write(File, Format, Reports) ->
     write(File, Format, Reports, #{}).
 
 %% @doc {@link write/3} with `baselines' (see {@link format/3}).
--spec write(file:filename(), format(), [erlperf:report(), ...], map()) ->
+-spec write(file:name_all(), format(), [erlperf:report(), ...], map()) ->
     ok | {error, {write, string(), term()}}.
 write(File, Format, Reports, Options) ->
     Record = erlperf_record:from_reports(Reports),
@@ -66,24 +71,57 @@ write(File, Format, Reports, Options) ->
 
 %% @doc Writes a results record to `File' in a format, atomically; `Options' as
 %% {@link render/3}'s.
--spec write_record(file:filename(), format(), erlperf_record:results(), map()) ->
+-spec write_record(file:name_all(), format(), erlperf_record:results(), map()) ->
     ok | {error, {write, string(), term()}}.
 write_record(File, Format, Record, Options) ->
     write_atomic(File, unicode:characters_to_binary(render(Format, Record, Options#{colour => false}))).
 
 %% @doc Writes `Bytes' to `File' atomically: to `FILE.tmp.OSPID' first, then renamed
-%% over `File'; the temporary file is removed when the rename fails.
--spec write_atomic(file:filename(), iodata()) -> ok | {error, {write, string(), term()}}.
+%% over `File'; the temporary file is removed when the rename fails. `File' may be a
+%% string or a binary (as Elixir passes it). A symbolic link is followed: the file it
+%% points to is replaced and the link is kept (the temporary file is made beside the
+%% link's target).
+-spec write_atomic(file:name_all(), iodata()) -> ok | {error, {write, string(), term()}}.
 write_atomic(File, Bytes) ->
-    Tmp = lists:flatten([File, ".tmp.", os:getpid()]),
+    Name = name(File),
+    case Name =:= "" orelse target(Name, ?MAX_LINKS) of
+        true -> {error, {write, Name, enoent}};
+        {ok, Target} -> replace(Name, Target, Bytes);
+        {error, Reason} -> {error, {write, Name, Reason}}
+    end.
+
+%% A file name as a flat string: binaries are UTF-8 (or, when not, raw bytes).
+-spec name(file:name_all()) -> string().
+name(File) when is_binary(File) ->
+    case unicode:characters_to_list(File) of
+        Name when is_list(Name) -> Name;
+        _ -> binary_to_list(File)
+    end;
+name(File) ->
+    filename:flatten(File).
+
+%% The file a name stands for: itself, or what its chain of links ends at.
+-spec target(string(), non_neg_integer()) -> {ok, string()} | {error, eloop}.
+target(_Name, 0) ->
+    {error, eloop};
+target(Name, Links) ->
+    case file:read_link(Name) of
+        {ok, Link} -> target(filename:join(filename:dirname(Name), Link), Links - 1);
+        {error, _NotALink} -> {ok, Name}
+    end.
+
+-spec replace(string(), string(), iodata()) -> ok | {error, {write, string(), term()}}.
+replace(Name, Target, Bytes) ->
+    Tmp = Target ++ ".tmp." ++ os:getpid(),
     case file:write_file(Tmp, Bytes) of
         ok ->
-            case file:rename(Tmp, File) of
+            case file:rename(Tmp, Target) of
                 ok -> ok;
-                {error, Reason} -> _ = file:delete(Tmp), {error, {write, lists:flatten(File), Reason}}
+                {error, Reason} -> _ = file:delete(Tmp), {error, {write, Name, Reason}}
             end;
         {error, Reason} ->
-            {error, {write, lists:flatten(File), Reason}}
+            _ = file:delete(Tmp),
+            {error, {write, Name, Reason}}
     end.
 
 %% @doc The format a file name's extension asks for.
