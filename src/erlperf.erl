@@ -43,7 +43,7 @@
 
 %% API
 -export([run/1, run/2, run/3, compare/2, benchmark/3, sweep/2, sweep/3, start/2, time/2,
-         format_error/1]).
+         format_error/1, is_known_error/1]).
 
 %% Internal exports: default options and limits, shared with the command line.
 -export([defaults/0, concurrency_defaults/0, sweep_defaults/0, limit/1, limit_reason/1]).
@@ -268,8 +268,24 @@ format_error({peer_start, _} = Reason) ->
     erlperf_isolation:format_error(Reason);
 format_error({peer_load, _, _} = Reason) ->
     erlperf_isolation:format_error(Reason);
+format_error({peer_down, _} = Reason) ->
+    erlperf_isolation:format_error(Reason);
+format_error({job_stopped, Reason}) ->
+    flat("the job stopped before the run finished: ~0tP", [Reason, ?FORMAT_DEPTH]);
 format_error(Other) ->
     flat("~0tP", [Other, ?FORMAT_DEPTH]).
+
+%% @doc Whether {@link format_error/1} explains a reason raised by this module's
+%% functions (a bad option or code, a crash of the user's code, an unreachable node, ...);
+%% anything else is an internal error.
+-spec is_known_error(term()) -> boolean().
+is_known_error(Reason) when is_tuple(Reason), tuple_size(Reason) >= 2 ->
+    lists:member(element(1, Reason), [invalid_option, incompatible_options, profiler_missing,
+                                      profiler_busy, profile_failed, bad_code, crashed, nodedown,
+                                      erpc, sweep, load_failed, peer_start, peer_load, peer_down,
+                                      job_stopped, baseline]);
+is_known_error(_Reason) ->
+    false.
 
 %% @doc Default run options.
 -spec defaults() -> run_options().

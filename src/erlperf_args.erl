@@ -45,7 +45,7 @@
 %% API: called by erlperf_cli (the benchmark and `--render') and erlperf_perf_cli
 %% (`--perf-test')
 -export([command/1, parse/1, parse_perf_test/1, parse_render/1, defaults/0, help/0,
-         perf_test_help/0, format_error/1, exit_code/1, count/1]).
+         perf_test_help/0, format_error/1, exit_code/1, count/1, version/0]).
 
 -export_type([command/0, parsed/0, perf_test/0, render/0, reason/0, outcome/0]).
 
@@ -75,7 +75,7 @@
                     bytes := string() | undefined,
                     verbose := boolean(),
                     paths := [string()],
-                    help := boolean()}.
+                    help := boolean() | version}.
 %% `--perf-test FILE': the load generator, the code path to add and the options of
 %% `erlperf_perf_test:run/2'; or `-h'.
 -type perf_test() :: #{help := false, file := string(), paths := [string()], options := map()}
@@ -224,6 +224,15 @@ exit_code(benchmark_failed) -> 1;
 exit_code(usage) -> 2;
 exit_code(gate_failed) -> 3.
 
+%% @doc erlperf's version (the application's `vsn').
+-spec version() -> string().
+version() ->
+    _ = application:load(erlperf),
+    case application:get_key(erlperf, vsn) of
+        {ok, Vsn} -> Vsn;
+        undefined -> "unknown"
+    end.
+
 %% @doc A count as options take it: "10" is 10, "10K" 10000, "10M", "10G" (suffixes in
 %% either case); anything else is `error'. (Read by hand: the string module would load
 %% 700 KB of Unicode tables at start-up.)
@@ -254,9 +263,9 @@ options(benchmark) ->
      {report, ["-r", "--report"], report, cli,
       "basic, extended or full; auto is extended from 10 samples"},
      {format, ["--format"], output_format, cli,
-      "standard output: text (tables), json, csv or markdown"},
+      "standard output: text (tables), json, csv, markdown or html"},
      {output, ["-o", "--output"], out_file, cli,
-      "also write the results to FILE, as its extension says (.json .csv .md .txt)"},
+      "also write the results to FILE, as its extension says (.json .csv .md .markdown .txt .html)"},
      {save, ["--save"], file, cli, "write the results record (JSON) to FILE, atomically"},
      {html, ["--html"], file, cli,
       "write an HTML report with charts to FILE (self-contained; see also --render)"},
@@ -304,7 +313,8 @@ options(benchmark) ->
      {done_all, ["--done_all"], code, all_runners, "--done for runners without one"},
      {init_runner_all, ["--init_runner_all"], code, all_runners,
       "--init_runner for runners without one"},
-     {help, ["-h", "--help"], flag, cli, "print this help"}];
+     {help, ["-h", "--help"], flag, cli, "print this help"},
+     {version, ["--version"], flag, cli, "print erlperf's and OTP's versions"}];
 options(perf_test) ->
     [{perf_test, ["--perf-test"], file, perf_test,
       "run the performance test of the load generator FILE (.erl, or a module name)"},
@@ -604,6 +614,8 @@ finish(#{given := #{help := true}}) ->
     #{codes => [], run_options => #{}, concurrency_options => undefined, report => auto,
       format => text, outputs => [], verbose => false, baselines => [], gate => none,
       params => [], bytes => undefined, paths => [], help => true};
+finish(#{given := #{version := true}} = State) ->
+    (finish(State#{given := #{help => true}}))#{help := version};
 finish(#{codes := []}) ->
     usage({missing, code});
 finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->

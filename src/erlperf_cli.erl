@@ -56,6 +56,9 @@
 
 %% Ends the line of a command-line mistake.
 -define(HINT, " (see 'erlperf --help')").
+%% Calls that end the VM they run in.
+-define(STOPPING_CALLS, [{erlang, halt, 0}, {erlang, halt, 1}, {erlang, halt, 2}, {init, stop, 0},
+                         {init, stop, 1}, {init, reboot, 0}, {init, restart, 0}, {init, restart, 1}]).
 
 %% Options of format/2 (erlperf 2.3's `format_options()'):
 %% `format': `basic', `extended' or `full' [basic below 10 samples, else extended];
@@ -77,7 +80,16 @@
 -spec main([argument()]) -> no_return().
 main(Args) ->
     ok = unicode_output(file:native_name_encoding()),
+    ok = erlperf_cli_vm:log_to_stderr(),
+    ok = erlperf_signal:install(fun stopped/1),
     erlang:halt(run([decode_argument(A) || A <- Args])).
+
+%% SIGTERM: the run ends here, unfinished; everything it made goes with the VM.
+-spec stopped(sigterm) -> no_return().
+stopped(Signal) ->
+    io:put_chars(standard_error, io_lib:format("erlperf: stopped by ~s before the run finished~n",
+                                               [string:uppercase(atom_to_list(Signal))])),
+    erlang:halt(erlperf_signal:exit_status(Signal)).
 
 %% @doc Formats full reports of `erlperf:benchmark/3' (run option `#{report => full}')
 %% as the command line prints them (without colour). `Reports' is the list that
@@ -188,6 +200,11 @@ benchmark_command(Args) ->
         {ok, #{help := true}} ->
             io:put_chars(erlperf_args:help()),
             erlperf_args:exit_code(success);
+        {ok, #{help := version}} ->
+            io:format("erlperf ~ts (Erlang/OTP ~ts, ERTS ~ts)~n",
+                      [erlperf_args:version(), erlang:system_info(otp_release),
+                       erlang:system_info(version)]),
+            erlperf_args:exit_code(success);
         {ok, Parsed} ->
             execute(Parsed);
         {error, Reason} ->
@@ -200,7 +217,7 @@ execute(#{paths := Paths} = Parsed) ->
     case erlperf_cli_vm:add_paths(Paths) of
         ok ->
             case load_baselines(Parsed) of
-                {ok, WithBaselines} -> distributed(WithBaselines);
+                {ok, WithBaselines} -> stopping_checked(WithBaselines);
                 {error, Reason} -> fail({usage, erlperf_baseline:format_error(Reason)})
             end;
         {error, Reason} ->
@@ -215,6 +232,35 @@ load_baselines(#{baselines := Files} = Parsed) ->
         [] -> {ok, Parsed#{baselines := [{F, Record} || {F, {ok, Record}} <- Loaded]}};
         [{error, Reason} | _] -> {error, Reason}
     end.
+
+%% Code calling erlang:halt or init:stop would end this VM (or a load node) with status
+%% 0 and no output: refused, unless each runner has a node of its own (-i).
+-spec stopping_checked(parsed()) -> non_neg_integer().
+stopping_checked(#{run_options := #{isolation := _}} = Parsed) ->
+    distributed(Parsed);
+stopping_checked(#{codes := Codes, params := Params} = Parsed) ->
+    Found = [{erlperf_codegen:label(Code), MFA}
+             || Code <- erlperf_sweep:bound_codes(Codes, Params),
+                {ok, Generated} <- [erlperf_codegen:generate(Code, erlperf_cli_stop_check)],
+                MFA <- stops_vm(erlperf_codegen:calls(Generated))],
+    case Found of
+        [] ->
+            distributed(Parsed);
+        [{Label, {M, F, A}} | _] ->
+            fail({usage, io_lib:format("~ts calls ~s:~s/~b, which would stop erlperf's own VM: "
+                                       "run it isolated (-i)", [Label, M, F, A])})
+    end.
+
+%% The calls among these, or among the calls of the modules they call (not OTP's), that
+%% stop the VM.
+-spec stops_vm([mfa()]) -> [mfa()].
+stops_vm(Calls) ->
+    Direct = [C || C <- Calls, lists:member(C, ?STOPPING_CALLS)],
+    Root = code:root_dir(),
+    Indirect = [C || M <- lists:usort([M || {M, _, _} <- Calls]),
+                     Beam <- [code:which(M)], is_list(Beam), not lists:prefix(Root, Beam),
+                     C <- erlperf_codegen:calls(Beam), lists:member(C, ?STOPPING_CALLS)],
+    Direct ++ Indirect.
 
 %% --nodes: this VM becomes a hidden client node first.
 -spec distributed(parsed()) -> non_neg_integer().
@@ -233,7 +279,7 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
                   verbose(Parsed),
                   {ok, measure(Codes, Options, Conc, Parsed)}
               catch
-                  _:Reason -> {error, Reason}
+                  Class:Reason:Stack -> {error, known(Class, Reason, Stack)}
               end,
     stop_progress(Progress),
     case Outcome of
@@ -341,6 +387,7 @@ one_line(Text) ->
     string:replace(Text, "\n", " ", all).
 
 -spec outcome(term()) -> erlperf_args:outcome().
+outcome({internal, _, _, _}) -> benchmark_failed;
 outcome({args, _}) -> usage;
 outcome({usage, _}) -> usage;
 outcome({code_path, _}) -> usage;
@@ -350,18 +397,44 @@ outcome({incompatible_options, _, _, _}) -> usage;
 outcome({sweep, _}) -> usage;
 outcome(_Crashed) -> benchmark_failed.
 
+%% A reason the engine explains, or an internal error: a bug, whose details are worth
+%% more than one line.
+-spec known(error | exit | throw, term(), [tuple()]) -> term().
+known(Class, Reason, Stack) ->
+    case erlperf:is_known_error(Reason) of
+        true -> Reason;
+        false -> {internal, Class, Reason, Stack}
+    end.
+
 %% A reason raised while parsing, preparing or benchmarking, as one line.
 -spec format_error(term()) -> string().
+format_error({internal, Class, Reason, Stack}) ->
+    Details = io_lib:format("erlperf ~ts, OTP ~ts~n~p:~p~n~p~n",
+                            [erlperf_args:version(), erlang:system_info(otp_release), Class, Reason, Stack]),
+    File = filename:join(temp_dir(), "erlperf-crash-" ++ os:getpid() ++ ".txt"),
+    Where = case erlperf_output:write_atomic(File, Details) of
+                ok -> "details in " ++ File;
+                {error, _} -> "no details written (" ++ File ++ " could not be written)"
+            end,
+    lists:flatten(io_lib:format("internal error (a bug in erlperf; please report it with the "
+                                "details): ~0tP; ~ts", [Reason, 6, Where]));
 format_error({args, Reason}) ->
     erlperf_args:format_error(Reason);
 format_error({usage, Text}) ->
-    Text;
+    lists:flatten(Text);
 format_error({write, _File, _Reason} = Reason) ->
     erlperf_output:format_error(Reason);
 format_error({Tag, _} = Reason) when Tag =:= code_path; Tag =:= distribution ->
     erlperf_cli_vm:format_error(Reason);
 format_error(Reason) ->
     erlperf:format_error(Reason).
+
+-spec temp_dir() -> string().
+temp_dir() ->
+    case os:getenv("TMPDIR") of
+        Dir when is_list(Dir), Dir =/= "" -> Dir;
+        _ -> "/tmp"
+    end.
 
 %%--------------------------------------------------------------------
 %% Terminal: progress, colour, width

@@ -20,15 +20,22 @@
 %%% ok = erlperf_cli_vm:add_paths(["_build/default/lib/mylib/ebin"]),
 %%% ok = erlperf_cli_vm:distribution(['bench@host']).
 %%% '''
+%%% The VM's log (crash reports of the code under test, its own `logger' calls, the VM's
+%%% reports) goes to standard error (`log_to_stderr/0'), so that standard output holds
+%%% only what was asked for: the table, or the `--format' it names.
+%%%
 %%% Cost: `preload/0' loads about 45 compiler modules (2 MB of BEAM), about half the time
 %%% loading them on demand takes; `distribution/1' starts `net_kernel' only when nodes
 %%% are given and this VM is not distributed yet.
 -module(erlperf_cli_vm).
 
 %% API: called by erlperf_cli and erlperf_perf_cli
--export([preload/0, add_paths/1, distribution/1, format_error/1]).
+-export([preload/0, add_paths/1, distribution/1, log_to_stderr/0, format_error/1]).
 
 -export_type([reason/0]).
+
+%% The default handler's settings kept when it is moved to standard error.
+-define(KEPT_HANDLER_KEYS, [level, filters, filter_default, formatter]).
 
 %% Modules the compiler's passes load for a runner (OTP 25-28; missing ones are skipped).
 -define(COMPILER_MODULES,
@@ -100,6 +107,18 @@ distribution([_ | _] = Nodes) when node() =:= nonode@nohost ->
     end;
 distribution(_Nodes) ->
     ok.
+
+%% @doc Moves the default logger handler from standard output to standard error.
+-spec log_to_stderr() -> ok.
+log_to_stderr() ->
+    case logger:get_handler_config(default) of
+        {ok, #{module := logger_std_h, config := #{type := standard_io}} = Handler} ->
+            ok = logger:remove_handler(default),
+            logger:add_handler(default, logger_std_h,
+                               (maps:with(?KEPT_HANDLER_KEYS, Handler))#{config => #{type => standard_error}});
+        _ ->
+            ok  % already elsewhere, or no default handler: nothing goes to stdout
+    end.
 
 %% @doc The line (without `erlperf: ') for a reason of this module.
 -spec format_error(reason()) -> string().

@@ -49,6 +49,9 @@
 %% API, called by erlperf_job
 -export([generate/2, check/1, source/1, label/1, format_error/1]).
 
+%% Internal export: the command line looks for calls that would stop its VM.
+-export([calls/1]).
+
 %% Internal exports: parameter sweeps (erlperf_sweep) find and check variables.
 -export([variables/1, is_variable/1, is_literal/1]).
 
@@ -145,6 +148,17 @@ source(#{runner := _} = Code) ->
     case generate(Code, erlperf_source) of
         {ok, Gen} -> source(Gen);
         {error, Reason} -> erlang:error(Reason)
+    end.
+
+%% @doc The functions of other modules that a generated module, or a module's object
+%% code, calls (its import table, read with `beam_lib').
+-spec calls(generated() | binary() | file:filename()) -> [mfa()].
+calls(#{binary := Binary}) ->
+    calls(Binary);
+calls(Beam) ->
+    case beam_lib:chunks(Beam, [imports]) of
+        {ok, {_Module, [{imports, Imports}]}} -> Imports;
+        {error, beam_lib, _Reason} -> []
     end.
 
 %% @doc Returns the label for a code map: the `label' key or the runner as given.

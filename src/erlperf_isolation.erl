@@ -86,6 +86,8 @@ format_error({peer_start, Reason}) ->
     lists:flatten(io_lib:format("cannot start an isolated node: ~0tp", [Reason]));
 format_error({peer_load, Module, Reason}) ->
     lists:flatten(io_lib:format("cannot load ~ts into an isolated node: ~0tp", [Module, Reason]));
+format_error({peer_down, _Reason}) ->
+    "the isolated node stopped before the run finished (does the code halt or stop the VM?)";
 format_error(Reason) ->
     lists:flatten(io_lib:format("~0tp", [Reason])).
 
@@ -96,7 +98,9 @@ run(Start, Modules, [Codes, Options, Conc]) ->
     Peer = start_peer(Start),
     try
         ok = load(Peer, Modules),
-        peer:call(Peer, erlperf_local, benchmark, [Codes, Options, Conc], ?RUN_TIMEOUT)
+        try peer:call(Peer, erlperf_local, benchmark, [Codes, Options, Conc], ?RUN_TIMEOUT)
+        catch exit:{Reason, {gen_server, call, _}} -> erlang:error({peer_down, Reason})
+        end
     after
         stop_peer(Peer)
     end.
