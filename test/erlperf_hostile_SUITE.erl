@@ -1,0 +1,350 @@
+%%% @doc The command line as a careless or hostile user meets it, through the real escript:
+%%% numbers past the machine's limits, options that would be ignored, broken and foreign
+%%% records, clashing and odd output paths, code that stops the VM, signals, logging
+%%% beside a machine-readable format, an internal error, and fuzzed arguments and files.
+%%% Every case checks the exit status, that standard error holds exactly the one line
+%%% the mistake deserves, that standard output holds only what was asked for, which
+%%% files exist afterwards, and that no OS process of the run is left.
+-module(erlperf_hostile_SUITE).
+
+-include_lib("stdlib/include/assert.hrl").
+-include_lib("common_test/include/ct.hrl").
+
+-export([suite/0, all/0, init_per_suite/1, end_per_suite/1, init_per_testcase/2,
+         end_per_testcase/2]).
+
+-export([limits/1, ignored_options/1, cv_not_met/1, bad_records/1, foreign_records/1,
+         output_paths/1, symlink_followed/1, unwritable_output/1, halting_runner/1,
+         halting_runner_isolated/1, sigterm/1, sigterm_isolated/1, sigint/1,
+         log_off_stdout/1, internal_error/1, version_and_help/1, binary_path_api/1,
+         argument_fuzz/1, record_bytes_fuzz/1]).
+
+%% Longest a run of the escript may take here.
+-define(RUN_TIMEOUT_MS, 120000).
+%% How long a signalled run may take to end.
+-define(SIGNAL_EXIT_MS, 30000).
+%% Fuzzed command lines run through the escript, and random files given to it.
+-define(FUZZ_RUNS, 25).
+-define(FUZZ_FILES, 8).
+
+suite() ->
+    [{timetrap, {minutes, 10}}].
+
+all() ->
+    [limits, ignored_options, cv_not_met, bad_records, foreign_records, output_paths,
+     symlink_followed, unwritable_output, halting_runner, halting_runner_isolated, sigterm,
+     sigterm_isolated, sigint, log_off_stdout, internal_error, version_and_help,
+     binary_path_api, argument_fuzz, record_bytes_fuzz].
+
+init_per_suite(Config) ->
+    erlperf_test_lib:with_escript(Config).
+
+end_per_suite(_Config) ->
+    ok.
+
+init_per_testcase(_Case, Config) ->
+    Dir = filename:join(?config(priv_dir, Config), "work_" ++ integer_to_list(erlang:unique_integer([positive]))),
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    [{dir, Dir} | Config].
+
+end_per_testcase(_Case, _Config) ->
+    ok.
+
+%%--------------------------------------------------------------------
+%% Cases
+
+limits(Config) ->
+    Limit = integer_to_list(erlang:system_info(process_limit) - 1000),
+    [usage(Config, ["ok.", Option, Value], Option ++ ": " ++ Value ++ " is above the limit of " ++ Max)
+     || {Option, Value, Max} <- [{"-c", "300000", Limit}, {"-c", "1G", Limit},
+                                 {"-c", "99999999999999999999999", Limit},
+                                 {"-d", "99999999999999999999999", "4294967295"},
+                                 {"-l", "99999999999999999999999", "576460752303423487"},
+                                 {"-s", "5G", "4294967295"}]],
+    usage(Config, ["ok.", "-q", "--max", "1G"], "--max: 1G is above the limit of " ++ Limit).
+
+ignored_options(Config) ->
+    usage(Config, ["ok.", "--fail-on-regression", "5"], "--fail-on-regression needs --baseline"),
+    usage(Config, ["ok.", "-q", "--latency"], "--latency and -q/--squeeze cannot be combined"),
+    usage(Config, ["ok.", "--memory", "-q"], "--memory and -q/--squeeze cannot be combined"),
+    usage(Config, ["ok.", "-i", "--nodes", "a@b"], "-i/--isolated and --nodes cannot be combined").
+
+%% A --cv goal no run can meet: said on stderr, recorded, stdout still only JSON.
+cv_not_met(Config) ->
+    #{status := 0, out := Out, err := Err} =
+        run(Config, ["rand:uniform(9).", "--cv", "0.000001", "-d", "20", "--format", "json"]),
+    [Line] = lines(Err),
+    ?assertMatch("erlperf: warning: rand:uniform(9). did not reach --cv 1.0e-6 before the cap" ++ _, Line),
+    #{<<"runs">> := [Run]} = json(Out),
+    ?assertMatch(#{<<"cv_met">> := false, <<"cv_goal">> := _}, Run).
+
+%% Records with fields of the wrong type, read by --baseline and --render.
+bad_records(Config) ->
+    Dir = ?config(dir, Config),
+    Record = saved_record(Config),
+    [Run] = maps:get(<<"runs">>, Record),
+    Cases = [{"samples_empty.json", Record#{<<"runs">> := [Run#{<<"samples">> := []}]},
+              "field runs[0].samples is not a non-empty list"},
+             {"samples_text.json", Record#{<<"runs">> := [Run#{<<"samples">> := <<"x">>}]},
+              "field runs[0].samples is not a non-empty list"},
+             {"system_null.json", Record#{<<"system">> := null}, "field system is not an object"},
+             {"runs_empty.json", Record#{<<"runs">> := []}, "field runs is not a non-empty list"}],
+    [begin
+         File = filename:join(Dir, Name),
+         ok = file:write_file(File, erlperf_json:encode(Bad)),
+         usage_line(Config, ["ok.", "-d", "10", "--baseline", File], "erlperf: baseline " ++ File ++ ": " ++ Field),
+         usage_line(Config, ["--render", File, "-o", Dir], "erlperf: " ++ File ++ ": " ++ Field)
+     end || {Name, Bad, Field} <- Cases],
+    ?assertEqual([], filelib:wildcard(filename:join(Dir, "*.html"))).
+
+%% A performance test's results where a benchmark record belongs.
+foreign_records(Config) ->
+    File = filename:join(?config(dir, Config), "results.json"),
+    {ok, _} = file:copy(filename:join(data_dir(), "httpd.json"), File),
+    usage_line(Config, ["ok.", "-d", "10", "--baseline", File],
+               "erlperf: baseline " ++ File ++ ": a --perf-test results.json, not a benchmark record"),
+    NotRecord = filename:join(?config(dir, Config), "list.json"),
+    ok = file:write_file(NotRecord, <<"[1, 2, 3]">>),
+    usage_line(Config, ["--render", NotRecord], "erlperf: " ++ NotRecord ++ ": not an erlperf results record").
+
+output_paths(Config) ->
+    Dir = ?config(dir, Config),
+    usage(Config, ["--render", filename:join(Dir, "r.json"), "-o", ""], "-o: an empty file name"),
+    usage(Config, ["ok.", "-o", ""], "-o: an empty file name"),
+    usage(Config, ["ok.", "--save", ""], "--save: an empty file name"),
+    A = filename:join(Dir, "a.json"),
+    usage(Config, ["ok.", "-o", A, "--save", A], "-o and --save both write " ++ A),
+    usage(Config, ["ok.", "--html", A ++ ".html", "-o", filename:join([Dir, ".", "a.json.html"])],
+          "-o and --html both write"),
+    ?assertEqual([], filelib:wildcard(filename:join(Dir, "*"))).
+
+%% --save onto a symbolic link replaces the file it points to; the link stays.
+symlink_followed(Config) ->
+    Dir = ?config(dir, Config),
+    Target = filename:join(Dir, "target.json"),
+    Link = filename:join(Dir, "link.json"),
+    ok = file:write_file(Target, <<"old">>),
+    ok = file:make_symlink("target.json", Link),
+    #{status := 0, err := ""} = run(Config, ["ok.", "-d", "10", "--save", Link]),
+    ?assertEqual({ok, "target.json"}, file:read_link(Link)),
+    ?assertMatch(#{<<"runs">> := [_]}, json(element(2, file:read_file(Target)))),
+    ?assertEqual(lists:sort(["target.json", "link.json"]), lists:sort(element(2, file:list_dir(Dir)))).
+
+%% A file that cannot be written: one line, status 1, nothing half-written.
+unwritable_output(Config) ->
+    Missing = filename:join([?config(dir, Config), "no", "such", "dir", "r.json"]),
+    #{status := 1, err := Err} = run(Config, ["ok.", "-d", "10", "--save", Missing]),
+    ?assertEqual(["erlperf: cannot write " ++ Missing ++ ": no such file or directory"], lines(Err)).
+
+%% Code that would halt erlperf's VM (status 0, no output) is refused.
+halting_runner(Config) ->
+    usage_line(Config, ["halt()."], "erlperf: halt(). calls erlang:halt/0, which would stop erlperf's own VM"),
+    usage_line(Config, ["{erlang, halt, [0]}"], "erlperf: {erlang,halt,[0]} calls erlang:halt/1"),
+    usage_line(Config, ["init:stop()."], "erlperf: init:stop(). calls init:stop/0"),
+    usage_line(Config, ["ok.", "--init_runner", "erlang:halt(3)."], "erlperf: ok. calls erlang:halt/1").
+
+%% Isolated, it stops only its own node: a failed run, said in one line.
+halting_runner_isolated(Config) ->
+    #{status := 1, out := "", err := Err} = run(Config, ["halt().", "-i", "-d", "100"]),
+    ?assertEqual(["erlperf: the isolated node stopped before the run finished "
+                  "(does the code halt or stop the VM?)"], lines(Err)).
+
+sigterm(Config) ->
+    signalled(Config, ["timer:sleep(1).", "-d", "60000", "--format", "json"], "TERM", 143,
+              ["erlperf: stopped by SIGTERM before the run finished"]).
+
+%% The isolated node goes with the run, and never had the cookie on its command line.
+sigterm_isolated(Config) ->
+    signalled(Config, ["timer:sleep(1).", "-i", "-d", "60000"], "TERM", 143,
+              ["erlperf: stopped by SIGTERM before the run finished"]).
+
+%% Ctrl-C: the escript's VM has no break handler; it ends at once, 128 + 2.
+sigint(Config) ->
+    signalled(Config, ["timer:sleep(1).", "-d", "60000"], "INT", 130, []).
+
+%% The log (crash reports, the code's own logger calls) goes to stderr: stdout stays JSON.
+log_off_stdout(Config) ->
+    Runner = "proc_lib:spawn(fun () -> erlang:error(x) end), logger:notice(\"noted\"), timer:sleep(20).",
+    #{status := 0, out := Out, err := Err} = run(Config, [Runner, "-d", "100", "-s", "2", "--format", "json"]),
+    ?assertMatch(#{<<"runs">> := [_]}, json(Out)),
+    ?assertNotEqual(nomatch, string:find(Err, "CRASH REPORT")),
+    ?assertNotEqual(nomatch, string:find(Err, "noted")),
+    #{status := 0, out := Csv} = run(Config, [Runner, "-d", "100", "-s", "2", "--format", "csv"]),
+    ?assertMatch("label," ++ _, Csv).
+
+%% An internal error (here: an erlperf module replaced by one that exports nothing) says
+%% it is one, and where its details were written.
+internal_error(Config) ->
+    Dir = ?config(dir, Config),
+    {ok, erlperf_cost, Beam} = compile:forms([{attribute, 1, module, erlperf_cost}], [binary]),
+    ok = file:write_file(filename:join(Dir, "erlperf_cost.beam"), Beam),
+    #{status := 1, out := "", err := Err} =
+        run(Config, ["ok.", "-d", "10", "--memory", "-pa", Dir], [{"TMPDIR", Dir}]),
+    [Line] = lines(Err),
+    ?assertMatch("erlperf: internal error (a bug in erlperf; please report it with the details): " ++ _, Line),
+    [_, Details] = string:split(Line, "; details in "),
+    ?assertEqual(Dir, filename:dirname(Details)),
+    {ok, Text} = file:read_file(Details),
+    ?assertNotEqual(nomatch, binary:match(Text, <<"undef">>)).
+
+version_and_help(Config) ->
+    #{status := 0, out := Out, err := ""} = run(Config, ["--version"]),
+    ?assertEqual(["erlperf " ++ erlperf_args:version() ++ " (Erlang/OTP " ++ erlang:system_info(otp_release)
+                  ++ ", ERTS " ++ erlang:system_info(version) ++ ")"], lines(Out)),
+    #{status := 0, out := Help} = run(Config, ["--help"]),
+    [?assertNotEqual(nomatch, string:find(Help, Text), Text)
+     || Text <- ["json, csv, markdown or html", ".markdown", ".html", "--version"]].
+
+%% erlperf_output takes file names as binaries, as Elixir passes them.
+binary_path_api(Config) ->
+    File = filename:join(?config(dir, Config), "bin.json"),
+    Report = erlperf:run("ok.", #{sample_duration => 10, report => full}),
+    ?assertEqual(ok, erlperf_output:write(unicode:characters_to_binary(File), json, [Report])),
+    ?assertMatch(#{<<"runs">> := [_]}, json(element(2, file:read_file(File)))),
+    ?assertMatch({error, {write, "", _}}, erlperf_output:write(<<>>, json, [Report])).
+
+%% Command lines of options with odd values, one of them certainly wrong: exit 2 and one
+%% line, whatever the mix.
+argument_fuzz(Config) ->
+    _ = rand:seed(exsss, {25, 11, 2026}),
+    Options = ["-c", "-d", "-s", "-l", "-w", "--cv", "-r", "--format", "-o", "--save", "--html",
+               "--baseline", "--fail-on-regression", "--compare", "--confidence", "--noise",
+               "--param", "--bytes", "--profile", "--nodes", "--min", "--max", "--step", "-t",
+               "--init", "--done", "--init_runner", "--label"],
+    Values = ["0", "-1", "", "1G", "99999999999999999999999", "x", "1.5", "%", "\"", "..", "a=b",
+              "N=1,,", "{", "'", "-", "--"],
+    Wrong = [["--no-such-option"], ["-c", "0"], ["-d", "9G"], ["--format", "xml"], ["-s", ""],
+             ["--param", "="], ["--cv", "-1"], ["-o", "x.unknown"]],
+    [begin
+         Mix = [[lists:nth(rand:uniform(length(Options)), Options), lists:nth(rand:uniform(length(Values)), Values)]
+                || _ <- lists:seq(1, rand:uniform(3))],
+         Bad = lists:nth(rand:uniform(length(Wrong)), Wrong),
+         Args = ["ok." | lists:append(Mix ++ [Bad])],
+         #{status := 2, out := "", err := Err} = run(Config, Args),
+         ?assertMatch(["erlperf: " ++ _], lines(Err), Args)
+     end || _ <- lists:seq(1, ?FUZZ_RUNS)].
+
+%% Random bytes and a record cut short, as a baseline and as a report to render.
+record_bytes_fuzz(Config) ->
+    _ = rand:seed(exsss, {26, 11, 2026}),
+    Dir = ?config(dir, Config),
+    Saved = iolist_to_binary(erlperf_json:encode(saved_record(Config))),
+    Files = [<< <<(rand:uniform(256) - 1)>> || _ <- lists:seq(1, rand:uniform(200))>>
+             || _ <- lists:seq(1, ?FUZZ_FILES)] ++ [binary:part(Saved, 0, byte_size(Saved) div 2)],
+    [begin
+         File = filename:join(Dir, "fuzz.json"),
+         ok = file:write_file(File, Bytes),
+         #{status := 2, out := "", err := E1} = run(Config, ["ok.", "-d", "10", "--baseline", File]),
+         ?assertMatch(["erlperf: baseline " ++ _], lines(E1)),
+         #{status := 2, out := "", err := E2} = run(Config, ["--render", File, "-o", Dir]),
+         ?assertMatch(["erlperf: " ++ _], lines(E2))
+     end || Bytes <- Files],
+    ?assertEqual([], filelib:wildcard(filename:join(Dir, "*.html"))).
+
+%%--------------------------------------------------------------------
+%% Helpers
+
+%% A usage error: status 2, nothing on stdout, one line on stderr holding Expected.
+usage(Config, Args, Expected) ->
+    #{status := 2, out := Out, err := Err} = run(Config, Args),
+    ?assertEqual("", Out),
+    [Line] = lines(Err),
+    ?assertMatch("erlperf: " ++ _, Line),
+    ?assertNotEqual(nomatch, string:find(Line, Expected), {Line, Expected}).
+
+%% A usage error whose one line starts with Prefix.
+usage_line(Config, Args, Prefix) ->
+    #{status := 2, out := "", err := Err} = run(Config, Args),
+    [Line] = lines(Err),
+    ?assert(lists:prefix(Prefix, Line), {Line, Prefix}).
+
+%% Signals the run once it is measuring; checks its status, its stderr and that no
+%% process it started is left (its children, peers among them: none has the cookie on
+%% its command line).
+signalled(Config, Args, Signal, Status, Expected) ->
+    Dir = ?config(dir, Config),
+    Port = start(Config, Args, []),
+    {os_pid, Pid} = erlang:port_info(Port, os_pid),
+    %% measuring: the VM (and, isolated, its peer) is up and the sample has begun
+    true = erlperf_test_lib:wait_for(fun () -> started(Pid, Args) end, ?RUN_TIMEOUT_MS, 100),
+    Children = children(Pid),
+    [?assertEqual(nomatch, string:find(cmdline(C), "setcookie")) || C <- Children],
+    [] = os:cmd("kill -" ++ Signal ++ " " ++ integer_to_list(Pid)),
+    #{status := Got, out := Out, err := Err} = finish(Port, Dir, ?SIGNAL_EXIT_MS),
+    ?assertEqual(Status, Got),
+    ?assertEqual("", Out),
+    ?assertEqual(Expected, lines(Err)),
+    true = erlperf_test_lib:wait_for(fun () -> [] =:= [C || C <- [Pid | Children], alive(C)] end,
+                                     ?SIGNAL_EXIT_MS, 100).
+
+%% The VM has started measuring: isolated, once its peer runs; else once it has loaded
+%% the generated module (its progress shows nowhere else).
+started(Pid, Args) ->
+    case lists:member("-i", Args) of
+        true -> children(Pid) =/= [] andalso timer:sleep(1000) =:= ok;
+        false -> alive(Pid) andalso timer:sleep(1500) =:= ok
+    end.
+
+children(Pid) ->
+    [list_to_integer(P) || P <- string:lexemes(os:cmd("pgrep -P " ++ integer_to_list(Pid)), "\n")].
+
+alive(Pid) ->
+    filelib:is_dir("/proc/" ++ integer_to_list(Pid)).
+
+cmdline(Pid) ->
+    case file:read_file("/proc/" ++ integer_to_list(Pid) ++ "/cmdline") of
+        {ok, Bin} -> binary_to_list(binary:replace(Bin, <<0>>, <<" ">>, [global]));
+        {error, _} -> ""
+    end.
+
+run(Config, Args) ->
+    run(Config, Args, []).
+
+%% Runs the escript; stdout and stderr apart.
+run(Config, Args, Env) ->
+    finish(start(Config, Args, Env), ?config(dir, Config), ?RUN_TIMEOUT_MS).
+
+start(Config, Args, Env) ->
+    Dir = ?config(dir, Config),
+    Out = filename:join(Dir, ".stdout"),
+    Err = filename:join(Dir, ".stderr"),
+    Script = "exec \"$0\" \"$@\" >'" ++ Out ++ "' 2>'" ++ Err ++ "'",
+    ct:log("erlperf ~p ~p", [Env, Args]),
+    open_port({spawn_executable, "/bin/sh"},
+              [exit_status, binary, {cd, Dir},
+               {args, ["-c", Script, ?config(escript, Config) | Args]},
+               {env, [{"COLUMNS", false}, {"NO_COLOR", false} | Env]}]).
+
+finish(Port, Dir, Timeout) ->
+    Status = receive {Port, {exit_status, S}} -> S
+             after Timeout -> error(timeout)
+             end,
+    {ok, Out} = file:read_file(filename:join(Dir, ".stdout")),
+    {ok, Err} = file:read_file(filename:join(Dir, ".stderr")),
+    ok = file:delete(filename:join(Dir, ".stdout")),
+    ok = file:delete(filename:join(Dir, ".stderr")),
+    ct:log("exit ~b~nstdout:~n~ts~nstderr:~n~ts", [Status, Out, Err]),
+    %% a stack trace of erlperf's, never (a crash report of the code under test is the
+    %% code's own, sent on by the VM's log)
+    [?assertEqual(nomatch, binary:match(Err, Trace), Trace)
+     || binary:match(Err, <<"CRASH REPORT">>) =:= nomatch,
+        Trace <- [<<"in function">>, <<"in call from">>, <<"{badarg">>, <<"function_clause">>]],
+    #{status => Status, out => unicode:characters_to_list(Out), err => unicode:characters_to_list(Err)}.
+
+lines(Text) ->
+    string:lexemes(Text, "\n").
+
+json(Text) ->
+    {ok, Map} = erlperf_json:decode(unicode:characters_to_binary(Text)),
+    Map.
+
+%% A record saved by the escript.
+saved_record(Config) ->
+    File = filename:join(?config(dir, Config), "saved.json"),
+    #{status := 0} = run(Config, ["rand:uniform().", "-d", "10", "--save", File]),
+    {ok, Bin} = file:read_file(File),
+    ok = file:delete(File),
+    json(Bin).
+
+data_dir() ->
+    filename:join(filename:dirname(?FILE), "erlperf_html_perf_tests_data").
