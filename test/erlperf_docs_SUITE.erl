@@ -45,14 +45,7 @@
          {prefix, "./erlperf 'mymod:f().'", "mymod and myapp stand for the reader's own code"},
          {prefix, "ERL_LIBS=_build/default/lib ./erlperf 'mymod:f().'", "mymod stands for the reader's own code"},
          {prefix, "./erlperf 'rand:uniform().' --nodes load1@host1,load2@host2",
-          "needs erlperf nodes running on the hosts host1 and host2"},
-         {prefix, "ERLPERF_PORT_POOL_PAYLOAD=1024 ./erlperf --perf-test examples/port_pool_load_gen.erl",
-          "a minute or more: erlperf_examples_SUITE runs the port pool's test"},
-         {command, "./erlperf --perf-test examples/port_pool_load_gen.erl",
-          "a minute or more: erlperf_examples_SUITE runs the port pool's test"},
-         {command, "./erlperf --perf-test examples/invariants_load_gen.erl --custom-agents "
-                   "examples/invariant_checker_agent.erl",
-          "the same test runs, with --out-dir, from doc/cli.md"}]).
+          "needs erlperf nodes running on the hosts host1 and host2"}]).
 %% tprof exists from OTP 27 on: the usage error the page shows is that of OTP 25 and 26.
 -if(?OTP_RELEASE >= 27).
 -define(SKIPPED, [{command, "./erlperf 'ok.' --profile tprof", "shows the usage error of OTP 25 and 26"}
