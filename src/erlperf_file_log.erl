@@ -15,9 +15,9 @@
 %%% The header is printed first, again every ?HEADER_EVERY lines, and whenever the set of
 %%% jobs changes.
 %%%
-%%% Example (needs the `erlperf' application, which runs the monitor):
+%%% Example (the samples come from the monitor of the `erlperf' application, which
+%%% `start_link/0,1' starts when it is not running):
 %%% ```
-%%% {ok, _} = application:ensure_all_started(erlperf),
 %%% {ok, Log} = erlperf_file_log:start_link(),              % to the caller's group leader
 %%% {ok, File} = erlperf_file_log:start_link("vm.log").   % to a file (truncated)
 %%% '''
@@ -56,14 +56,20 @@
 %% API
 
 %% @doc Starts a log printing to the group leader of the caller (the console).
--spec start_link() -> gen_server:start_ret().
+-spec start_link() -> gen_server:start_ret() | {error, {erlperf, term()}}.
 start_link() ->
     start_link(group_leader()).
 
 %% @doc Starts a log printing to an io device, or to a file (created or truncated).
--spec start_link(target()) -> gen_server:start_ret().
+%% The samples come from the monitor of the `erlperf' application: it is started first
+%% when it is not running (as `erlperf:start/2' does), and `{error, {erlperf, Reason}}'
+%% is returned when it cannot be.
+-spec start_link(target()) -> gen_server:start_ret() | {error, {erlperf, term()}}.
 start_link(Target) when is_pid(Target); is_atom(Target); is_list(Target); is_binary(Target) ->
-    gen_server:start_link(?MODULE, Target, []);
+    case application:ensure_all_started(erlperf) of
+        {ok, _Started} -> gen_server:start_link(?MODULE, Target, []);
+        {error, Reason} -> {error, {erlperf, Reason}}
+    end;
 start_link(Target) ->
     erlang:error({invalid_option, target, Target}).
 

@@ -269,14 +269,16 @@ parallel_note(Runs, #{<<"compare">> := <<"parallel">>}) ->
 parallel_note(_Runs, _Record) ->
     [].
 
-%% Concurrency estimation: the best step, when it is not the one reported.
+%% Concurrency estimation: the best step, when it is not the one reported, with its
+%% average in the QPS column's unit (iterations per sample duration), so that it reads
+%% against the table.
 -spec search_line(view(), run()) -> unicode:chardata().
 search_line(_View, #{<<"best_concurrency">> := Best, <<"concurrency">> := C, <<"steps">> := Steps} = R)
   when Best =/= C ->
-    case [Q || #{<<"concurrency">> := S, <<"qps">> := Q} <- Steps, S =:= Best] of
-        [Qps | _] ->
+    case [A || #{<<"concurrency">> := S, <<"average">> := A} <- Steps, S =:= Best] of
+        [Avg | _] ->
             io_lib:format("~ts: highest throughput at concurrency ~b (~ts), not significantly "
-                          "above concurrency ~b~n", [label(R), Best, erlperf_units:count(Qps), C]);
+                          "above concurrency ~b~n", [label(R), Best, erlperf_units:count(Avg), C]);
         [] ->
             []  % a record read back whose steps lack the best one
     end;

@@ -74,6 +74,19 @@ load_errors_test() ->
     [ok = file:delete(F) || F <- [NotRecord, Newer, Broken]],
     ok = file:del_dir(Dir).
 
+%% Every error load/1 returns reads as a sentence naming the file (doc/api.md quotes the
+%% first two), never as a term.
+format_error_test_() ->
+    Text = fun (Why) -> erlperf_baseline:format_error({baseline, "base.json", Why}) end,
+    {error, JsonError} = erlperf_json:decode(<<"{\"version\": ">>),
+    [?_assertEqual("baseline base.json: no such file or directory", Text(enoent)),
+     ?_assertEqual("baseline base.json: not an erlperf results record (write one with --save)",
+                   Text(not_a_record)),
+     ?_assertEqual("baseline base.json: written by a newer erlperf (record version 2)",
+                   Text({newer_version, 2})),
+     ?_assertEqual("baseline base.json: " ++ erlperf_json:format_error(JsonError), Text(JsonError)),
+     ?_assertEqual(nomatch, string:find(Text(JsonError), "{"))].
+
 %% Sweeps: a runner matches the baseline's runner of the same label and parameters;
 %% rows are named with the combination, in the order of the record's parameters.
 sweep(Runs) ->

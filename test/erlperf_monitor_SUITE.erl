@@ -17,12 +17,14 @@
          file_log_file/0, header_on_job_change/0, permanent_job_concurrency/0,
          hot_code_reload/0, wall_time_restored/0, start_unlinked/0, start_linked/0,
          register_unregister/0, registered_job_exits/0, cluster_monitor_group/0,
-         node_group/0, one_copy_per_subscriber/0, silent_handle/0, found_job_handle/0]).
+         node_group/0, one_copy_per_subscriber/0, silent_handle/0, found_job_handle/0,
+         file_log_starts_application/0]).
 -export([sample_fields/1, job_iterations/1, invalid_options/1, file_log_table/1,
          file_log_file/1, header_on_job_change/1, permanent_job_concurrency/1,
          hot_code_reload/1, wall_time_restored/1, start_unlinked/1, start_linked/1,
          register_unregister/1, registered_job_exits/1, cluster_monitor_group/1,
-         node_group/1, one_copy_per_subscriber/1, silent_handle/1, found_job_handle/1]).
+         node_group/1, one_copy_per_subscriber/1, silent_handle/1, found_job_handle/1,
+         file_log_starts_application/1]).
 
 %% Milliseconds to wait for a monitor sample or a log line (samples come every second; a
 %% wait ends as soon as one comes).
@@ -45,7 +47,7 @@ suite() ->
     [{timetrap, {seconds, 30}}].
 
 all() ->
-    [{group, monitor}, {group, api_23}, wall_time_restored].
+    [{group, monitor}, {group, api_23}, wall_time_restored, file_log_starts_application].
 
 groups() ->
     [{monitor, [], [sample_fields, job_iterations, invalid_options, file_log_table,
@@ -254,6 +256,21 @@ wall_time_restored(Config) when is_list(Config) ->
         {ok, _} = application:ensure_all_started(erlperf)
     end.
 
+file_log_starts_application() ->
+    [{doc, "erlperf_file_log:start_link/1 with the application stopped starts it (doc/monitoring.md "
+           "starts a log first) and prints samples of its monitor"}].
+file_log_starts_application(Config) when is_list(Config) ->
+    ok = application:stop(erlperf),
+    ?assertEqual(undefined, whereis(erlperf_monitor)),
+    {ok, Log} = erlperf_file_log:start_link(erlperf_test_lib:capture()),
+    try
+        ?assert(lists:keymember(erlperf, 1, application:which_applications())),
+        ?assert(is_pid(whereis(erlperf_monitor))),
+        ?assertEqual(?HEADER, next_line()),
+        ?assertMatch({match, _}, re:run(next_line(), "^\\d{4}-\\d\\d-\\d\\dT"))
+    after
+        ok = gen_server:stop(Log)
+    end.
 
 %%--------------------------------------------------------------------
 %% erlperf 2.3 API

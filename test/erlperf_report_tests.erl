@@ -119,6 +119,30 @@ verdict_lines_test() ->
     %% basic tables stay as erlperf 2.3 prints them
     ?assertEqual(nomatch, string:find(text(Annotated, #{format => basic}), "against")).
 
+%% The record of `./erlperf 'timer:sleep(1).' -q --max 3 --threshold 5 -d 200 -s 3
+%% --noise 99 --format json' (its figures; the keys the table reads): within a 99% noise
+%% floor, concurrency 1 is reported and the best step, 3, is named under the table. Its
+%% throughput is in the QPS column's unit, iterations per 200 ms sample (239), not per
+%% second (1195): the line reads against the table.
+squeeze_line_per_sample_test() ->
+    Step = fun (C, Avg, Qps) -> #{<<"concurrency">> => C, <<"average">> => Avg, <<"qps">> => Qps} end,
+    Run = #{<<"label">> => <<"timer:sleep(1).">>, <<"code">> => <<"timer:sleep(1).">>,
+            <<"mode">> => <<"concurrency">>, <<"concurrency">> => 1, <<"best_concurrency">> => 3,
+            <<"steps">> => [Step(1, 73.52776702213139, 367.63883511065694),
+                            Step(2, 162.0198765046136, 810.0993825230679),
+                            Step(3, 239.04526940899498, 1195.226347044975)],
+            <<"samples">> => [54.012100600958135, 86.56556766885896, 80.00563279657705],
+            <<"average">> => 73.52776702213139, <<"qps">> => 367.63883511065694,
+            <<"iteration_ns">> => 2720060.8436782975, <<"sleep">> => <<"sleep">>, <<"overdue">> => 0,
+            <<"params">> => #{}},
+    Record = #{<<"version">> => 1, <<"compare">> => <<"parallel">>,
+               <<"options">> => #{<<"sample_duration">> => 200}, <<"runs">> => [Run]},
+    ?assertEqual(["Code                    ||        QPS       Time",
+                  "timer:sleep(1).          1         74    2720 us",
+                  "timer:sleep(1).: highest throughput at concurrency 3 (239), not significantly above "
+                  "concurrency 1"],
+                 string:split(string:trim(erlperf_report:render(Record, #{}), trailing, "\n"), "\n", all)).
+
 parallel_note_test() ->
     Fast = continuous(<<"fast.">>, #{}, figures([1000, 1010, 990, 1000])),
     Near = continuous(<<"near.">>, #{}, figures([970, 979, 960, 970])),
