@@ -283,7 +283,7 @@ is_known_error(Reason) when is_tuple(Reason), tuple_size(Reason) >= 2 ->
     lists:member(element(1, Reason), [invalid_option, incompatible_options, profiler_missing,
                                       profiler_busy, profile_failed, bad_code, crashed, nodedown,
                                       erpc, sweep, load_failed, peer_start, peer_load, peer_down,
-                                      job_stopped, baseline]);
+                                      job_stopped]);
 is_known_error(_Reason) ->
     false.
 
