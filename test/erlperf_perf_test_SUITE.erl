@@ -203,15 +203,20 @@ baseline(Config) ->
     ?assertMatch({error, {baseline, _, _}}, run(Config, #{baseline => File ++ ".missing"})).
 
 results_files() ->
-    [{doc, "results.json and results.term are written into OUT_DIR/<test name>-<timestamp>/ and read back alike"}].
+    [{doc, "results.json, results.term and the HTML report (index.html and its pages) are written "
+           "into OUT_DIR/<test name>-<timestamp>/, as the command line writes them; the records read back alike"}].
 results_files(Config) ->
-    {ok, #{<<"dir">> := Dir} = Record} = run(Config, #{}),
+    {ok, #{<<"dir">> := Dir, <<"report">> := Index} = Record} = run(Config, #{}),
     ?assertEqual(?config(dir, Config), filename:dirname(binary_to_list(Dir))),
     ?assertMatch("det_test-" ++ _, filename:basename(binary_to_list(Dir))),
+    ?assertEqual(filename:join(binary_to_list(Dir), "index.html"), binary_to_list(Index)),
+    {ok, Html} = file:read_file(Index),
+    ?assertMatch({match, _}, re:run(Html, "det_load_gen:work/1")),
+    ?assertMatch([_ | _], filelib:wildcard(binary_to_list(Dir) ++ "/function-*.html")),
     {ok, Json} = erlperf_perf_results:read(filename:join(Dir, "results.json")),
     ?assertEqual(maps:get(<<"runs">>, erlperf_perf_results:jsonable(Record)), maps:get(<<"runs">>, Json)),
     {ok, [Term]} = file:consult(filename:join(Dir, "results.term")),
-    ?assertEqual(maps:remove(<<"dir">>, Record), Term),
+    ?assertEqual(maps:without([<<"dir">>, <<"report">>], Record), Term),
     ?assertEqual([], filelib:wildcard(binary_to_list(Dir) ++ "/*.tmp.*")),
     %% a second test in the same second gets a directory of its own
     {ok, #{<<"dir">> := Dir2}} = run(Config, #{}),
