@@ -73,8 +73,8 @@ reports_to_stderr() ->
     case logger:get_handler_config(default) of
         {ok, #{module := logger_std_h, config := #{type := standard_io} = Std} = Config} ->
             ok = logger:remove_handler(default),
-            ok = logger:add_handler(default, logger_std_h,
-                                    maps:without([id, module], Config#{config := Std#{type := standard_error}}));
+            ToStderr = Config#{config := Std#{type := standard_error}},
+            ok = logger:add_handler(default, logger_std_h, maps:without([id, module], ToStderr));
         _ ->
             ok
     end.
@@ -83,7 +83,8 @@ reports_to_stderr() ->
 test(File, Options) ->
     Self = self(),
     Progress = progress_printer(),
-    {Runner, Ref} = spawn_monitor(fun () -> Self ! {?MODULE, self(), runner(File, Options#{progress => Progress})} end),
+    Run = fun () -> Self ! {?MODULE, self(), runner(File, Options#{progress => Progress})} end,
+    {Runner, Ref} = spawn_monitor(Run),
     receive
         {?MODULE, Runner, Result} ->
             demonitor(Ref, [flush]),
@@ -118,7 +119,7 @@ outcome({error, Reason}) ->
 stop(Runner, Ref, Signal) ->
     ok = erlperf_perf_test:abort(Runner, Signal),
     receive
-        {?MODULE, Runner, _Result} -> demonitor(Ref, [flush]);
+        {?MODULE, Runner, _Result} -> true = demonitor(Ref, [flush]), ok;
         {'DOWN', Ref, process, Runner, _} -> ok;
         {?MODULE, signal, _Again} -> kill(Runner, Ref)
     after ?STOP_TIMEOUT_MS ->
