@@ -89,7 +89,7 @@ init({#state{} = State, _Old}) ->
 -spec handle_event(atom(), #state{}) -> {ok, #state{}}.
 handle_event(Signal, #state{handled = Handled, notify = Notify} = State) ->
     case lists:member(Signal, Handled) of
-        true -> _ = catch Notify(Signal);
+        true -> notify(Notify, Signal);
         false -> default(Signal)
     end,
     {ok, State}.
@@ -122,6 +122,16 @@ handle(Signal) ->
         ok -> true
     catch
         error:badarg -> false
+    end.
+
+%% A fun that fails must not take the handler (and the signals) away.
+-spec notify(fun((signal()) -> term()), signal()) -> ok.
+notify(Notify, Signal) ->
+    try
+        _ = Notify(Signal),
+        ok
+    catch
+        _:_ -> ok
     end.
 
 %% OTP's default handling (erl_signal_handler) of the signals not taken over.
