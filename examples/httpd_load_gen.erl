@@ -143,7 +143,8 @@ stop_load(#{clients := Pids, counters := Counters} = Run) ->
 stop_load(_) ->
     {error, not_started}.
 
-%% @doc Stops the test node (and clients left by a failed `stop_load/1').
+%% @doc Stops the test node (and clients left by a failed `stop_load/1'). After a failed
+%% step it gets the nodes of `setup_run/1', `[]' when `setup_run/1' itself failed.
 -spec teardown_run(run_info() | [node()]) -> run_ended.
 teardown_run(#{node := Node, clients := Pids}) ->
     ok = stop_clients(Pids),

@@ -129,6 +129,7 @@ stop_load(#{node := Node, clients := Pids} = Run) ->
 stop_load(_) ->
     {error, not_started}.
 
+%% After a failed step: the nodes of setup_run/1, [] when setup_run/1 itself failed.
 -spec teardown_run(run_info() | [node()]) -> run_ended.
 teardown_run(#{node := Node}) ->
     teardown_run([Node]);

@@ -154,6 +154,7 @@ stop_load(_) ->
     {error, not_started}.
 
 %% @doc Stops the test node: the pool, its programs and any client go with it.
+%% After a failed step: the nodes of setup_run/1, [] when setup_run/1 itself failed.
 -spec teardown_run(run_info() | [node()]) -> run_ended.
 teardown_run(#{node := Node}) ->
     teardown_run([Node]);

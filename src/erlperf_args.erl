@@ -49,6 +49,10 @@
 
 -export_type([command/0, parsed/0, perf_test/0, render/0, reason/0, outcome/0]).
 
+%% The most milliseconds a `--perf-test' option (`--timeout', `--interval') may give: the
+%% longest timeout `receive ... after' and timers accept (about 49 days).
+-define(MAX_MS, 16#FFFFFFFF).
+
 %% How an option's value is read.
 -type arg() :: flag | no_flag | count | non_neg_count | report | compare | ratio | percent
              | noise | code | text | dir | nodes | output_format | file | out_file | gate
@@ -529,7 +533,7 @@ value(files, Name, Text) ->
 value(tolerance, Name, Text) ->
     check(number(Text), fun (P) -> is_number(P) andalso P >= 0 end, {Name, Text, tolerance});
 value(ms, Name, Text) ->
-    check(integer(Text), fun (I) -> is_integer(I) andalso I > 0 end, {Name, Text, ms});
+    check(integer(Text), fun (I) -> is_integer(I) andalso I > 0 andalso I =< ?MAX_MS end, {Name, Text, ms});
 value(_TextOrDir, _Name, Text) ->
     Text.
 
@@ -791,7 +795,7 @@ bad_value(files, Name, _Text) ->
 bad_value(tolerance, Name, Text) ->
     text("~ts needs a percentage (0 or more), got ~ts", [Name, Text]);
 bad_value(ms, Name, Text) ->
-    text("~ts needs a positive number of milliseconds, got ~ts", [Name, Text]).
+    text("~ts needs a number of milliseconds from 1 to ~b, got ~ts", [Name, ?MAX_MS, Text]).
 
 -spec text(io:format(), [term()]) -> string().
 text(Format, Args) ->

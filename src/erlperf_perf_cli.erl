@@ -6,7 +6,17 @@
 %%% Exit status: 0 every run succeeded and every requirement passed; 1 a run failed (or
 %%% the test could not run: `test_setup/0' failed, results could not be written); 2 a
 %%% usage error (bad option, a file that is missing or does not compile, a module that is
-%%% not a load generator, a bad baseline); 3 a requirement or baseline check failed.
+%%% not a load generator, a bad baseline); 3 a requirement or baseline check failed;
+%%% 143 stopped by SIGTERM (128 + the signal's number).
+%%%
+%%% Standard output holds the summary only; progress, the one line of a usage error or of
+%%% a failure, and any report of the VM's logger go to standard error. The test runs in a
+%%% process of its own (the <b>runner</b>) while this one waits for it or for SIGTERM
+%%% ({@link erlperf_signal}): SIGTERM aborts the test ({@link erlperf_perf_test:abort/2}:
+%%% agents removed, teardown callbacks run, test nodes stopped), and a runner that is not
+%%% done within `?STOP_TIMEOUT_MS', or a second signal, is killed (its test nodes go with
+%%% it). SIGINT cannot be handled by Erlang: the VM exits at once with status 130, and the
+%%% test nodes halt as their control connection closes.
 %%%
 %%% Example:
 %%% ```
@@ -18,7 +28,10 @@
 %% API: called by erlperf_cli.
 -export([run/1]).
 
--define(HINT, "Try 'erlperf --perf-test FILE' or 'erlperf --help'.").
+%% Longest wait for an aborted test to clean up before its runner is killed.
+-define(STOP_TIMEOUT_MS, 20000).
+%% Signals that stop a test.
+-define(SIGNALS, [sigterm, sigint]).
 
 %%--------------------------------------------------------------------
 %% API
@@ -33,7 +46,7 @@ run(Args) ->
             erlperf_args:exit_code(success);
         {ok, #{file := File, paths := Paths, options := Options}} ->
             case erlperf_cli_vm:add_paths(Paths) of
-                ok -> test(File, Options);
+                ok -> with_signals(fun () -> test(File, Options) end);
                 {error, Reason} -> usage_error(erlperf_cli_vm:format_error(Reason))
             end;
         {error, Reason} ->
@@ -43,62 +56,113 @@ run(Args) ->
 %%--------------------------------------------------------------------
 %% Running
 
+%% The VM's reports go to standard error, and SIGTERM to this process, while Fun runs.
+-spec with_signals(fun(() -> non_neg_integer())) -> non_neg_integer().
+with_signals(Fun) ->
+    ok = reports_to_stderr(),
+    Self = self(),
+    {ok, _Handled} = erlperf_signal:install(?SIGNALS, fun (S) -> Self ! {?MODULE, signal, S} end),
+    try Fun()
+    after erlperf_signal:uninstall()
+    end.
+
+%% The logger's default handler writes to standard output in an escript; a performance
+%% test keeps that for its summary.
+-spec reports_to_stderr() -> ok.
+reports_to_stderr() ->
+    case logger:get_handler_config(default) of
+        {ok, #{module := logger_std_h, config := #{type := standard_io} = Std} = Config} ->
+            ok = logger:remove_handler(default),
+            ToStderr = Config#{config := Std#{type := standard_error}},
+            ok = logger:add_handler(default, logger_std_h, maps:without([id, module], ToStderr));
+        _ ->
+            ok
+    end.
+
 -spec test(string(), map()) -> non_neg_integer().
 test(File, Options) ->
+    Self = self(),
     Progress = progress_printer(),
-    case erlperf_perf_test:run(load_generator(File), Options#{progress => Progress}) of
-        {ok, Record} ->
-            io:put_chars(standard_error, "\n"),
-            io:put_chars(erlperf_perf_results:summary(Record)),
-            report(Record),
-            status(Record);
-        {error, Reason} ->
-            Text = erlperf_perf_test:format_error(Reason),
-            io:put_chars(standard_error, ["erlperf: ", Text, "\n"]),
-            error_status(Reason)
+    Run = fun () -> Self ! {?MODULE, self(), runner(File, Options#{progress => Progress})} end,
+    {Runner, Ref} = spawn_monitor(Run),
+    receive
+        {?MODULE, Runner, Result} ->
+            demonitor(Ref, [flush]),
+            outcome(Result);
+        {?MODULE, signal, Signal} ->
+            stop(Runner, Ref, Signal);
+        {'DOWN', Ref, process, Runner, Reason} ->
+            failed(io_lib:format("the test's process exited: ~0tp", [Reason]))
     end.
 
-%% A file name, else a module name already on the code path.
--spec load_generator(string()) -> module() | string().
-load_generator(File) ->
-    case filelib:is_regular(File) orelse filename:extension(File) =:= ".erl" of
-        true -> File;
-        false -> list_to_atom(File)
-    end.
+%% The runner: what the load generator's callbacks print, the processes they start
+%% (test nodes' control processes, which relay what the test nodes print) and their
+%% reports go to standard error, as the runner's group leader is standard error.
+-spec runner(string(), erlperf_perf_test:options()) -> {ok, map()} | {error, term()}.
+runner(File, Options) ->
+    true = group_leader(whereis(standard_error), self()),
+    erlperf_perf_test:run(File, Options).
 
-%% The HTML report beside results.json (its failure is told, and does not change the
-%% exit status: the results are written).
--spec report(map()) -> ok.
-report(#{<<"dir">> := Dir}) ->
-    case erlperf_render:render(filename:join(Dir, "results.json"), Dir) of
-        {ok, [Index | _]} -> io:format("report: ~ts~n", [Index]);
-        {error, Reason} -> io:put_chars(standard_error, ["erlperf: report: ", erlperf_render:format_error(Reason), "\n"])
-    end;
-report(_) ->
-    ok.
+-spec outcome({ok, map()} | {error, term()}) -> non_neg_integer().
+outcome({ok, Record}) ->
+    io:put_chars(standard_error, "\n"),
+    io:put_chars(erlperf_perf_results:summary(Record)),
+    _ = [io:format("report: ~ts~n", [Index]) || #{<<"report">> := Index} <- [Record]],
+    status(Record);
+outcome({error, Reason}) ->
+    io:put_chars(standard_error, ["erlperf: ", erlperf_perf_test:format_error(Reason), "\n"]),
+    error_status(Reason).
 
+%% Aborts the test, waits for it to clean up (at most ?STOP_TIMEOUT_MS, or until another
+%% signal), and tells which signal stopped it.
+-spec stop(pid(), reference(), erlperf_signal:signal()) -> non_neg_integer().
+stop(Runner, Ref, Signal) ->
+    ok = erlperf_perf_test:abort(Runner, Signal),
+    receive
+        {?MODULE, Runner, _Result} -> true = demonitor(Ref, [flush]), ok;
+        {'DOWN', Ref, process, Runner, _} -> ok;
+        {?MODULE, signal, _Again} -> kill(Runner, Ref)
+    after ?STOP_TIMEOUT_MS ->
+            kill(Runner, Ref)
+    end,
+    io:put_chars(standard_error, ["erlperf: stopped by ", erlperf_signal:name(Signal), "\n"]),
+    erlperf_signal:exit_status(Signal).
+
+-spec kill(pid(), reference()) -> ok.
+kill(Runner, Ref) ->
+    exit(Runner, kill),
+    receive {'DOWN', Ref, process, Runner, _} -> ok end.
+
+-spec failed(io_lib:chars()) -> non_neg_integer().
+failed(Text) ->
+    io:put_chars(standard_error, ["erlperf: ", Text, "\n"]),
+    erlperf_args:exit_code(benchmark_failed).
+
+%% 1 with a line saying how many runs failed, 3 when a requirement failed, else 0.
 -spec status(map()) -> non_neg_integer().
 status(#{<<"runs">> := Runs, <<"requirements">> := Requirements}) ->
     case {[R || #{<<"status">> := <<"failed">>} = R <- Runs], erlperf_perf_requirements:failed(Requirements)} of
-        {[_ | _], _} -> erlperf_args:exit_code(benchmark_failed);
+        {[_ | _] = Failed, _} ->
+            failed(io_lib:format("~b of ~b runs failed", [length(Failed), length(Runs)]));
         {[], [_ | _]} -> erlperf_args:exit_code(gate_failed);
         {[], []} -> erlperf_args:exit_code(success)
     end.
 
 -spec error_status(term()) -> non_neg_integer().
 error_status(Reason) ->
-    erlperf_args:exit_code(outcome(Reason)).
+    erlperf_args:exit_code(reason_outcome(Reason)).
 
--spec outcome(term()) -> erlperf_args:outcome().
-outcome({load_generator, _, _}) -> usage;
-outcome({custom_agent, _, _}) -> usage;
-outcome({baseline, _, _}) -> usage;
-outcome({trace_patterns, _}) -> usage;
-outcome(_) -> benchmark_failed.
+-spec reason_outcome(term()) -> erlperf_args:outcome().
+reason_outcome({load_generator, _, _}) -> usage;
+reason_outcome({custom_agent, _, _}) -> usage;
+reason_outcome({baseline, _, _}) -> usage;
+reason_outcome({trace_patterns, _}) -> usage;
+reason_outcome(_) -> benchmark_failed.
 
+%% One line: the user's mistake.
 -spec usage_error(string()) -> non_neg_integer().
 usage_error(Text) ->
-    io:put_chars(standard_error, ["erlperf: ", Text, "\n", ?HINT, "\n"]),
+    io:put_chars(standard_error, ["erlperf: ", Text, "\n"]),
     erlperf_args:exit_code(usage).
 
 %% Progress on standard error: a line per step; the load's countdown (every second) is

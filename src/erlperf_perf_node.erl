@@ -6,9 +6,14 @@
 %%%   <li><b>controlling node</b>: the node running {@link erlperf_perf_test} (the
 %%%       `./erlperf' escript, or the user's shell).</li>
 %%%   <li><b>test node</b>: a node where the system under test runs. {@link start/1}
-%%%       starts one with `peer', on loopback, with this node's cookie and code paths; a
-%%%       load generator may also start its own by any means, with this node's
-%%%       cookie (`erlang:get_cookie()').</li>
+%%%       starts one with `peer', on loopback, with this node's cookie and code paths.
+%%%       A node started another way must listen (the controlling node does not) and
+%%%       must be given this node's cookie (`erlang:get_cookie()') without a command
+%%%       line: `peer:call(Peer, erlang, set_cookie, [erlang:get_cookie()])' over a
+%%%       `connection => standard_io' control connection does it. `peer:start/1' with
+%%%       Erlang distribution as the control connection cannot work here.</li>
+%%%   <li><b>control connection</b>: the test node's standard input and output, owned by
+%%%       a `peer' process on this node (as in OTP's `peer').</li>
 %%% </ul>
 %%%
 %%% Example (in a load generator):
@@ -26,7 +31,13 @@
 %%% on 127.0.0.1 only and are controlled over their standard input, so they halt when the
 %%% controlling node goes, however it goes (`kill -9' included). A test node is linked to
 %%% the process that started it (in a test, the process running the load generator's
-%%% callbacks), so it also goes when that process is killed.
+%%% callbacks), so it also goes when that process exits.
+%%%
+%%% Secrets: the cookie is never on a command line (where `ps' and `/proc/PID/cmdline'
+%%% show it to every local user) nor in a reason this module returns. A test node boots
+%%% with the user's own cookie (`~/.erlang.cookie', as any node started without
+%%% `-setcookie'), then gets this node's cookie over its control connection before this
+%%% node connects to it.
 -module(erlperf_perf_node).
 
 %% API: called by load generators and by erlperf_perf_test.
@@ -174,18 +185,29 @@ crypto_free_random(N) ->
 start_peer(Options) ->
     Name = maps:get(name, Options, peer:random_name(erlperf_test_node)),
     Paths = maps:get(paths, Options, user_paths()),
-    Args = ["-setcookie", atom_to_list(erlang:get_cookie()),
-            "-kernel", "inet_dist_use_interface", "{127,0,0,1}",
+    Args = ["-kernel", "inet_dist_use_interface", "{127,0,0,1}",
             "-pa" | Paths] ++ maps:get(args, Options, []),
     Start = #{name => Name, host => "127.0.0.1", longnames => true,
               connection => standard_io, args => Args,
               env => [{"ERL_EPMD_ADDRESS", "127.0.0.1"}],
               wait_boot => ?START_TIMEOUT_MS},
     try peer:start_link(Start) of
-        {ok, Peer, Node} -> connect(Peer, Node);
+        {ok, Peer, Node} -> share_cookie(Peer, Node);
         {error, Reason} -> {error, {test_node, Reason}}
     catch
         Class:Reason -> {error, {test_node, {Class, Reason}}}
+    end.
+
+%% Gives the test node this node's cookie over the control connection, then connects.
+%% A failure is told without the call's arguments (the cookie).
+-spec share_cookie(pid(), node()) -> {ok, node()} | {error, {test_node, term()}}.
+share_cookie(Peer, Node) ->
+    try peer:call(Peer, erlang, set_cookie, [erlang:get_cookie()], ?RPC_TIMEOUT_MS) of
+        true -> connect(Peer, Node)
+    catch
+        Class:_ ->
+            stop_peer(Peer),
+            {error, {test_node, {cannot_set_cookie, Node, Class}}}
     end.
 
 -spec connect(pid(), node()) -> {ok, node()} | {error, {test_node, term()}}.

@@ -22,13 +22,20 @@
 %%% `get_load_duration/0' milliseconds, `stop_load/1', the custom agents' results, the
 %%% standard agents' results, the impact benchmark, the agents are removed,
 %%% `teardown_run/1'; then `test_teardown/1', requirements and baseline, and the record is
-%%% written to `OUT_DIR/<test name>-<timestamp>/results.json' and `results.term'.
+%%% written to `OUT_DIR/<test name>-<timestamp>/results.json' and `results.term', with the
+%%% HTML report beside them (`index.html' and its pages, drawn by {@link erlperf_render}).
 %%%
 %%% A step that fails (raises, returns something else than the behaviour says, takes
 %%% longer than `timeout', a test node goes down) fails its run: the run is recorded with
-%%% the reason, the agents are removed and `teardown_run/1' still runs, then the next
-%%% size runs. `test_teardown/1' always runs. Test nodes that {@link erlperf_perf_node}
-%%% started and that are still up at the end are stopped.
+%%% the reason, the agents are removed and `teardown_run/1' still runs (with `[]' when
+%%% `setup_run/1' failed), then the next size runs. `test_teardown/1' always runs. Test
+%%% nodes that {@link erlperf_perf_node} started and that are still up at the end are
+%%% stopped.
+%%%
+%%% {@link abort/2} stops a test early (the command line does on SIGTERM): the run going
+%%% on fails, its agents are removed, `teardown_run/1' and `test_teardown/1' run with at
+%%% most `?ABORT_TIMEOUT_MS' each, test nodes are stopped, no other size runs and nothing
+%%% is written; {@link run/2} returns `{error, {aborted, Why}}'.
 %%%
 %%% Example:
 %%% ```
@@ -43,7 +50,7 @@
 -module(erlperf_perf_test).
 
 %% API
--export([run/2, defaults/0, format_error/1]).
+-export([run/2, abort/2, defaults/0, format_error/1]).
 
 %% Internal export: the host process runs callbacks (spawned by this module).
 -export([host/0]).
@@ -52,21 +59,31 @@
 
 %% Longest a callback may take (setup_run/1 starting nodes, say), unless `timeout' says.
 -define(DEFAULT_TIMEOUT_MS, 60000).
+%% What to use when a test node cannot be reached.
+-define(START_HINT, "start test nodes with erlperf_perf_node:start/1: this node does not "
+                    "listen for Erlang distribution and its cookie is its own").
 %% The progress reports "how long the load still runs" this often.
 -define(TICK_MS, 1000).
 %% Longest the custom agents' calls on a test node may take.
 -define(AGENT_RPC_TIMEOUT_MS, 30000).
 %% The directory results go to when `out_dir' is not given.
 -define(DEFAULT_OUT_DIR, "erlperf_results").
+%% The longest time (milliseconds) `receive ... after' and timers accept: the upper
+%% bound of `timeout' and `interval' (about 49 days).
+-define(MAX_MS, 16#FFFFFFFF).
+%% Longest a teardown callback may take once the test is aborted.
+-define(ABORT_TIMEOUT_MS, 5000).
+%% Longest wait for the host to stop when asked to (shutdown) before it is killed.
+-define(HOST_STOP_MS, 1000).
 
 %% Options (defaults in defaults/0):
 %% - out_dir: where the test's directory is made ("erlperf_results");
 %% - custom_agents: custom agent modules or source files (.erl) ([]);
 %% - baseline: a results.json of an earlier test, or its decoded record (none);
 %% - tolerance: percent worse than the baseline that still passes (10);
-%% - interval: milliseconds between two metrics samples (1000);
+%% - interval: milliseconds between two metrics samples (1000; at most 4294967295);
 %% - compensate: subtract the impact benchmark's cost per call (true);
-%% - timeout: milliseconds a callback may take (60000);
+%% - timeout: milliseconds a callback may take (60000; at most 4294967295);
 %% - progress: a fun called with each event() (none);
 %% - write: write the record to out_dir (true).
 -type options() :: #{out_dir => file:filename(),
@@ -86,7 +103,7 @@
                | {step, size(), step()}
                | {load, size(), RemainingMs :: non_neg_integer()}
                | {run_ended, size(), ok | {failed, string()}}
-               | {step_failed, step() | test_setup | test_teardown, string()}.
+               | {step_failed, step() | test_setup | test_teardown | report, string()}.
 
 -record(test, {module :: module(),
                options :: map(),
@@ -95,7 +112,7 @@
 
 -record(run, {size :: size(),
               nodes = [] :: [node()],
-              info :: term(),
+              info = [] :: term(),
               error = none :: none | string(),
               results = #{} :: #{node() => map()},
               custom = #{} :: #{binary() => #{binary() => term()}},
@@ -112,27 +129,42 @@ defaults() ->
       interval => 1000, compensate => true, timeout => ?DEFAULT_TIMEOUT_MS,
       progress => none, write => true}.
 
-%% @doc Runs the performance test of a load generator: a module, or an `.erl' file that
-%% is compiled first. Returns the results record (see `doc/perf-testing.md'), also when
-%% runs failed or requirements were not met (look at each run's `status' and each
-%% requirement's `pass'). `{error, _}' when the test could not start: a file that does
-%% not compile, a module that is not a load generator, a bad baseline, a failing
-%% `test_setup/0'.
+%% @doc Runs the performance test of a load generator: a module (or its name), or an
+%% `.erl' file that is compiled first. Returns the results record (see
+%% `doc/perf-testing.md'), also when runs failed or requirements were not met (look at
+%% each run's `status' and each requirement's `pass'); with `write' (the default) the
+%% record also has `<<"dir">>', where `results.json', `results.term' and the HTML report
+%% were written, and `<<"report">>', the report's `index.html' (missing when the report
+%% could not be drawn: the `progress' fun is told why). `{error, _}' when the test could
+%% not start or finish: a file that does not compile, a module that is not a load
+%% generator or has no trace pattern, a bad baseline, a failing `test_setup/0', results
+%% that cannot be written, {@link abort/2}. Everything the user gives is checked before
+%% anything is started.
 -spec run(module() | file:filename(), options()) -> {ok, map()} | {error, term()}.
 run(LoadGen, Options) when is_map(Options) ->
     Opts = validate(maps:merge(defaults(), Options)),
     try
         Module = ok(erlperf_perf_load:load_generator(LoadGen)),
+        Patterns = ok(patterns(Module)),
         Agents = [ok(erlperf_perf_load:custom_agent(A)) || A <- maps:get(custom_agents, Opts)],
         Baseline = ok(baseline(maps:get(baseline, Opts))),
         ok = ok(erlperf_perf_node:ensure_distributed()),
-        Patterns = ok(patterns(Module)),
         Test = #test{module = Module, options = Opts, agents = Agents, patterns = Patterns},
         Record = with_host(fun () -> test(Test) end),
+        ok = ok(not_aborted()),
         finish(Record, Test, Baseline)
     catch
         throw:{?MODULE, Reason} -> {error, Reason}
+    after
+        clear_abort()
     end.
+
+%% @doc Asks the test that `Runner' (the process in {@link run/2}) runs to stop early:
+%% see the module's description. `Why' comes back in `{error, {aborted, Why}}'.
+-spec abort(pid(), term()) -> ok.
+abort(Runner, Why) when is_pid(Runner) ->
+    Runner ! {?MODULE, abort, Why},
+    ok.
 
 %% @doc Text for the reasons {@link run/2} returns.
 -spec format_error(term()) -> string().
@@ -146,6 +178,8 @@ format_error({baseline, File, Reason}) ->
     lists:flatten(io_lib:format("baseline ~ts: ~ts", [File, Reason]));
 format_error({trace_patterns, Reason}) ->
     "get_trace_patterns/0: " ++ Reason;
+format_error({aborted, Why}) ->
+    lists:flatten(io_lib:format("the test was stopped (~0tp)", [Why]));
 format_error({write, _, _} = Reason) ->
     erlperf_output:format_error(Reason);
 format_error({distribution, _} = Reason) ->
@@ -164,9 +198,9 @@ check_option(out_dir, V) when is_list(V); is_binary(V) -> ok;
 check_option(custom_agents, V) when is_list(V) -> ok;
 check_option(baseline, V) when V =:= none; is_list(V); is_binary(V); is_map(V) -> ok;
 check_option(tolerance, V) when is_number(V), V >= 0 -> ok;
-check_option(interval, V) when is_integer(V), V > 0 -> ok;
+check_option(interval, V) when is_integer(V), V > 0, V =< ?MAX_MS -> ok;
 check_option(compensate, V) when is_boolean(V) -> ok;
-check_option(timeout, V) when is_integer(V), V > 0 -> ok;
+check_option(timeout, V) when is_integer(V), V > 0, V =< ?MAX_MS -> ok;
 check_option(progress, V) when V =:= none; is_function(V, 1) -> ok;
 check_option(write, V) when is_boolean(V) -> ok;
 check_option(Key, V) -> erlang:error({invalid_option, Key, V}).
@@ -184,6 +218,8 @@ baseline(File) -> erlperf_perf_results:read(File).
 -spec patterns(module()) -> {ok, [erlperf_load_generator:trace_pattern()]} | {error, term()}.
 patterns(Module) ->
     try Module:get_trace_patterns() of
+        [] ->
+            {error, {trace_patterns, "returned [], name at least one function to trace"}};
         Patterns when is_list(Patterns) ->
             case [P || P <- Patterns, not is_pattern(P)] of
                 [] -> {ok, Patterns};
@@ -212,13 +248,24 @@ test(#test{module = Mod} = Test) ->
     Started = erlang:system_time(millisecond),
     case call(Test, test_setup, []) of
         {ok, {ok, TestInfo}} ->
-            Runs = try [run_size(Test, Size) || Size <- Sizes]
+            Runs = try run_sizes(Test, Sizes)
                    after teardown_test(Test, TestInfo)
                    end,
             record(Test, Name, Label, Sizes, Started, Runs);
         Failed ->
             _ = erlperf_perf_node:stop_all(),
+            ok = ok(not_aborted()),
             throw({?MODULE, {test_setup, failure(Failed, "{ok, TestInfo}")}})
+    end.
+
+%% The runs, in order, until the test is aborted.
+-spec run_sizes(#test{}, [size()]) -> [map()].
+run_sizes(_Test, []) ->
+    [];
+run_sizes(Test, [Size | Sizes]) ->
+    case not_aborted() of
+        ok -> [run_size(Test, Size) | run_sizes(Test, Sizes)];
+        {error, _} -> []
     end.
 
 -spec teardown_test(#test{}, term()) -> ok.
@@ -277,9 +324,10 @@ steps(_Test, [], Run) ->
     Run;
 steps(Test, [Step | Steps], #run{size = Size} = Run) ->
     _ = [progress(Test, {step, Size, Step}) || Step =/= wait],
-    case step(Step, Test, Run) of
+    case not_aborted() =:= ok andalso step(Step, Test, Run) of
         {ok, Next} -> steps(Test, Steps, Next);
-        {error, Text} -> Run#run{error = lists:flatten(io_lib:format("~ts: ~ts", [Step, Text]))}
+        {error, Text} -> Run#run{error = lists:flatten(io_lib:format("~ts: ~ts", [Step, Text]))};
+        false -> Run#run{error = lists:flatten(io_lib:format("~ts: not run: the test was stopped", [Step]))}
     end.
 
 -spec step(atom(), #test{}, #run{}) -> {ok, #run{}} | {error, string()}.
@@ -288,7 +336,7 @@ step(setup_run, Test, #run{size = Size} = Run) ->
         {ok, {run_started, Nodes}} when is_list(Nodes) ->
             connect_nodes(Nodes, Run#run{nodes = Nodes, info = Nodes});
         Other ->
-            {error, failure(Other, "{run_started, [Node]}")}
+            {error, failure(Other, "{run_started, [Node]}") ++ peer_hint(Other)}
     end;
 step(start_agents, #test{patterns = Patterns, options = Opts} = Test, #run{nodes = Nodes} = Run) ->
     AgentOpts = #{patterns => Patterns, interval => maps:get(interval, Opts)},
@@ -339,8 +387,26 @@ step(impact, _Test, #run{nodes = Nodes, results = Results} = Run) ->
 connect_nodes(Nodes, Run) ->
     case [N || N <- Nodes, not (is_atom(N) andalso net_kernel:connect_node(N))] of
         [] -> {ok, Run};
-        Down -> {error, io_lib:format("cannot connect to test node(s) ~0tp", [Down])}
+        Down -> {error, io_lib:format("cannot connect to test node(s) ~0tp (~ts)", [Down, ?START_HINT])}
     end.
+
+%% setup_run/1 failed in OTP's peer (most likely a peer started with Erlang distribution
+%% as its control connection, which needs a controlling node that listens), or could not
+%% reach a node it started (one with a cookie of its own).
+-spec peer_hint(call_result() | term()) -> string().
+peer_hint({raised, _Class, Reason, Stack}) ->
+    case lists:keymember(peer, 1, Stack) orelse mentions(Reason, noconnection) of
+        true -> " (" ++ ?START_HINT ++ ")";
+        false -> ""
+    end;
+peer_hint(_) ->
+    "".
+
+-spec mentions(term(), atom()) -> boolean().
+mentions(Atom, Atom) -> true;
+mentions(Tuple, Atom) when is_tuple(Tuple) -> mentions(tuple_to_list(Tuple), Atom);
+mentions([H | T], Atom) -> mentions(H, Atom) orelse mentions(T, Atom);
+mentions(_, _Atom) -> false.
 
 -spec each_node(fun((node()) -> ok | {error, string()}), [node()], #run{}) ->
     {ok, #run{}} | {error, string()}.
@@ -360,20 +426,23 @@ wait_load(Test, Size, Nodes, Ms, Run) ->
     Deadline = erlang:monotonic_time(millisecond) + Ms,
     try tick(Test, Size, Deadline) of
         ok -> {ok, Run};
-        {nodedown, Node} -> {error, io_lib:format("test node ~ts went down during the load", [Node])}
+        {nodedown, Node} -> {error, io_lib:format("test node ~ts went down during the load", [Node])};
+        aborted -> {error, "the test was stopped during the load"}
     after
         _ = [monitor_node(N, false) || N <- Nodes],
         flush_nodedown()
     end.
 
--spec tick(#test{}, size(), integer()) -> ok | {nodedown, node()}.
+-spec tick(#test{}, size(), integer()) -> ok | {nodedown, node()} | aborted.
 tick(Test, Size, Deadline) ->
     case Deadline - erlang:monotonic_time(millisecond) of
         Left when Left =< 0 ->
             ok;
         Left ->
             progress(Test, {load, Size, Left}),
-            receive {nodedown, Node} -> {nodedown, Node}
+            receive
+                {nodedown, Node} -> {nodedown, Node};
+                {?MODULE, abort, Why} -> put({?MODULE, aborted}, Why), aborted
             after min(Left, ?TICK_MS) -> tick(Test, Size, Deadline)
             end
     end.
@@ -452,17 +521,34 @@ custom_results(Agent, Node) ->
 
 -spec with_host(fun(() -> T)) -> T.
 with_host(Fun) ->
-    put(?MODULE, spawn_link(?MODULE, host, [])),
+    ok = new_host(),
     try Fun()
     after stop_host()
     end.
 
+%% The host exits with `shutdown' (so that the `peer' processes linked to it stop their
+%% nodes without a crash report), or is killed when it does not within ?HOST_STOP_MS (a
+%% callback that traps exits).
 -spec stop_host() -> ok.
 stop_host() ->
     case erase(?MODULE) of
-        undefined -> ok;
-        Host -> unlink(Host), exit(Host, kill), ok
+        undefined ->
+            ok;
+        Host ->
+            unlink(Host),
+            Ref = monitor(process, Host),
+            exit(Host, shutdown),
+            receive {'DOWN', Ref, process, Host, _} -> ok
+            after ?HOST_STOP_MS ->
+                    exit(Host, kill),
+                    receive {'DOWN', Ref, process, Host, _} -> ok end
+            end
     end.
+
+-spec new_host() -> ok.
+new_host() ->
+    put(?MODULE, spawn_link(?MODULE, host, [])),
+    ok.
 
 %% @private The host's loop.
 -spec host() -> no_return().
@@ -479,25 +565,61 @@ host() ->
 -type call_result() :: {ok, term()} | {raised, atom(), term(), list()} | {timeout, pos_integer()}
                      | {host_down, term()}.
 
+%% Calls a callback in the host, for at most `timeout' milliseconds (at most
+%% ?ABORT_TIMEOUT_MS once the test is aborted, an abort arriving meanwhile included).
 -spec call(#test{}, atom(), list()) -> call_result().
 call(#test{module = Mod, options = #{timeout := Timeout}}, Fun, Args) ->
     Host = get(?MODULE),
     Ref = monitor(process, Host),
     Host ! {call, self(), Ref, Mod, Fun, Args},
+    Now = erlang:monotonic_time(millisecond),
+    Limit = case not_aborted() of
+                ok -> Timeout;
+                {error, _} -> min(Timeout, ?ABORT_TIMEOUT_MS)
+            end,
+    await(Host, Ref, Now, Now + Limit).
+
+-spec await(pid(), reference(), integer(), integer()) -> call_result().
+await(Host, Ref, Started, Deadline) ->
     receive
         {Ref, Result} ->
             demonitor(Ref, [flush]),
             Result;
         {'DOWN', Ref, process, Host, Reason} ->
-            put(?MODULE, spawn_link(?MODULE, host, [])),
-            {host_down, Reason}
-    after Timeout ->
+            ok = new_host(),
+            {host_down, Reason};
+        {?MODULE, abort, Why} ->
+            put({?MODULE, aborted}, Why),
+            Abort = erlang:monotonic_time(millisecond) + ?ABORT_TIMEOUT_MS,
+            await(Host, Ref, Started, min(Deadline, Abort))
+    after max(0, Deadline - erlang:monotonic_time(millisecond)) ->
             demonitor(Ref, [flush]),
             %% the callback hangs: a new host runs the next ones (the old one's
             %% links take the nodes it started)
             stop_host(),
-            put(?MODULE, spawn_link(?MODULE, host, [])),
-            {timeout, Timeout}
+            ok = new_host(),
+            {timeout, max(1, Deadline - Started)}
+    end.
+
+%% `ok' until the test is aborted (an abort waiting in the mailbox is taken now), then
+%% the error run/2 returns.
+-spec not_aborted() -> ok | {error, {aborted, term()}}.
+not_aborted() ->
+    case get({?MODULE, aborted}) of
+        undefined ->
+            receive {?MODULE, abort, Why} -> put({?MODULE, aborted}, Why), {error, {aborted, Why}}
+            after 0 -> ok
+            end;
+        Why ->
+            {error, {aborted, Why}}
+    end.
+
+%% A test that ended leaves no abort behind for the next one in this process.
+-spec clear_abort() -> ok.
+clear_abort() ->
+    _ = erase({?MODULE, aborted}),
+    receive {?MODULE, abort, _} -> clear_abort()
+    after 0 -> ok
     end.
 
 %% Why a callback did not return what it should have.
@@ -532,16 +654,28 @@ record(#test{module = Mod, patterns = Patterns, options = Opts}, Name, Label, Si
                                   runs => Runs}).
 
 -spec finish(map(), #test{}, none | map()) -> {ok, map()} | {error, term()}.
-finish(Record, #test{module = Mod, options = Opts}, Baseline) ->
+finish(Record, #test{module = Mod, options = Opts} = Test, Baseline) ->
     Requirements = erlperf_perf_requirements:evaluate(Mod, Record, Baseline,
                                                       maps:get(tolerance, Opts)),
     Final = Record#{<<"requirements">> => Requirements},
     case maps:get(write, Opts) of
         true ->
             case erlperf_perf_results:write(maps:get(out_dir, Opts), Final) of
-                {ok, Dir} -> {ok, Final#{<<"dir">> => unicode:characters_to_binary(Dir)}};
+                {ok, Dir} -> {ok, report(Test, Dir, Final#{<<"dir">> => unicode:characters_to_binary(Dir)})};
                 {error, _} = Error -> Error
             end;
         false ->
             {ok, Final}
+    end.
+
+%% The HTML report beside results.json; a report that cannot be drawn is told to the
+%% progress fun (the results are written all the same).
+-spec report(#test{}, file:filename(), map()) -> map().
+report(Test, Dir, Record) ->
+    case erlperf_render:render(filename:join(Dir, "results.json"), Dir) of
+        {ok, [Index | _]} ->
+            Record#{<<"report">> => unicode:characters_to_binary(Index)};
+        {error, Reason} ->
+            progress(Test, {step_failed, report, erlperf_render:format_error(Reason)}),
+            Record
     end.

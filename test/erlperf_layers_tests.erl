@@ -21,7 +21,8 @@
           presentation => [erlperf_report, erlperf_table, erlperf_csv, erlperf_markdown,
                            erlperf_html, erlperf_svg, erlperf_html_bench, erlperf_html_perf,
                            erlperf_output, erlperf_render],
-          command_line => [erlperf_cli, erlperf_perf_cli, erlperf_args, erlperf_cli_vm],
+          command_line => [erlperf_cli, erlperf_perf_cli, erlperf_args, erlperf_cli_vm,
+                           erlperf_signal],
           %% beside the stack
           monitoring => [erlperf_monitor, erlperf_file_log, erlperf_history,
                          erlperf_cluster_monitor],

@@ -10,10 +10,10 @@
          init_per_testcase/2, end_per_testcase/2]).
 -export([counts_exact/1, failed_run_tears_down/1, hanging_callback/1, node_down/1, test_setup_fails/1,
          not_a_load_generator/1, does_not_compile/1, custom_agent/1, requirements/1,
-         baseline/1, results_files/1, bad_options/1,
+         baseline/1, results_files/1, bad_options/1, aborted/1,
          cli_ok/1, cli_requirement_fails/1, cli_run_fails/1, cli_usage/1, cli_baseline/1,
          cli_killed/1]).
--export([counts_exact/0, failed_run_tears_down/0, hanging_callback/0, node_down/0, test_setup_fails/0, not_a_load_generator/0, does_not_compile/0, custom_agent/0, requirements/0, baseline/0, results_files/0, bad_options/0, cli_ok/0, cli_requirement_fails/0, cli_run_fails/0, cli_usage/0, cli_baseline/0, cli_killed/0]).
+-export([counts_exact/0, failed_run_tears_down/0, hanging_callback/0, node_down/0, test_setup_fails/0, not_a_load_generator/0, does_not_compile/0, custom_agent/0, requirements/0, baseline/0, results_files/0, bad_options/0, aborted/0, cli_ok/0, cli_requirement_fails/0, cli_run_fails/0, cli_usage/0, cli_baseline/0, cli_killed/0]).
 
 suite() ->
     [{timetrap, {minutes, 3}}].
@@ -24,7 +24,7 @@ all() ->
 groups() ->
     [{api, [], [counts_exact, failed_run_tears_down, hanging_callback, node_down, test_setup_fails,
                 not_a_load_generator, does_not_compile, custom_agent, requirements, baseline,
-                results_files, bad_options]},
+                results_files, bad_options, aborted]},
      {cli, [], [cli_ok, cli_requirement_fails, cli_run_fails, cli_usage, cli_baseline,
                 cli_killed]}].
 
@@ -203,15 +203,20 @@ baseline(Config) ->
     ?assertMatch({error, {baseline, _, _}}, run(Config, #{baseline => File ++ ".missing"})).
 
 results_files() ->
-    [{doc, "results.json and results.term are written into OUT_DIR/<test name>-<timestamp>/ and read back alike"}].
+    [{doc, "results.json, results.term and the HTML report (index.html and its pages) are written "
+           "into OUT_DIR/<test name>-<timestamp>/, as the command line writes them; the records read back alike"}].
 results_files(Config) ->
-    {ok, #{<<"dir">> := Dir} = Record} = run(Config, #{}),
+    {ok, #{<<"dir">> := Dir, <<"report">> := Index} = Record} = run(Config, #{}),
     ?assertEqual(?config(dir, Config), filename:dirname(binary_to_list(Dir))),
     ?assertMatch("det_test-" ++ _, filename:basename(binary_to_list(Dir))),
+    ?assertEqual(filename:join(binary_to_list(Dir), "index.html"), binary_to_list(Index)),
+    {ok, Html} = file:read_file(Index),
+    ?assertMatch({match, _}, re:run(Html, "det_load_gen:work/1")),
+    ?assertMatch([_ | _], filelib:wildcard(binary_to_list(Dir) ++ "/function-*.html")),
     {ok, Json} = erlperf_perf_results:read(filename:join(Dir, "results.json")),
     ?assertEqual(maps:get(<<"runs">>, erlperf_perf_results:jsonable(Record)), maps:get(<<"runs">>, Json)),
     {ok, [Term]} = file:consult(filename:join(Dir, "results.term")),
-    ?assertEqual(maps:remove(<<"dir">>, Record), Term),
+    ?assertEqual(maps:without([<<"dir">>, <<"report">>], Record), Term),
     ?assertEqual([], filelib:wildcard(binary_to_list(Dir) ++ "/*.tmp.*")),
     %% a second test in the same second gets a directory of its own
     {ok, #{<<"dir">> := Dir2}} = run(Config, #{}),
@@ -222,7 +227,25 @@ bad_options() ->
 bad_options(_Config) ->
     ?assertError({invalid_option, colour, blue}, erlperf_perf_test:run(det_load_gen, #{colour => blue})),
     ?assertError({invalid_option, interval, 0}, erlperf_perf_test:run(det_load_gen, #{interval => 0})),
-    ?assertError({invalid_option, tolerance, -1}, erlperf_perf_test:run(det_load_gen, #{tolerance => -1})).
+    ?assertError({invalid_option, tolerance, -1}, erlperf_perf_test:run(det_load_gen, #{tolerance => -1})),
+    ?assertError({invalid_option, timeout, 16#100000000},
+                 erlperf_perf_test:run(det_load_gen, #{timeout => 16#100000000})),
+    ?assertError({invalid_option, interval, 16#100000000},
+                 erlperf_perf_test:run(det_load_gen, #{interval => 16#100000000})).
+
+aborted() ->
+    [{doc, "abort/2 before the first run: test_setup/0 and test_teardown/1 run, no size runs, nothing "
+           "is written, run/2 returns {error, {aborted, Why}}; a later test in the same process is not "
+           "aborted"}].
+aborted(Config) ->
+    ok = erlperf_perf_test:abort(self(), sigterm),
+    ?assertEqual({error, {aborted, sigterm}}, run(Config, #{})),
+    ?assertEqual([test_setup, test_teardown], callbacks(Config)),
+    ?assertEqual([], filelib:wildcard(filename:join(?config(dir, Config), "det_test-*"))),
+    ?assertEqual([], erlperf_perf_node:started()),
+    ?assertEqual("the test was stopped (sigterm)", erlperf_perf_test:format_error({aborted, sigterm})),
+    true = os:putenv("DET_SIZES", "1"),
+    ?assertMatch({ok, #{<<"runs">> := [#{<<"status">> := <<"ok">>}]}}, run(Config, #{})).
 
 %%--------------------------------------------------------------------
 %% The escript
