@@ -81,14 +81,14 @@
 main(Args) ->
     ok = unicode_output(file:native_name_encoding()),
     ok = erlperf_cli_vm:log_to_stderr(),
-    ok = erlperf_signal:install(fun stopped/1),
+    {ok, _} = erlperf_signal:install([sigterm], fun stopped/1),
     erlang:halt(run([decode_argument(A) || A <- Args])).
 
 %% SIGTERM: the run ends here, unfinished; everything it made goes with the VM.
--spec stopped(sigterm) -> no_return().
+-spec stopped(erlperf_signal:signal()) -> no_return().
 stopped(Signal) ->
     io:put_chars(standard_error, io_lib:format("erlperf: stopped by ~s before the run finished~n",
-                                               [string:uppercase(atom_to_list(Signal))])),
+                                               [erlperf_signal:name(Signal)])),
     erlang:halt(erlperf_signal:exit_status(Signal)).
 
 %% @doc Formats full reports of `erlperf:benchmark/3' (run option `#{report => full}')
