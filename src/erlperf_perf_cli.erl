@@ -59,24 +59,11 @@ run(Args) ->
 %% The VM's reports go to standard error, and SIGTERM to this process, while Fun runs.
 -spec with_signals(fun(() -> non_neg_integer())) -> non_neg_integer().
 with_signals(Fun) ->
-    ok = reports_to_stderr(),
+    ok = erlperf_cli_vm:log_to_stderr(),
     Self = self(),
     {ok, _Handled} = erlperf_signal:install(?SIGNALS, fun (S) -> Self ! {?MODULE, signal, S} end),
     try Fun()
     after erlperf_signal:uninstall()
-    end.
-
-%% The logger's default handler writes to standard output in an escript; a performance
-%% test keeps that for its summary.
--spec reports_to_stderr() -> ok.
-reports_to_stderr() ->
-    case logger:get_handler_config(default) of
-        {ok, #{module := logger_std_h, config := #{type := standard_io} = Std} = Config} ->
-            ok = logger:remove_handler(default),
-            ToStderr = Config#{config := Std#{type := standard_error}},
-            ok = logger:add_handler(default, logger_std_h, maps:without([id, module], ToStderr));
-        _ ->
-            ok
     end.
 
 -spec test(string(), map()) -> non_neg_integer().

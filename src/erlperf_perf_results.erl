@@ -119,10 +119,13 @@ read(File) ->
     case file:read_file(Name) of
         {ok, Bytes} ->
             case erlperf_json:decode(Bytes) of
-                {ok, #{<<"version">> := ?VERSION, <<"runs">> := Runs} = Record} when is_list(Runs) ->
-                    {ok, Record};
-                {ok, #{<<"version">> := V}} ->
+                {ok, #{<<"version">> := V, <<"load_generator">> := _}} when V =/= ?VERSION ->
                     {error, {baseline, Name, lists:flatten(io_lib:format("record version ~0tp, expected ~b", [V, ?VERSION]))}};
+                {ok, Record} when is_map(Record) ->
+                    case erlperf_record_check:check(perf_test, Record) of
+                        ok -> {ok, Record};
+                        {error, Why} -> {error, {baseline, Name, erlperf_record_check:format_error(Why)}}
+                    end;
                 {ok, _} ->
                     {error, {baseline, Name, "not the results of a performance test"}};
                 {error, Reason} ->

@@ -10,8 +10,7 @@
 %% facade, model, presentation, command line; monitoring and performance testing
 %% beside it.
 -define(LAYERS,
-        #{base => [erlperf_stat, erlperf_units, erlperf_json, erlperf_terminal, erlperf_system,
-                   erlperf_signal],
+        #{base => [erlperf_stat, erlperf_units, erlperf_json, erlperf_terminal, erlperf_system],
           engine => [erlperf_codegen, erlperf_job, erlperf_job_code, erlperf_job_counters,
                      erlperf_job_measurer, erlperf_job_sup, erlperf_sampler, erlperf_cost,
                      erlperf_latency, erlperf_profile],
@@ -33,11 +32,11 @@
                            erlperf_custom_agent]}).
 %% The layers each layer may call besides its own; every layer may call `base'. The
 %% model is pure (base only); presentation draws from the model alone; monitoring
-%% reads jobs; performance testing writes its results with the presentation layer; the
+%% reads jobs; performance testing writes its results with the presentation layer and checks a baseline with the model; the
 %% command line may call any layer.
 -define(USES, #{base => [], engine => [], strategy => [engine], facade => [strategy, engine],
                 model => [], presentation => [model], command_line => all,
-                monitoring => [engine], perf_testing => [presentation]}).
+                monitoring => [engine], perf_testing => [presentation, model]}).
 
 %%--------------------------------------------------------------------
 %% Tests
