@@ -418,6 +418,55 @@ count_test_() ->
                              {"3g", 3000000000}, {"", error}, {"K", error}, {"10X", error},
                              {"10KK", error}, {"-1", error}, {"1.5", error}, {" 1", error}]].
 
+%% Random command lines of every option name, odd values and random bytes: each parse
+%% is a result or a usage error with text, never an exception (the three grammars; the
+%% seed is fixed so a failure repeats). The text quotes the bad value as given, newlines
+%% too: the command line prints it as one line (erlperf_hostile_SUITE).
+fuzz_test_() ->
+    {timeout, 120,
+     fun () ->
+             _ = rand:seed(exsss, {24, 11, 2026}),
+             Names = lists:usort(["-c", "-d", "-s", "-l", "-w", "--cv", "-r", "--format", "-o",
+                                  "--save", "--html", "--baseline", "--fail-on-regression", "-v",
+                                  "-pa", "--compare", "--confidence", "--noise", "-i", "--memory",
+                                  "--param", "--bytes", "--latency", "--profile", "--nodes", "-q",
+                                  "--min", "--step", "--max", "-t", "--init", "--done",
+                                  "--init_runner", "--label", "--init_all", "--done_all",
+                                  "--init_runner_all", "-h", "--version", "--perf-test",
+                                  "--out-dir", "--custom-agents", "--tolerance", "--interval",
+                                  "--no-compensation", "--timeout", "--render", "--samples=3",
+                                  "--cv=", "-", "--", "---"]),
+             Values = ["0", "1", "-1", "", "1G", "99999999999999999999999", "1.5", "1e3", "x", "%",
+                       "N=1,2", "N=", "=", "a.json", "a.xyz", "{", "{m,f,[]}", "[{m,f,[]}]", "ok.",
+                       "\"", ",", "a@b,,c"],
+             Pick = fun (L) -> lists:nth(rand:uniform(length(L)), L) end,
+             Arg = fun () ->
+                           case rand:uniform(6) of
+                               1 -> binary_to_list(<< <<(rand:uniform(255))>> || _ <- lists:seq(1, rand:uniform(8)) >>);
+                               2 -> Pick(Values);
+                               _ -> Pick(Names)
+                           end
+                   end,
+             Outcomes = [fuzz_one([Arg() || _ <- lists:seq(1, rand:uniform(7))]) || _ <- lists:seq(1, 5000)],
+             %% both outcomes are reached
+             ?assert(lists:member(ok, Outcomes)),
+             ?assert(lists:member(error, Outcomes))
+     end}.
+
+fuzz_one(Args) ->
+    Results = [erlperf_args:parse(Args), erlperf_args:parse_perf_test(["--perf-test" | Args]),
+               erlperf_args:parse_render(["--render" | Args])],
+    [case R of
+         {ok, _} -> ok;
+         {error, Reason} ->
+             Text = erlperf_args:format_error(Reason),
+             ?assert(io_lib:char_list(Text), {Args, Reason})
+     end || R <- Results],
+    case hd(Results) of
+        {ok, _} -> ok;
+        {error, _} -> error
+    end.
+
 %%--------------------------------------------------------------------
 %% Helpers
 

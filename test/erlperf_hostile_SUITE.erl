@@ -61,7 +61,9 @@ limits(Config) ->
                                  {"-d", "99999999999999999999999", "4294967295"},
                                  {"-l", "99999999999999999999999", "576460752303423487"},
                                  {"-s", "5G", "4294967295"}]],
-    usage(Config, ["ok.", "-q", "--max", "1G"], "--max: 1G is above the limit of " ++ Limit).
+    usage(Config, ["ok.", "-q", "--max", "1G"], "--max: 1G is above the limit of " ++ Limit),
+    %% a value with a newline is quoted on the one line
+    usage(Config, ["ok.", "-c", "1\n2"], "-c: '1 2' is not a positive integer").
 
 ignored_options(Config) ->
     usage(Config, ["ok.", "--fail-on-regression", "5"], "--fail-on-regression needs --baseline"),
