@@ -747,6 +747,8 @@ concurrency_options(Given) ->
 -spec perf_test(map()) -> perf_test().
 perf_test(#{help := true}) ->
     #{help => true};
+perf_test(#{perf_test := Help}) when Help =:= "-h"; Help =:= "--help" ->
+    #{help => true};   % `--perf-test --help': help, not a file named so
 perf_test(#{perf_test := File} = Given) ->
     #{help => false, file => File, paths => maps:get(paths, Given, []),
       options => maps:without([perf_test, paths, help], Given)};

@@ -422,6 +422,10 @@ count_test_() ->
 %% is a result or a usage error with text, never an exception (the three grammars; the
 %% seed is fixed so a failure repeats). The text quotes the bad value as given, newlines
 %% too: the command line prints it as one line (erlperf_hostile_SUITE).
+perf_test_help_test_() ->
+    [?_assertEqual({ok, #{help => true}}, erlperf_args:parse_perf_test(["--perf-test", H]))
+     || H <- ["-h", "--help"]].
+
 fuzz_test_() ->
     {timeout, 120,
      fun () ->
