@@ -397,22 +397,25 @@ outcome({incompatible_options, _, _, _}) -> usage;
 outcome({sweep, _}) -> usage;
 outcome(_Crashed) -> benchmark_failed.
 
-%% A reason the engine explains, or an internal error: a bug, whose details are worth
-%% more than one line.
+%% A reason the engine explains, or an internal error: a bug, whose details (class,
+%% reason, stack) are written to a file for the report.
 -spec known(error | exit | throw, term(), [tuple()]) -> term().
 known(Class, Reason, Stack) ->
     case erlperf:is_known_error(Reason) of
-        true -> Reason;
-        false -> {internal, Class, Reason, Stack}
+        true ->
+            Reason;
+        false ->
+            File = filename:join(erlperf_system:temp_dir(), "erlperf-crash-" ++ os:getpid() ++ ".txt"),
+            Details = io_lib:format("erlperf ~ts, OTP ~ts~n~p:~p~n~p~n",
+                                    [erlperf_args:version(), erlang:system_info(otp_release),
+                                     Class, Reason, Stack]),
+            {internal, Reason, File, erlperf_output:write_atomic(File, Details)}
     end.
 
 %% A reason raised while parsing, preparing or benchmarking, as one line.
 -spec format_error(term()) -> string().
-format_error({internal, Class, Reason, Stack}) ->
-    Details = io_lib:format("erlperf ~ts, OTP ~ts~n~p:~p~n~p~n",
-                            [erlperf_args:version(), erlang:system_info(otp_release), Class, Reason, Stack]),
-    File = filename:join(temp_dir(), "erlperf-crash-" ++ os:getpid() ++ ".txt"),
-    Where = case erlperf_output:write_atomic(File, Details) of
+format_error({internal, Reason, File, Written}) ->
+    Where = case Written of
                 ok -> "details in " ++ File;
                 {error, _} -> "no details written (" ++ File ++ " could not be written)"
             end,
@@ -428,13 +431,6 @@ format_error({Tag, _} = Reason) when Tag =:= code_path; Tag =:= distribution ->
     erlperf_cli_vm:format_error(Reason);
 format_error(Reason) ->
     erlperf:format_error(Reason).
-
--spec temp_dir() -> string().
-temp_dir() ->
-    case os:getenv("TMPDIR") of
-        Dir when is_list(Dir), Dir =/= "" -> Dir;
-        _ -> "/tmp"
-    end.
 
 %%--------------------------------------------------------------------
 %% Terminal: progress, colour, width

@@ -419,15 +419,12 @@ discard_output() ->
 
 %% fprof's trace and analysis files, in a directory of their own (made by start/3).
 files(fprof) ->
-    Dir = filename:join(temp_root(), flat("erlperf_profile_~s_~b",
+    Dir = filename:join(erlperf_system:temp_dir(), flat("erlperf_profile_~s_~b",
                                           [os:getpid(), erlang:unique_integer([positive])])),
     #{dir => Dir, trace => filename:join(Dir, "fprof.trace"),
       analysis => filename:join(Dir, "fprof.analysis")};
 files(_Tool) ->
     #{}.
-
-temp_root() ->
-    hd([D || D <- [os:getenv("TMPDIR"), os:getenv("TEMP"), os:getenv("TMP"), "/tmp"], is_list(D), D =/= ""]).
 
 %% `ok', or what the tool answered instead.
 start(eprof, Workers, _Files) ->

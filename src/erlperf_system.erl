@@ -6,11 +6,13 @@
 %%% This project adds `os_name' (family, name and kernel version, as text), `vm' (the
 %%% banner, trimmed), `otp_release' and `schedulers' (online).
 %%%
+%%% Also names the directory for temporary files, as the OS tells it (`temp_dir/0').
+%%%
 %%% Reads `/proc/cpuinfo' on Linux and `sysctl' on macOS/BSD for the CPU model; falls back
 %%% to the architecture string. Cost: one file read or one short OS command per call.
 -module(erlperf_system).
 
--export([info/0]).
+-export([info/0, temp_dir/0]).
 
 -export_type([info/0]).
 
@@ -33,6 +35,11 @@ info() ->
       vm => trim(Version),
       otp_release => erlang:system_info(otp_release),
       schedulers => erlang:system_info(schedulers_online)}.
+
+%% @doc The directory for temporary files: `$TMPDIR', `$TEMP' or `$TMP', else `/tmp'.
+-spec temp_dir() -> file:filename().
+temp_dir() ->
+    hd([D || D <- [os:getenv("TMPDIR"), os:getenv("TEMP"), os:getenv("TMP"), "/tmp"], is_list(D), D =/= ""]).
 
 os_name() ->
     {Family, Name} = os:type(),

@@ -275,10 +275,12 @@ signalled(Config, Args, Signal, Status, Expected) ->
 
 signalled(Config, Args, Signal, Status, Expected, Wrapper) ->
     Dir = ?config(dir, Config),
-    Port = start(Config, Args, [], Wrapper),
+    %% the runner's init (in the peer, isolated) leaves a file: the run is under way
+    Mark = filename:join(Dir, "started"),
+    Init = lists:flatten(io_lib:format("file:write_file(~0p, <<>>).", [Mark])),
+    Port = start(Config, Args ++ ["--init", Init], [], Wrapper),
     {os_pid, Pid} = erlang:port_info(Port, os_pid),
-    %% measuring: the VM (and, isolated, its peer) is up and the sample has begun
-    true = erlperf_test_lib:wait_for(fun () -> started(Pid, Args) end, ?RUN_TIMEOUT_MS, 100),
+    true = erlperf_test_lib:wait_for(fun () -> filelib:is_regular(Mark) end, ?RUN_TIMEOUT_MS, 50),
     Children = children(Pid),
     [?assertEqual(nomatch, string:find(cmdline(C), "setcookie")) || C <- Children],
     [] = os:cmd("kill -" ++ Signal ++ " " ++ integer_to_list(Pid)),
@@ -288,14 +290,6 @@ signalled(Config, Args, Signal, Status, Expected, Wrapper) ->
     ?assertEqual(Expected, lines(Err)),
     true = erlperf_test_lib:wait_for(fun () -> [] =:= [C || C <- [Pid | Children], alive(C)] end,
                                      ?SIGNAL_EXIT_MS, 100).
-
-%% The VM has started measuring: isolated, once its peer runs; else once it has loaded
-%% the generated module (its progress shows nowhere else).
-started(Pid, Args) ->
-    case lists:member("-i", Args) of
-        true -> children(Pid) =/= [] andalso timer:sleep(1000) =:= ok;
-        false -> alive(Pid) andalso timer:sleep(1500) =:= ok
-    end.
 
 children(Pid) ->
     [list_to_integer(P) || P <- string:lexemes(os:cmd("pgrep -P " ++ integer_to_list(Pid)), "\n")].
