@@ -224,36 +224,30 @@ sigterm() ->
            "erlperf started is gone and a node the user runs keeps no agent module, trace pattern "
            "or trace flag"}].
 sigterm(Config) ->
-    {Peer, Env} = user_node(Config),
-    try
-        Running = start(["--perf-test", hostile(Config), "--out-dir", ?config(dir, Config)], Env, Config),
-        ok = await_err(Running, "load runs"),
-        _ = os:cmd("kill -TERM " ++ integer_to_list(os_pid(Running))),
-        R = finish(Running),
+    signalled(Config, "TERM", fun (R) ->
         ?assertEqual(143, status(R)),
-        ?assertEqual("", out(R)),
         ?assertEqual("erlperf: stopped by SIGTERM", lists:last(err_lines(R))),
-        no_report(R),
         ?assertMatch([{teardown_run, [_, _]}, test_teardown], lists:nthtail(length(callbacks(Config)) - 2,
-                                                                            callbacks(Config))),
-        no_node_left(R),
-        nothing_left(Peer)
-    after
-        peer:stop(Peer)
-    end.
+                                                                            callbacks(Config)))
+    end).
 
 sigint() ->
     [{doc, "SIGINT during the load: the VM exits 130 at once (Erlang cannot handle SIGINT); the "
            "test node erlperf started halts as its control connection closes, and a node the user "
            "runs is left without agent module, trace pattern or trace flag"}].
 sigint(Config) ->
+    signalled(Config, "INT", fun (R) -> ?assertEqual(130, status(R)) end).
+
+%% Sends the signal during the load; checks the run with Check, then what every signal
+%% must leave: an empty stdout, no VM report, no test node, nothing on the user's node.
+signalled(Config, Signal, Check) ->
     {Peer, Env} = user_node(Config),
     try
         Running = start(["--perf-test", hostile(Config), "--out-dir", ?config(dir, Config)], Env, Config),
         ok = await_err(Running, "load runs"),
-        _ = os:cmd("kill -INT " ++ integer_to_list(os_pid(Running))),
+        _ = os:cmd("kill -" ++ Signal ++ " " ++ integer_to_list(os_pid(Running))),
         R = finish(Running),
-        ?assertEqual(130, status(R)),
+        Check(R),
         ?assertEqual("", out(R)),
         no_report(R),
         no_node_left(R),
@@ -272,11 +266,7 @@ hostile(Config) ->
 %% have started this VM with SIGINT ignored, which its children would inherit).
 start(Args, Env, Config) ->
     Err = filename:join(?config(dir, Config), "stderr." ++ integer_to_list(erlang:unique_integer([positive]))),
-    Reset = case os:find_executable("perl") of
-                false -> [];
-                Perl -> [Perl, "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die"]
-            end,
-    Exec = Reset ++ [erlperf_test_lib:escript_path() | Args],
+    Exec = erlperf_test_lib:default_sigint() ++ [erlperf_test_lib:escript_path() | Args],
     Base = [{"COLUMNS", false}, {"NO_COLOR", false} | [{V, false} || V <- ?ENV]],
     Vars = maps:merge(maps:from_list(Base), maps:from_list([{"HOSTILE_LOG", ?config(log, Config)} | Env])),
     Port = open_port({spawn_executable, "/bin/sh"},

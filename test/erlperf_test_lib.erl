@@ -4,7 +4,7 @@
 
 -export([wait_for/2, wait_for/3, capture/0, app_without_monitor/1, restore_app/1,
          prop_check/3, prop_forall/2, with_proper/1, root/0, escript_path/0, escript/2,
-         with_escript/1, build_escript/0]).
+         with_escript/1, build_escript/0, default_sigint/0]).
 
 %% Longest an escript run of escript/2 may take.
 -define(ESCRIPT_TIMEOUT_MS, 150000).
@@ -28,6 +28,16 @@ escript_path() ->
     case os:getenv("ERLPERF_ESCRIPT") of
         false -> built_escript();
         Path -> Path
+    end.
+
+%% @doc A command prefix that runs the command after it with SIGINT's default action (this
+%% node may ignore SIGINT, and a child inherits that; a terminal's shell would not): perl,
+%% essential in Debian, resets it and execs the rest (the OS pid stays). `[]' without perl.
+-spec default_sigint() -> [string()].
+default_sigint() ->
+    case os:find_executable("perl") of
+        false -> [];
+        Perl -> [Perl, "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die"]
     end.
 
 %% @doc A suite's config with the escript under test as `escript' (built now unless
