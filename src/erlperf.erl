@@ -63,6 +63,9 @@
                          report => basic | extended | full,     % result shape [basic]
                          priority => erlang:priority_level(),   % of the sampler [high]
                          compare => parallel | sequential | interleaved, % several codes [parallel]
+                         %% independent repetitions, the samples split among them; auto: 1,
+                         %% or a few when codes are compared in a full report [auto]
+                         forks => pos_integer() | auto,
                          confidence => number(),                % percent, of intervals and verdicts [95]
                          noise => number(),                     % noise floor of verdicts, percent [1]
                          memory => boolean(),                   % cost per call in result.cost [false]
@@ -249,6 +252,10 @@ format_error({invalid_option, Key, Value}) ->
 format_error({incompatible_options, compare, interleaved, isolation}) ->
     "compare interleaved cannot be combined with isolation: jobs take turns by suspending "
     "each other's workers, so they must share one node";
+format_error({incompatible_options, forks, N, {samples, Samples}}) ->
+    flat("~b forks need at least ~b samples (a sample per fork), not ~b", [N, N, Samples]);
+format_error({incompatible_options, forks, N, What}) ->
+    flat("~b forks cannot be combined with ~ts: ~ts", [N, forks_what(What), forks_why(What)]);
 format_error({incompatible_options, profile, Tool, nodes}) ->
     flat("profile (~ts) cannot be combined with nodes: a profile is of one node's workers", [Tool]);
 format_error({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profiler_busy;
@@ -292,7 +299,7 @@ is_known_error(_Reason) ->
 defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
       cv => undefined, report => basic, priority => high, compare => parallel,
-      confidence => 95, noise => 1, memory => false, latency => false,
+      forks => auto, confidence => 95, noise => 1, memory => false, latency => false,
       profile => undefined}.
 
 %% @doc Default sweep options (besides the run options).
@@ -364,6 +371,8 @@ valid_option(isolation, I) -> is_map(I);
 valid_option(nodes, Nodes) -> is_list(Nodes) andalso Nodes =/= [] andalso lists:all(fun is_atom/1, Nodes);
 valid_option(progress, F) -> is_function(F, 1);
 valid_option(compare, C) -> lists:member(C, [parallel, sequential, interleaved]);
+valid_option(forks, auto) -> true;
+valid_option(forks, N) -> within(samples, N);
 valid_option(confidence, C) -> is_number(C) andalso C > 0 andalso C < 100;
 valid_option(noise, N) -> is_number(N) andalso N >= 0 andalso N < 100;
 valid_option(memory, M) -> is_boolean(M);
@@ -414,12 +423,12 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
     _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
          || C <- CodeMaps],
     ok = check_profile(Opts),
-    {CodeMaps, Opts, Conc}.
+    {CodeMaps, Opts#{forks => erlperf_forks:resolve(length(CodeMaps), Opts, Conc)}, Conc}.
 
 %% Full reports of codes run together, compared with each other.
 measure(CodeMaps, Opts, Conc) ->
-    erlperf_comparison:annotate(relative(dispatch(CodeMaps, Opts, Conc)),
-                                maps:with([confidence, noise], Opts)).
+    Reports = erlperf_forks:run(CodeMaps, Opts, fun (Codes, ForkOpts) -> dispatch(Codes, ForkOpts, Conc) end),
+    erlperf_comparison:annotate(relative(Reports), maps:with([confidence, noise], Opts)).
 
 %%--------------------------------------------------------------------
 %% Where to run: strategies below the facade, each returning full reports.
@@ -464,6 +473,13 @@ shape(#{result := #{values := Values}}, extended) ->
 
 %%--------------------------------------------------------------------
 %% Error text
+
+forks_what(concurrency_estimation) -> "concurrency estimation";
+forks_what(What) -> atom_to_list(What).
+
+forks_why(concurrency_estimation) -> "each step is one run";
+forks_why(nodes) -> "the nodes run at the same time, once";
+forks_why(cv) -> "cv samples one run until it is stable".
 
 format_crash(error, undef, [{M, F, Args, _} | _]) ->
     Arity = if is_list(Args) -> length(Args); true -> Args end,

@@ -81,22 +81,39 @@ first_highest(Score, [First | Rest]) ->
     Best.
 
 describe(#{result := #{values := Values} = Result} = Report, Confidence) ->
-    Report#{result => Result#{ci => erlperf_stat:confidence_interval(Values, Confidence),
+    Report#{result => Result#{ci => erlperf_stat:interval(Values, sizes(Result), Confidence),
                               confidence => Confidence,
                               outliers => erlperf_stat:outliers(Values)}}.
 
+%% Samples per fork; a single run is one fork.
+sizes(#{forks := #{sizes := Sizes}}) -> Sizes;
+sizes(#{values := Values}) -> [length(Values)].
+
 against_fastest(Reports, Stat) ->
     Fastest = fastest(Reports),
-    #{label := Label, result := #{values := Base}} = Fastest,
+    #{label := Label, result := Base} = Fastest,
     [case R =:= Fastest of
          true -> R;
          false -> R#{comparison => compare(Label, Base, R, Stat)}
      end || R <- Reports].
 
-compare(Label, Base, #{result := #{values := Values}} = Report, Stat) ->
-    Options = (maps:with([confidence, noise], Stat))#{test => test(Report, Base, Values),
-                                                      better => better(Report)},
-    Comparison = erlperf_stat:compare(Base, Values, Options),
+%% Forked runs are compared fork by fork: the fork means of the two, paired (fork I of
+%% both ran side by side, or one right after the other); a single run sample by sample.
+compare(Label, #{values := Base} = BaseResult, #{result := #{values := Values} = Result} = Report,
+        Stat) ->
+    Options = maps:with([confidence, noise], Stat),
+    Comparison = case {sizes(BaseResult), sizes(Result)} of
+                     {[_, _ | _] = BaseSizes, [_, _ | _] = Sizes} ->
+                         Means = fun (V, S) -> [erlperf_stat:mean(F) || F <- erlperf_stat:split(V, S)] end,
+                         C = erlperf_stat:compare(Means(Base, BaseSizes), Means(Values, Sizes),
+                                                  Options#{test => paired, better => better(Report)}),
+                         C#{basis => forks, forks => length(Sizes)};
+                     _ ->
+                         C = erlperf_stat:compare(Base, Values,
+                                                  Options#{test => test(Report, Base, Values),
+                                                           better => better(Report)}),
+                         C#{basis => single_run}
+                 end,
     Comparison#{against => Label}.
 
 %% Samples taken at the same instants (parallel) or in the same rounds (interleaved)

@@ -37,8 +37,9 @@
 %% erlperf_cluster on their nodes.
 -export([benchmark/3]).
 
-%% Internal exports: erlperf_cluster computes the totals of several nodes the same way.
--export([statistics/2, qps/3]).
+%% Internal exports: erlperf_cluster computes the totals of several nodes the same way,
+%% erlperf_forks the statistics of several forks.
+-export([statistics/2, qps/3, result/4]).
 
 -type report() :: erlperf:report().
 
@@ -217,8 +218,10 @@ report(#{code := Code, info := Info}, Mode, Concurrency, Run, Opts) ->
         #{} -> Report
     end.
 
+%% @private
 %% Statistics over the per-sample values, the raw samples, the time of one iteration
 %% (nanoseconds, of one worker) and the iterations per second.
+-spec result(continuous | timed, pos_integer(), map(), erlperf:run_options()) -> map().
 result(Mode, Concurrency, #{values := Values} = Run, #{sample_duration := Duration} = Opts) ->
     #{average := Average} = Stats = statistics(Mode, Values),
     Stats#{samples => maps:get(samples, Run), time => maps:get(time, Run),

@@ -23,6 +23,23 @@
 %%%   Abramowitz and Stegun's 26.7.8 approximation, as R's `pt' above 4·10^5. Within
 %%%   1e-6 of the median the t quantile keeps about 9 digits (the tail, near 0.5, has
 %%%   16 digits, T near 0 far fewer).</dd>
+%%% <dt>fork</dt><dd>one of several independent repetitions of a run, each with a fresh
+%%%   copy of the code and fresh workers. Samples of one fork share whatever held for that
+%%%   fork (where the code was placed, which CPU each worker got, the machine's state at
+%%%   the time), so they vary less among themselves than the whole does.</dd>
+%%% <dt>forked interval</dt><dd>Student's t interval of the fork means,
+%%%   `m ± t(1 - α/2, F - 1) · s / √F', `m' and `s' the mean and standard deviation of the
+%%%   F fork means: exact when fork means are normal and independent, whatever the split
+%%%   of their variance between and within forks (with unequal fork sizes, nearly so).
+%%%   A single run's interval (F = 1) is the t interval of its samples, which only knows
+%%%   the variation within that run.</dd>
+%%% <dt>variance components</dt><dd>the one-way random-effects model
+%%%   `y(f, i) = μ + a(f) + e(f, i)', estimated by the analysis of variance: with N
+%%%   samples in F forks of sizes n(f), MSB = Σ n(f)(ȳ(f) - ȳ)² / (F - 1) and MSW =
+%%%   ΣΣ (y(f, i) - ȳ(f))² / (N - F), the within variance is MSW and the between
+%%%   variance max(0, (MSB - MSW) / n0), n0 = (N - Σ n(f)² / N) / (F - 1) (the fork size,
+%%%   for equal forks); ȳ is the mean of all samples. R's `aov' gives the same mean
+%%%   squares.</dd>
 %%% <dt>quartiles</dt><dd>Q1, median, Q3 by linear interpolation between order
 %%%   statistics, R's `quantile(x, type = 7)': the p-quantile of sorted x(1..n) is
 %%%   x(⌊h⌋) + (h - ⌊h⌋)(x(⌊h⌋+1) - x(⌊h⌋)) with h = 1 + (n - 1)p. (`median/1' and
@@ -92,12 +109,14 @@
 %% API: descriptive statistics of one runner's samples.
 -export([summary/1, mean/1, stddev/1, median/1, percentile/2, percentiles/2, cv/1,
          confidence_interval/1, confidence_interval/2, quartiles/1, outliers/1]).
+%% API: samples taken in forks (independent repetitions of one run).
+-export([split/2, components/1, interval/3]).
 %% API: comparison of two runners' samples (for reports and the command line).
 -export([compare/2, compare/3, compare_defaults/0, verdict_text/1, hodges_lehmann/2]).
 %% API: distributions behind the tests above (exported for their tests against R).
 -export([t_cdf/2, t_quantile/2, normal_cdf/1, normal_quantile/1, incomplete_beta/3]).
 
--export_type([summary/0, outliers/0, test/0, compare_options/0, comparison/0]).
+-export_type([summary/0, outliers/0, components/0, test/0, compare_options/0, comparison/0]).
 
 -type summary() :: #{average := float(), min := number(), max := number(),
                      stddev := float(), median := number(), p99 := number(),
@@ -109,6 +128,14 @@
                       high_mild_fence := float(), high_severe_fence := float(),
                       low_severe := non_neg_integer(), low_mild := non_neg_integer(),
                       high_mild := non_neg_integer(), high_severe := non_neg_integer()}.
+
+%% Variance components of samples taken in forks (see components/1): the forks, their
+%% sizes and means, the mean of the means, and the estimated variances between and
+%% within forks (`undefined' when the forks cannot tell: one fork, or one sample each).
+-type components() :: #{forks := pos_integer(), sizes := [pos_integer()],
+                        means := [float()], mean := float(),
+                        between_variance := float() | undefined,
+                        within_variance := float() | undefined}.
 
 -type test() :: welch | paired | mann_whitney.
 
@@ -124,14 +151,17 @@
 %% is 0; `ci_pct' and `p' are `undefined' when there are too few samples to test (then
 %% `significant' is false). `statistic' (t, or z for mann_whitney) and `df' (t-tests)
 %% are present when finite. `within_noise' is true when the test rejected equality but
-%% the change is within the noise floor.
+%% the change is within the noise floor. `basis' and `forks' are not set here: callers
+%% comparing runs add what the samples were (fork means of `forks' forks, or the samples
+%% of one run), and verdict_text/1 shows it.
 -type comparison() :: #{test := test(), confidence := number(), better := higher | lower,
                         noise := number(), within_noise := boolean(),
                         verdict := faster | slower | no_difference,
                         change_pct := float() | undefined,
                         ci_pct := {float(), float()} | undefined,
                         significant := boolean(), p := float() | undefined,
-                        statistic => float(), df => float()}.
+                        statistic => float(), df => float(),
+                        basis => forks | single_run, forks => pos_integer()}.
 
 -define(DEFAULT_CONFIDENCE, 95).
 %% Tukey's multiples of the IQR for mild and severe outliers.
@@ -271,6 +301,51 @@ outliers(Samples) ->
             high_mild_fence => HighMildFence, high_severe_fence => HighSevereFence}.
 
 %%--------------------------------------------------------------------
+%% API: samples in forks
+
+%% @doc Splits samples taken fork after fork into the forks' samples, by the forks'
+%% sizes (which add up to the number of samples).
+-spec split([number()], [pos_integer()]) -> [[number(), ...]].
+split(Values, Sizes) ->
+    split(Values, Sizes, []).
+
+%% @doc Variance components of samples taken in forks (one list per fork, none empty):
+%% see the glossary. The between variance needs two forks, the within variance a fork
+%% with two samples.
+-spec components([[number(), ...], ...]) -> components().
+components([_ | _] = Forks) ->
+    Sizes = [length(F) || F <- Forks],
+    Means = [mean(F) || F <- Forks],
+    {NF, N} = {length(Forks), lists:sum(Sizes)},
+    Within = case N - NF of
+                 0 -> undefined;
+                 DfW -> lists:sum([squares(F, M) || {F, M} <- lists:zip(Forks, Means)]) / DfW
+             end,
+    Between = case {NF, Within} of
+                  {1, _} ->
+                      undefined;
+                  {_, undefined} ->
+                      undefined;
+                  _ ->
+                      Grand = lists:sum([lists:sum(F) || F <- Forks]) / N,
+                      Msb = lists:sum([S * (M - Grand) * (M - Grand)
+                                       || {S, M} <- lists:zip(Sizes, Means)]) / (NF - 1),
+                      N0 = (N - lists:sum([S * S || S <- Sizes]) / N) / (NF - 1),
+                      max(0.0, (Msb - Within) / N0)
+              end,
+    #{forks => NF, sizes => Sizes, means => Means, mean => mean(Means),
+      between_variance => Between, within_variance => Within}.
+
+%% @doc The confidence interval of samples taken in forks of the given sizes: with
+%% several forks the t interval of the fork means (see the glossary), with one fork
+%% `confidence_interval(Values, Confidence)'.
+-spec interval([number(), ...], [pos_integer(), ...], number()) -> {float(), float()} | undefined.
+interval(Values, [_], Confidence) ->
+    confidence_interval(Values, Confidence);
+interval(Values, Sizes, Confidence) ->
+    confidence_interval([mean(F) || F <- split(Values, Sizes)], Confidence).
+
+%%--------------------------------------------------------------------
 %% API: two runners
 
 %% @equiv compare(A, B, #{})
@@ -310,7 +385,8 @@ compare_defaults() ->
     #{test => welch, confidence => ?DEFAULT_CONFIDENCE, better => higher, noise => 0}.
 
 %% @doc One line for people: "12.3% slower (95% CI 10.1..14.5%)", "4.0% faster (...)",
-%% "no significant difference (95% CI -1.2..2.0%)". A slower or faster change and its
+%% "no significant difference (95% CI -1.2..2.0%)"; with a `basis', the interval says
+%% what it knows: "(95% CI 10.1..14.5%, 5 forks)", "(..., one run)". A slower or faster change and its
 %% interval are given as magnitudes in that direction; no difference, signed (B - A).
 -spec verdict_text(comparison()) -> iodata().
 verdict_text(#{verdict := no_difference, within_noise := true, noise := Noise} = Comparison) ->
@@ -570,6 +646,18 @@ verdict(true, 1, higher) -> faster;
 verdict(true, -1, lower) -> faster;
 verdict(true, _Direction, _Better) -> slower.
 
+split([], [], Acc) ->
+    lists:reverse(Acc);
+split(Values, [Size | Sizes], Acc) when is_integer(Size), Size > 0, length(Values) >= Size ->
+    {Fork, Rest} = lists:split(Size, Values),
+    split(Rest, Sizes, [Fork | Acc]);
+split(Values, Sizes, _Acc) ->
+    erlang:error({fork_sizes, length(Values), Sizes}).
+
+%% Sum of squared deviations from M.
+squares(Values, M) ->
+    lists:foldl(fun (X, Acc) -> Acc + (X - M) * (X - M) end, 0.0, Values).
+
 percent_of(undefined, _Mean) -> undefined;
 percent_of(_Value, Mean) when Mean == 0 -> undefined;
 percent_of({Low, High}, Mean) -> {percent_of(Low, Mean), percent_of(High, Mean)};
@@ -635,16 +723,23 @@ verdict_sign(#{verdict := faster, better := higher}) -> 1;
 verdict_sign(#{verdict := slower, better := lower}) -> 1;
 verdict_sign(_Comparison) -> -1.
 
-verdict_detail(#{ci_pct := {Low, High}, confidence := Confidence}, Sign, Decimals) ->
+verdict_detail(Comparison, Sign, Decimals) ->
+    [" (", detail(Comparison, Sign, Decimals), basis(Comparison), ")"].
+
+detail(#{ci_pct := {Low, High}, confidence := Confidence}, Sign, Decimals) ->
     [Lo, Hi] = lists:sort([Sign * Low, Sign * High]),
-    [" (", format_number(Confidence), "% CI ", format_pct(Lo, Decimals), "..",
-     format_pct(Hi, Decimals), "%)"];
-verdict_detail(#{p := undefined}, _Sign, _Decimals) ->
-    " (too few samples to test)";
-verdict_detail(#{p := P}, _Sign, _Decimals) when P < ?P_SHOWN_MIN ->
-    io_lib:format(" (p < ~s)", [float_to_list(?P_SHOWN_MIN, [short])]);
-verdict_detail(#{p := P}, _Sign, _Decimals) ->
-    io_lib:format(" (p = ~.3f)", [P]).
+    [format_number(Confidence), "% CI ", format_pct(Lo, Decimals), "..", format_pct(Hi, Decimals), "%"];
+detail(#{p := undefined}, _Sign, _Decimals) ->
+    "too few samples to test";
+detail(#{p := P}, _Sign, _Decimals) when P < ?P_SHOWN_MIN ->
+    io_lib:format("p < ~s", [float_to_list(?P_SHOWN_MIN, [short])]);
+detail(#{p := P}, _Sign, _Decimals) ->
+    io_lib:format("p = ~.3f", [P]).
+
+%% What the interval knows: the variation between forks, or within one run.
+basis(#{basis := forks, forks := Forks}) -> io_lib:format(", ~b forks", [Forks]);
+basis(#{basis := single_run}) -> ", one run";
+basis(#{}) -> "".
 
 %% Decimals enough to show two significant digits of the largest magnitude among the
 %% change and its interval, 1 at least: one precision for the whole line.

@@ -1,0 +1,165 @@
+%%% @doc Forks: a benchmark measured in several independent repetitions, so that its
+%%% interval and verdicts know the variation between runs, not only within one.
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>fork</b>: one repetition. Each starts fresh jobs: the runner is generated
+%%%       and loaded again (a new copy of the loop, placed where the code loader puts
+%%%       it), its workers are new processes, and with `isolation' each fork gets new
+%%%       peer nodes. The `samples' of a run are split among its forks (the first
+%%%       `samples rem forks' forks take one more), so forks cost no more samples;
+%%%       `warmup' samples are taken and discarded in every fork.</li>
+%%%   <li><b>order</b>: the forks of compared codes take turns, fork by fork: A1 B1,
+%%%       B2 A2, A3 B3, ... (`compare => sequential'), or run together as the compare
+%%%       mode says, the jobs started in the given order in odd forks and in reverse in
+%%%       even ones (who starts first, and gets the first scheduler, alternates). Drift of
+%%%       the machine over the run reaches every code alike.</li>
+%%%   <li><b>auto</b> (the default): one fork (a single run, as erlperf 2.3 measures)
+%%%       unless the run compares codes in a full report, that is, unless it gives
+%%%       verdicts; then {@link auto/1} forks. Verdicts of a single run are labelled
+%%%       so.</li>
+%%% </ul>
+%%% The merged report of a code holds every fork's samples in `result.values' (fork
+%%% after fork) and `result.forks' ({@link erlperf_stat:components/1}: sizes, means,
+%%% and the variance between and within forks); its `ci' is the t interval of the fork
+%%% means (see {@link erlperf_comparison}). With `memory', `latency' or `profile', those
+%%% are measured once, after the last fork.
+%%%
+%%% Example:
+%%% ```
+%%% [#{result := #{forks := #{forks := 3, sizes := [2, 2, 2]}}}] =
+%%%     erlperf:benchmark(["rand:uniform()."], #{forks => 3, samples => 6, report => full,
+%%%                                              sample_duration => 100}, undefined).
+%%% '''
+%%% Cost: a job start and stop per fork and code (compiling the runner: milliseconds),
+%%% or a peer node start per fork and code with `isolation' (about half a second).
+-module(erlperf_forks).
+
+%% API: called by erlperf:benchmark/3.
+-export([resolve/3, auto/1, sizes/2, run/3]).
+
+%% Forks taken by `auto' at most: 5 forks give the interval 4 degrees of freedom.
+-define(AUTO_FORKS, 5).
+%% `auto' prefers forks of equal sizes, down to this many forks.
+-define(AUTO_MIN_EVEN, 3).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc The number of forks of a run of `Codes' codes with checked options `Opts'
+%% (`forks' is `auto' or a count) and concurrency options `Conc': `auto' is
+%% {@link auto/1} of the samples when several codes are compared in a full report, in
+%% continuous or timed mode, else 1. Raises `{incompatible_options, forks, N, What}' when
+%% N forks (more than one) are asked with concurrency estimation, `nodes', `cv', or with
+%% fewer samples (`What' is `{samples, Samples}').
+-spec resolve(pos_integer(), erlperf:run_options(), erlperf:concurrency_options() | undefined) ->
+          pos_integer().
+resolve(Codes, #{forks := auto} = Opts, Conc) ->
+    case Codes > 1 andalso maps:get(report, Opts) =:= full andalso Conc =:= undefined
+        andalso not is_map_key(nodes, Opts) andalso maps:get(cv, Opts) =:= undefined of
+        true -> auto(maps:get(samples, Opts));
+        false -> 1
+    end;
+resolve(_Codes, #{forks := 1}, _Conc) ->
+    1;
+resolve(_Codes, #{forks := N} = Opts, Conc) ->
+    Incompatible = [What || {What, true} <- [{concurrency_estimation, Conc =/= undefined},
+                                              {nodes, is_map_key(nodes, Opts)},
+                                              {cv, maps:get(cv, Opts) =/= undefined}]],
+    case Incompatible of
+        [What | _] -> erlang:error({incompatible_options, forks, N, What});
+        [] when N > map_get(samples, Opts) ->
+            erlang:error({incompatible_options, forks, N, {samples, map_get(samples, Opts)}});
+        [] -> N
+    end.
+
+%% @doc The forks `auto' takes for `Samples' samples: the most forks, at most 5 and at
+%% most one per sample, that split the samples evenly, if there are 3 or more such;
+%% else as many as possible up to 5 (3 samples: 3 forks; 10: 5; 8: 4; 7: 5).
+-spec auto(pos_integer()) -> pos_integer().
+auto(Samples) ->
+    Most = min(?AUTO_FORKS, Samples),
+    case [F || F <- lists:seq(Most, ?AUTO_MIN_EVEN, -1), Samples rem F =:= 0] of
+        [Even | _] -> Even;
+        [] -> Most
+    end.
+
+%% @doc How `Samples' samples are split among `Forks' forks (at most one per sample).
+-spec sizes(pos_integer(), pos_integer()) -> [pos_integer()].
+sizes(Samples, Forks) when Forks =< Samples ->
+    [Samples div Forks + case I =< Samples rem Forks of true -> 1; false -> 0 end
+     || I <- lists:seq(1, Forks)].
+
+%% @doc Runs `forks' (a count, see {@link resolve/3}) repetitions of the benchmark of
+%% `CodeMaps', each by `Run(Codes, ForkOptions)' (a strategy returning full reports in
+%% the order of `Codes'), and returns a full report per code, in order.
+-spec run([erlperf_job:code_map(), ...], erlperf:run_options(),
+          fun(([erlperf_job:code_map(), ...], erlperf:run_options()) -> [erlperf:report()])) ->
+          [erlperf:report()].
+run(CodeMaps, #{forks := 1} = Opts, Run) ->
+    Run(CodeMaps, Opts);
+run(CodeMaps, #{forks := Forks, samples := Samples} = Opts, Run) ->
+    Sizes = sizes(Samples, Forks),
+    Indexed = lists:zip(lists:seq(1, Forks), Sizes),
+    ByFork = [fork(I, Forks, Size, CodeMaps, Opts, Run) || {I, Size} <- Indexed],
+    [merge(Reports, Sizes, Opts) || Reports <- transpose(ByFork)].
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+%% Fork I of Forks: the codes in this fork's order, the after-run measures only in the
+%% last fork; the reports come back in the codes' order.
+fork(I, Forks, Size, CodeMaps, Opts, Run) ->
+    notify(Opts, {fork, I, Forks}),
+    Reversed = I rem 2 =:= 0,
+    Ordered = case Reversed of
+                  true -> lists:reverse(CodeMaps);
+                  false -> CodeMaps
+              end,
+    ForkOpts = case I =:= Forks of
+                   true -> Opts#{samples => Size};
+                   false -> Opts#{samples => Size, memory => false, latency => false,
+                                  profile => undefined}
+               end,
+    Reports = Run(Ordered, ForkOpts),
+    case Reversed of
+        true -> lists:reverse(Reports);
+        false -> Reports
+    end.
+
+notify(#{progress := Fun}, Event) -> Fun(Event);
+notify(_Opts, _Event) -> ok.
+
+transpose([[] | _]) -> [];
+transpose(Rows) -> [[H || [H | _] <- Rows] | transpose([T || [_ | T] <- Rows])].
+
+%% One code's reports of every fork, as one report: the last fork's, with the samples
+%% and statistics of all, and the forks' components.
+merge(Reports, Sizes, #{samples := Samples, forks := Forks}) ->
+    #{mode := Mode, concurrency := Concurrency, run_options := RunOptions} = Last = lists:last(Reports),
+    Results = [R || #{result := R} <- Reports],
+    Groups = [V || #{values := V} <- Results],
+    Sizes = [length(G) || G <- Groups],
+    Run = #{values => lists:append(Groups), samples => counter(Mode, Results),
+            time => lists:sum([T || #{time := T} <- Results]),
+            overdue => lists:sum([O || #{overdue := O} <- Results])},
+    Merged = erlperf_local:result(Mode, Concurrency, Run, RunOptions),
+    Extra = maps:with([cost, latency], maps:get(result, Last)),
+    Sleep = case lists:member(busy_wait, [S || #{sleep := S} <- Reports]) of
+                true -> busy_wait;
+                false -> sleep
+            end,
+    Last#{result => maps:merge(Merged, Extra#{forks => erlperf_stat:components(Groups)}),
+          sleep => Sleep, run_options => RunOptions#{samples => Samples, forks => Forks}}.
+
+%% The raw readings of all forks as one run's: timed, the microseconds of every sample;
+%% continuous, a counter starting at 0 that grows by each fork's increments in turn.
+counter(timed, Results) ->
+    lists:append([S || #{samples := S} <- Results]);
+counter(continuous, Results) ->
+    Increments = lists:append([increments(S) || #{samples := S} <- Results]),
+    lists:reverse(lists:foldl(fun (D, [Top | _] = Acc) -> [Top + D | Acc] end, [0], Increments)).
+
+increments([First | Rest]) ->
+    {Ds, _} = lists:mapfoldl(fun (C, Prev) -> {C - Prev, C} end, First, Rest),
+    Ds.
