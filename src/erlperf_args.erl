@@ -56,7 +56,7 @@
 %% How an option's value is read.
 -type arg() :: flag | no_flag | count | non_neg_count | report | compare | ratio | percent
              | noise | code | text | dir | nodes | output_format | file | out_file | gate
-             | param | bytes | profiler | files | tolerance | ms.
+             | param | bytes | profiler | files | tolerance | ms | forks.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, every runner's code map (as a default), a list the option adds to
 %% (repeatable options), or the performance test's options.
@@ -280,6 +280,10 @@ options(benchmark) ->
      {verbose, ["-v", "--verbose"], flag, cli,
       "print generated code and a VM monitor line every second"},
      {paths, ["-pa"], dir, repeated, "add DIR to the code path (repeatable)"},
+     {forks, ["--forks"], forks, run,
+      "measure in N independent repetitions, each with a fresh copy of the code and fresh "
+      "workers, the samples split among them (intervals then know how runs vary); auto: "
+      "forks when verdicts are asked for (several runners, --baseline, --save)"},
      {compare, ["--compare"], compare, run,
       "several runners: parallel (at the same time), sequential or interleaved (taking turns)"},
      {confidence, ["--confidence"], percent, run,
@@ -444,12 +448,20 @@ bounded(Key, Arg, Name, Text) when Arg =:= count; Arg =:= non_neg_count ->
     Limited = limit_key(Key),
     N =< erlperf:limit(Limited) orelse usage({limit, Name, Text, Limited}),
     N;
+bounded(_Key, forks, _Name, "auto") ->
+    auto;
+bounded(Key, forks, Name, Text) ->
+    case count(Text) of
+        N when is_integer(N), N > 0 -> bounded(Key, count, Name, Text);
+        _ -> usage({bad_value, Name, Text, forks})
+    end;
 bounded(_Key, Arg, Name, Text) ->
     value(Arg, Name, Text).
 
 %% -l counts the iterations of a timed sample.
 -spec limit_key(atom()) -> atom().
 limit_key(loop) -> timed;
+limit_key(forks) -> samples;
 limit_key(Key) -> Key.
 
 -spec apply_option(option(), string(), term(), map()) -> map().
@@ -768,6 +780,8 @@ render_args([Other | _], _Acc) -> {error, {render_argument, Other}}.
 %% Error text
 
 -spec bad_value(arg(), string(), string()) -> string().
+bad_value(forks, Name, Text) ->
+    text("~ts: ~ts is not a positive integer or auto", [Name, Text]);
 bad_value(count, Name, Text) ->
     text("~ts: '~ts' is not a positive integer (K, M, G suffixes allowed)", [Name, Text]);
 bad_value(non_neg_count, Name, Text) ->

@@ -11,9 +11,12 @@
 %%%       them). A runner without a match is reported as such, never guessed.</li>
 %%%   <li><b>name</b>: how a row is shown: its label, and in a sweep its combination,
 %%%       `lists:seq(1, N). (N=10)'.</li>
-%%%   <li><b>change</b>: the runner's samples against the baseline's, with Welch's test
-%%%       (the two were measured at different times: nothing pairs them). Throughput
-%%%       (continuous) higher is better; time (timed) lower is better.</li>
+%%%   <li><b>change</b>: the runner against the baseline's, with Welch's test (the two
+%%%       were measured at different times: nothing pairs them): their fork means when
+%%%       both ran in forks (the interval then knows how runs vary), else their samples
+%%%       (an interval of single runs, labelled "one run": it knows only the variation
+%%%       within each run). Throughput (continuous) higher is better; time (timed) lower
+%%%       is better.</li>
 %%%   <li><b>regression</b>: a runner significantly slower than a baseline, by more than
 %%%       the gate's percentage (the change's point estimate).</li>
 %%% </ul>
@@ -38,6 +41,7 @@
                    change_pct => float() | undefined,
                    ci_pct => {float(), float()} | undefined,
                    significant => boolean(),
+                   basis => forks | single_run,
                    comparison => erlperf_stat:comparison()}.
 -type row() :: #{label := binary(), name := binary(), baselines := [entry()]}.
 
@@ -122,9 +126,10 @@ entry(File, Run, #{<<"runs">> := BaseRuns}, Stat) ->
                          <<"timed">> -> lower;
                          _ -> higher
                      end,
-            Cmp = erlperf_stat:compare(values(BaseRun), values(Run), Stat#{better => Better}),
-            (maps:with([verdict, change_pct, ci_pct, significant], Cmp))#{file => File, match => How,
-                                                                          comparison => Cmp}
+            Cmp = erlperf_stat:compare_runs(run_samples(BaseRun), run_samples(Run),
+                                            Stat#{better => Better}),
+            (maps:with([verdict, change_pct, ci_pct, significant, basis], Cmp))#{
+              file => File, match => How, comparison => Cmp}
     end.
 
 match(Run, AllBaseRuns) ->
@@ -144,8 +149,8 @@ match(Run, AllBaseRuns) ->
 params(Run) ->
     maps:get(<<"params">>, Run, #{}).
 
-values(Run) ->
-    maps:get(<<"samples">>, Run).
+run_samples(Run) ->
+    {maps:get(<<"samples">>, Run), erlperf_record:fork_sizes(Run)}.
 
 regression(#{verdict := slower, significant := true, change_pct := Change}, Percent)
   when is_number(Change) ->

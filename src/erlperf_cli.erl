@@ -270,10 +270,22 @@ distributed(#{run_options := Run} = Parsed) ->
         {error, Reason} -> fail(Reason)
     end.
 
+%% A run compared with a baseline, or saved as a record (a baseline to be), gets verdicts
+%% as codes compared with each other do: `--forks auto' forks it the same way.
+-spec forks(parsed(), map(), map() | undefined) -> map().
+forks(#{baselines := Baselines, outputs := Outputs}, Run, Conc) ->
+    Record = Baselines =/= [] orelse lists:keymember(json, 2, Outputs),
+    case maps:get(forks, Run, auto) of
+        auto when Record ->
+            Run#{forks => erlperf_forks:for_verdicts(maps:merge(erlperf:defaults(), Run), Conc)};
+        _ ->
+            Run
+    end.
+
 -spec benchmark(parsed()) -> non_neg_integer().
 benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = Parsed) ->
     Progress = start_progress(Parsed),
-    Options = maps:merge(Run#{report => full}, progress_option(Progress)),
+    Options = maps:merge((forks(Parsed, Run, Conc))#{report => full}, progress_option(Progress)),
     %% any class: a load node may raise exit or throw, which must not end as a stack dump
     Outcome = try
                   verbose(Parsed),
@@ -440,7 +452,7 @@ start_progress(Parsed) ->
     case long_run(Parsed) andalso erlperf_terminal:is_terminal(stderr) of
         true ->
             Timed = is_tuple(maps:get(sample_duration, maps:get(run_options, Parsed), 0)),
-            Printer = spawn_link(fun () -> printer(Timed) end),
+            Printer = spawn_link(fun () -> printer(Timed, "") end),
             {Printer, #{progress => fun (Event) -> Printer ! {progress, Event} end}};
         false ->
             none
@@ -475,12 +487,17 @@ long_run(#{codes := Codes, run_options := Run, params := Params}) ->
     Runs = length(Codes) * Combinations,
     (Samples + Warmup) * Duration * Runs > ?PROGRESS_AFTER_MS.
 
--spec printer(boolean()) -> ok.
-printer(Timed) ->
+%% A forked run's events say which fork they are of.
+-spec printer(boolean(), iodata()) -> ok.
+printer(Timed, Fork) ->
     receive
+        {progress, {fork, I, N}} ->
+            Prefix = io_lib:format("fork ~b/~b, ", [I, N]),
+            io:put_chars(standard_error, ["\r\e[K", Prefix, "starting"]),
+            printer(Timed, Prefix);
         {progress, Event} ->
-            io:put_chars(standard_error, ["\r\e[K", progress_text(Event, Timed)]),
-            printer(Timed);
+            io:put_chars(standard_error, ["\r\e[K", Fork, progress_text(Event, Timed)]),
+            printer(Timed, Fork);
         stop ->
             io:put_chars(standard_error, "\r\e[K")
     end.

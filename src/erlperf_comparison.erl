@@ -99,21 +99,16 @@ against_fastest(Reports, Stat) ->
 
 %% Forked runs are compared fork by fork: the fork means of the two, paired (fork I of
 %% both ran side by side, or one right after the other); a single run sample by sample.
-compare(Label, #{values := Base} = BaseResult, #{result := #{values := Values} = Result} = Report,
-        Stat) ->
-    Options = maps:with([confidence, noise], Stat),
-    Comparison = case {sizes(BaseResult), sizes(Result)} of
-                     {[_, _ | _] = BaseSizes, [_, _ | _] = Sizes} ->
-                         Means = fun (V, S) -> [erlperf_stat:mean(F) || F <- erlperf_stat:split(V, S)] end,
-                         C = erlperf_stat:compare(Means(Base, BaseSizes), Means(Values, Sizes),
-                                                  Options#{test => paired, better => better(Report)}),
-                         C#{basis => forks, forks => length(Sizes)};
-                     _ ->
-                         C = erlperf_stat:compare(Base, Values,
-                                                  Options#{test => test(Report, Base, Values),
-                                                           better => better(Report)}),
-                         C#{basis => single_run}
-                 end,
+compare(Label, BaseResult, #{result := Result} = Report, Stat) ->
+    #{values := Base} = BaseResult,
+    #{values := Values} = Result,
+    Test = case sizes(Result) of
+               [_, _ | _] -> paired;
+               _ -> test(Report, Base, Values)
+           end,
+    Options = (maps:with([confidence, noise], Stat))#{test => Test, better => better(Report)},
+    Comparison = erlperf_stat:compare_runs({Base, sizes(BaseResult)}, {Values, sizes(Result)},
+                                           Options),
     Comparison#{against => Label}.
 
 %% Samples taken at the same instants (parallel) or in the same rounds (interleaved)

@@ -36,7 +36,7 @@
 -module(erlperf_forks).
 
 %% API: called by erlperf:benchmark/3.
--export([resolve/3, auto/1, sizes/2, run/3]).
+-export([resolve/3, for_verdicts/2, auto/1, sizes/2, run/3]).
 
 %% Forks taken by `auto' at most: 5 forks give the interval 4 degrees of freedom.
 -define(AUTO_FORKS, 5).
@@ -48,18 +48,15 @@
 
 %% @doc The number of forks of a run of `Codes' codes with checked options `Opts'
 %% (`forks' is `auto' or a count) and concurrency options `Conc': `auto' is
-%% {@link auto/1} of the samples when several codes are compared in a full report, in
-%% continuous or timed mode, else 1. Raises `{incompatible_options, forks, N, What}' when
+%% {@link for_verdicts/2} when several codes are compared in a full report, else 1. Raises `{incompatible_options, forks, N, What}' when
 %% N forks (more than one) are asked with concurrency estimation, `nodes', `cv', or with
 %% fewer samples (`What' is `{samples, Samples}').
 -spec resolve(pos_integer(), erlperf:run_options(), erlperf:concurrency_options() | undefined) ->
           pos_integer().
-resolve(Codes, #{forks := auto} = Opts, Conc) ->
-    case Codes > 1 andalso maps:get(report, Opts) =:= full andalso Conc =:= undefined
-        andalso not is_map_key(nodes, Opts) andalso maps:get(cv, Opts) =:= undefined of
-        true -> auto(maps:get(samples, Opts));
-        false -> 1
-    end;
+resolve(Codes, #{forks := auto, report := full} = Opts, Conc) when Codes > 1 ->
+    for_verdicts(Opts, Conc);
+resolve(_Codes, #{forks := auto}, _Conc) ->
+    1;
 resolve(_Codes, #{forks := 1}, _Conc) ->
     1;
 resolve(_Codes, #{forks := N} = Opts, Conc) ->
@@ -71,6 +68,16 @@ resolve(_Codes, #{forks := N} = Opts, Conc) ->
         [] when N > map_get(samples, Opts) ->
             erlang:error({incompatible_options, forks, N, {samples, map_get(samples, Opts)}});
         [] -> N
+    end.
+
+%% @doc The forks of a run whose results get verdicts (codes compared, or a run
+%% compared with a baseline) with checked options `Opts': {@link auto/1} of the
+%% samples, or 1 for concurrency estimation, `nodes' and `cv' (one run each).
+-spec for_verdicts(erlperf:run_options(), erlperf:concurrency_options() | undefined) -> pos_integer().
+for_verdicts(#{samples := Samples, cv := Cv} = Opts, Conc) ->
+    case Conc =:= undefined andalso not is_map_key(nodes, Opts) andalso Cv =:= undefined of
+        true -> auto(Samples);
+        false -> 1
     end.
 
 %% @doc The forks `auto' takes for `Samples' samples: the most forks, at most 5 and at

@@ -265,12 +265,18 @@ baselines(Named) ->
             end,
     Rows = [{baseline_class(E), [Name, maps:get(<<"file">>, E, <<>>), maps:get(<<"match">>, E, <<>>),
                                  pct(maps:get(<<"change_pct">>, E, null)),
-                                 pct_interval(maps:get(<<"ci95_pct">>, E, null)),
+                                 [pct_interval(maps:get(<<"ci95_pct">>, E, null)),
+                                  basis_text(maps:get(<<"interval">>, E, null))],
                                  baseline_verdict(E)]}
             || {Name, E} <- Entries],
     section_if(Entries =/= [], <<"Against the baselines">>,
                [Chart, erlperf_html:table([<<"Runner">>, <<"Baseline">>, <<"Matched by">>,
                                            <<"Change">>, <<"95% CI">>, <<"Verdict">>], Rows)]).
+
+%% What a baseline comparison's interval knows.
+basis_text(<<"forks">>) -> <<" (forks)">>;
+basis_text(<<"single_run">>) -> <<" (one run each)">>;
+basis_text(_Unknown) -> <<>>.
 
 baseline_bar(Name, #{<<"change_pct">> := C} = E) ->
     Interval = case figure(<<"ci95_pct">>, E) of
@@ -353,7 +359,8 @@ best_class(_Run) -> <<>>.
 
 qps_interval(Run) ->
     case erlperf_record:qps_bounds(Run) of
-        {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi)];
+        {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi), " (",
+                     erlperf_record:interval_label(Run), ")"];
         none -> <<"-">>
     end.
 
@@ -363,11 +370,12 @@ compared(Named) ->
 
 verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := true,
                                 <<"verdict">> := Verdict, <<"change_pct">> := Change,
-                                <<"ci95_pct">> := [Lo, Hi]}})
+                                <<"ci95_pct">> := [Lo, Hi]}} = Run)
   when is_number(Change), is_number(Lo), is_number(Hi) ->
     [Near, Far] = lists:sort([abs(Lo), abs(Hi)]),
-    io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%)",
-                  [abs(Change) / 1, Verdict, Against, Near / 1, Far / 1]);
+    io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%, ~ts)",
+                  [abs(Change) / 1, Verdict, Against, Near / 1, Far / 1,
+                   erlperf_record:interval_label(Run)]);
 verdict(#{<<"comparison">> := #{<<"against">> := Against}}) ->
     ["no significant difference from ", Against];
 verdict(_Fastest) ->

@@ -77,16 +77,17 @@ latency(null) ->
 %% The throughput's interval (per second).
 interval(Run) ->
     case erlperf_record:qps_bounds(Run) of
-        {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi)];
+        {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi), " (",
+                     erlperf_record:interval_label(Run), ")"];
         none -> "-"
     end.
 
 verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := true,
                                 <<"verdict">> := Verdict, <<"change_pct">> := Change,
-                                <<"ci95_pct">> := [Lo, Hi]}}) ->
+                                <<"ci95_pct">> := [Lo, Hi]}} = Run) ->
     [Near, Far] = lists:sort([abs(Lo), abs(Hi)]),
-    io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%)",
-                  [abs(Change), Verdict, code(Against), Near, Far]);
+    io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%, ~ts)",
+                  [abs(Change), Verdict, code(Against), Near, Far, erlperf_record:interval_label(Run)]);
 verdict(#{<<"comparison">> := #{<<"against">> := Against}}) ->
     ["no significant difference from ", code(Against)];
 verdict(_Fastest) ->

@@ -33,7 +33,8 @@
 %% API: called by the command line and the output formats.
 -export([from_reports/1, with_baselines/2, version/0]).
 %% API: what every output reads from a record the same way.
--export([param_names/1, run_name/2, qps_bounds/1, comparison/1]).
+-export([param_names/1, run_name/2, qps_bounds/1, comparison/1, fork_sizes/1,
+         interval_label/1]).
 
 -export_type([results/0, run/0]).
 
@@ -76,6 +77,7 @@ baseline(#{file := File, match := Match} = E) ->
       <<"verdict">> => atom_to_binary(maps:get(verdict, E)),
       <<"change_pct">> => number(maps:get(change_pct, E)),
       <<"ci95_pct">> => interval(maps:get(ci_pct, E)),
+      <<"interval">> => atom_to_binary(maps:get(basis, E)),
       <<"significant">> => maps:get(significant, E)}.
 
 %% @doc The names of the parameters of a sweep's record, in the order given (`[]' for
@@ -111,7 +113,7 @@ qps_bounds(_Run) ->
 %% {@link erlperf_stat:compare/3} returns it (for {@link erlperf_stat:verdict_text/1});
 %% `none' for the fastest, or a run compared with nothing.
 -spec comparison(run()) -> erlperf_stat:comparison() | none.
-comparison(#{<<"comparison">> := C}) ->
+comparison(#{<<"comparison">> := C} = Run) ->
     At = fun (Key, Chosen) -> maps:get(Chosen, C, maps:get(Key, C)) end,
     #{test => binary_to_atom(maps:get(<<"test">>, C)),
       better => binary_to_atom(maps:get(<<"better">>, C, <<"higher">>)),
@@ -122,9 +124,28 @@ comparison(#{<<"comparison">> := C}) ->
       verdict => binary_to_atom(At(<<"verdict">>, <<"verdict_at_confidence">>)),
       within_noise => At(<<"within_noise">>, <<"within_noise_at_confidence">>),
       p => undefined(maps:get(<<"p">>, C)),
-      noise => maps:get(<<"noise_pct">>, C)};
+      noise => maps:get(<<"noise_pct">>, C)}
+        #{basis => binary_to_atom(maps:get(<<"interval">>, C, <<"single_run">>)), forks => fork_count(Run)};
 comparison(_Run) ->
     none.
+
+%% @doc A run's samples per fork, as the record holds them (`[length(samples)]' for a
+%% single run, and for records written before forks).
+-spec fork_sizes(run()) -> [pos_integer()].
+fork_sizes(#{<<"forks">> := #{<<"sizes">> := Sizes}}) -> Sizes;
+fork_sizes(#{<<"samples">> := Values}) -> [length(Values)].
+
+%% @doc What a run's interval knows, for people: `"5 forks"', or `"one run"' (only the
+%% variation within that run).
+-spec interval_label(run()) -> string().
+interval_label(Run) ->
+    case fork_count(Run) of
+        1 -> "one run";
+        N -> integer_to_list(N) ++ " forks"
+    end.
+
+fork_count(Run) ->
+    length(fork_sizes(Run)).
 
 %% @doc The layout version this release writes.
 -spec version() -> pos_integer().
@@ -136,6 +157,7 @@ version() ->
 
 run(#{result := Result, label := Label} = Report, Reports) ->
     #{values := Values, average := Avg} = Result,
+    Sizes = sizes(Result),
     Base = #{<<"label">> => Label,
              <<"code">> => code(maps:get(code, Report, #{})),
              <<"mode">> => text(maps:get(mode, Report)),
@@ -148,7 +170,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              <<"p99">> => maps:get(p99, Result),
              <<"min">> => maps:get(min, Result),
              <<"max">> => maps:get(max, Result),
-             <<"ci95">> => interval(erlperf_stat:confidence_interval(Values, ?RECORD_CONFIDENCE)),
+             <<"ci95">> => interval(erlperf_stat:interval(Values, Sizes, ?RECORD_CONFIDENCE)),
+             <<"interval">> => basis(Sizes),
              <<"outliers">> => outliers(Values),
              <<"iteration_ns">> => number(maps:get(iteration_time, Result, null)),
              <<"qps">> => maps:get(qps, Result),
@@ -159,9 +182,10 @@ run(#{result := Result, label := Label} = Report, Reports) ->
     Chosen = case maps:get(confidence, Result, ?RECORD_CONFIDENCE) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C,
-                        <<"ci">> => interval(erlperf_stat:confidence_interval(Values, C))}
+                        <<"ci">> => interval(erlperf_stat:interval(Values, Sizes, C))}
              end,
-    lists:foldl(fun maps:merge/2, Base, [Chosen, dead_code(Report), cv(Report), cost(Result),
+    lists:foldl(fun maps:merge/2, Base, [Chosen, forks(Result), dead_code(Report), cv(Report),
+                                         cost(Result),
                                          latency(Result),
                                          search(Report),
                                          sweep(Report), comparison(Report, Reports),
@@ -242,18 +266,20 @@ optional(Key, Map) ->
 %% a report given without it (one report of a comparison, alone) has no comparison here.
 comparison(#{comparison := #{against := Against}} = Report, Reports) ->
     Params = maps:get(params, Report, []),
-    case [V || #{label := L, result := #{values := V}} = R <- Reports, L =:= Against,
-               not is_map_key(comparison, R), maps:get(params, R, []) =:= Params] of
+    case [Result || #{label := L, result := Result} = R <- Reports, L =:= Against,
+                    not is_map_key(comparison, R), maps:get(params, R, []) =:= Params] of
         [Fastest | _] -> comparison(Report, Fastest, Against);
         [] -> #{}
     end;
 comparison(_Report, _Reports) ->
     #{}.
 
-comparison(#{comparison := Cmp, result := #{values := Values}}, Fastest, Against) ->
+comparison(#{comparison := Cmp, result := Result}, Fastest, Against) ->
     Options = maps:with([test, better, noise], Cmp),
-    At95 = erlperf_stat:compare(Fastest, Values, Options#{confidence => ?RECORD_CONFIDENCE}),
+    At95 = erlperf_stat:compare_runs(run_samples(Fastest), run_samples(Result),
+                                     Options#{confidence => ?RECORD_CONFIDENCE}),
     Base = #{<<"against">> => Against,
+             <<"interval">> => atom_to_binary(maps:get(basis, At95)),
              <<"test">> => text(maps:get(test, Cmp)),
              <<"change_pct">> => number(maps:get(change_pct, At95)),
              <<"ci95_pct">> => interval(maps:get(ci_pct, At95)),
@@ -271,6 +297,29 @@ comparison(#{comparison := Cmp, result := #{values := Values}}, Fastest, Against
                         <<"within_noise_at_confidence">> => maps:get(within_noise, Cmp)}
              end,
     #{<<"comparison">> => maps:merge(Base, Chosen)}.
+
+%% Samples per fork of an in-memory result (a single run is one fork).
+sizes(#{forks := #{sizes := Sizes}}) -> Sizes;
+sizes(#{values := Values}) -> [length(Values)].
+
+run_samples(#{values := Values} = Result) ->
+    {Values, sizes(Result)}.
+
+%% What the intervals know: the variation between forks, or within one run.
+basis([_]) -> <<"single_run">>;
+basis(_Sizes) -> <<"forks">>.
+
+%% A forked run: the forks' sizes and means, and the standard deviations between and
+%% within forks (`null' when the forks cannot tell).
+forks(#{forks := #{forks := N} = Components}) when N > 1 ->
+    #{between_variance := Between, within_variance := Within, sizes := Sizes, means := Means} = Components,
+    #{<<"forks">> => #{<<"sizes">> => Sizes, <<"means">> => Means,
+                       <<"between_sd">> => sd(Between), <<"within_sd">> => sd(Within)}};
+forks(_Result) ->
+    #{}.
+
+sd(undefined) -> null;
+sd(Variance) -> math:sqrt(Variance).
 
 outliers(Values) ->
     maps:fold(fun (K, V, Acc) -> Acc#{atom_to_binary(K) => V} end, #{},

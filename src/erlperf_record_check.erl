@@ -111,6 +111,11 @@ run() ->
      {optional, <<"counter">>, {list, non_neg_int}},
      {optional, <<"ci95">>, interval},
      {optional, <<"ci">>, interval},
+     {optional, <<"interval">>, basis()},
+     {optional, <<"forks">>, {fields, [{required, <<"sizes">>, {nonempty, pos_int}},
+                                       {required, <<"means">>, {nonempty, number}},
+                                       {optional, <<"between_sd">>, {either, [number, null]}},
+                                       {optional, <<"within_sd">>, {either, [number, null]}}]}},
      {optional, <<"outliers">>, {fields, [{required, K, number}
                                           || K <- [<<"low_severe">>, <<"low_mild">>, <<"high_mild">>,
                                                    <<"high_severe">>, <<"low_severe_fence">>,
@@ -162,6 +167,7 @@ latency() ->
 comparison() ->
     [{required, <<"against">>, text},
      {optional, <<"test">>, text},
+     {optional, <<"interval">>, basis()},
      {optional, <<"change_pct">>, {either, [number, null]}},
      {optional, <<"ci95_pct">>, interval},
      {optional, <<"ci_pct">>, interval},
@@ -183,7 +189,13 @@ baseline() ->
      {optional, <<"verdict">>, text},
      {optional, <<"change_pct">>, {either, [number, null]}},
      {optional, <<"ci95_pct">>, interval},
+     {optional, <<"interval">>, basis()},
      {optional, <<"significant">>, bool}].
+
+%% What an interval knows: the variation between forks, or within one run.
+-spec basis() -> type().
+basis() ->
+    {enum, [<<"forks">>, <<"single_run">>]}.
 
 -spec profile() -> [field()].
 profile() ->
@@ -271,8 +283,21 @@ consistent(benchmark, #{<<"runs">> := Runs} = Record) ->
                              || N <- Names, not is_map_key(N, Params)],
                             I + 1
                     end, 0, Runs),
+    _ = lists:foldl(fun (Run, I) -> forks_consistent(Run, I), I + 1 end, 0, Runs),
     ok;
 consistent(perf_test, _Record) ->
+    ok.
+
+%% A forked run's sizes add up to its samples, and there is a mean per fork.
+forks_consistent(#{<<"forks">> := #{<<"sizes">> := Sizes, <<"means">> := Means},
+                   <<"samples">> := Samples}, I) ->
+    Path = <<"runs[", (integer_to_binary(I))/binary, "].forks">>,
+    lists:sum(Sizes) =:= length(Samples)
+        orelse throw({?MODULE, <<Path/binary, ".sizes">>, "adding up to the number of samples"}),
+    length(Means) =:= length(Sizes)
+        orelse throw({?MODULE, <<Path/binary, ".means">>, "a mean per fork"}),
+    ok;
+forks_consistent(_Run, _I) ->
     ok.
 
 -spec value(binary(), term(), type()) -> ok.

@@ -97,8 +97,8 @@ render(#{<<"runs">> := Runs} = Record, Options) ->
      timer_note(Runs),
      table(View, Sorted),
      verdicts(View, Sorted, Record),
-     [Line(View, R) || Line <- [fun search_line/2, fun dead_code_lines/2, fun overdue_line/2,
-                                fun cost_line/2], R <- Sorted],
+     [Line(View, R) || Line <- [fun forks_line/2, fun search_line/2, fun dead_code_lines/2,
+                                fun overdue_line/2, fun cost_line/2], R <- Sorted],
      latency_table(View, Sorted),
      [profile(View, R, P) || #{<<"profile">> := P} = R <- Sorted]].
 
@@ -259,14 +259,35 @@ verdicts(#{names := Names}, Runs, Record) ->
 %% A small significant difference between runners sampled in parallel may be the CPUs'.
 -spec parallel_note([run()], erlperf_record:results()) -> iodata().
 parallel_note(Runs, #{<<"compare">> := <<"parallel">>}) ->
-    Doubtful = [C || R <- Runs, #{test := paired, significant := true, change_pct := Change} = C
-                                    <- [erlperf_record:comparison(R)],
+    Doubtful = [C || R <- Runs, #{test := paired, significant := true, change_pct := Change,
+                                  basis := single_run} = C <- [erlperf_record:comparison(R)],
                      is_number(Change), abs(Change) < ?PARALLEL_DOUBT_PCT],
     case Doubtful of
         [] -> [];
         _ -> io_lib:format(?PARALLEL_NOTE, [])
     end;
 parallel_note(_Runs, _Record) ->
+    [].
+
+%% Extended and full tables: a forked run's noise, between forks (what a single run's
+%% interval cannot see) and within them, as standard deviations in percent of the average.
+-spec forks_line(view(), run()) -> unicode:chardata().
+forks_line(#{format := Format} = View, #{<<"forks">> := #{<<"sizes">> := Sizes} = Forks,
+                                        <<"average">> := Avg} = R)
+  when Format =/= basic, Avg /= 0 ->
+    Pct = fun (Key) -> case maps:get(Key, Forks, null) of
+                           null -> "unknown";
+                           Sd -> erlperf_units:percent(100 * Sd / abs(Avg))
+                       end
+          end,
+    Each = case lists:usort(Sizes) of
+               [One] -> integer_to_list(One);
+               [Low | _] = Counts -> io_lib:format("~b to ~b", [Low, lists:last(Counts)])
+           end,
+    io_lib:format("~ts: ~b forks of ~ts samples; standard deviation between forks ~ts, within a "
+                  "fork ~ts of the average~n", [name(View, R), length(Sizes), Each,
+                                                Pct(<<"between_sd">>), Pct(<<"within_sd">>)]);
+forks_line(_View, _R) ->
     [].
 
 %% Concurrency estimation: the best step, when it is not the one reported, with its

@@ -112,11 +112,13 @@
 %% API: samples taken in forks (independent repetitions of one run).
 -export([split/2, components/1, interval/3]).
 %% API: comparison of two runners' samples (for reports and the command line).
--export([compare/2, compare/3, compare_defaults/0, verdict_text/1, hodges_lehmann/2]).
+-export([compare/2, compare/3, compare_runs/3, compare_defaults/0, verdict_text/1,
+         hodges_lehmann/2]).
 %% API: distributions behind the tests above (exported for their tests against R).
 -export([t_cdf/2, t_quantile/2, normal_cdf/1, normal_quantile/1, incomplete_beta/3]).
 
--export_type([summary/0, outliers/0, components/0, test/0, compare_options/0, comparison/0]).
+-export_type([summary/0, outliers/0, components/0, run_samples/0, test/0, compare_options/0,
+              comparison/0]).
 
 -type summary() :: #{average := float(), min := number(), max := number(),
                      stddev := float(), median := number(), p99 := number(),
@@ -137,6 +139,10 @@
                         between_variance := float() | undefined,
                         within_variance := float() | undefined}.
 
+%% A run's samples, fork after fork, and the forks' sizes (`[length(Values)]' for a
+%% single run).
+-type run_samples() :: {Values :: [number(), ...], Sizes :: [pos_integer(), ...]}.
+
 -type test() :: welch | paired | mann_whitney.
 
 %% Options of compare/3; the defaults are compare_defaults/0.
@@ -151,9 +157,9 @@
 %% is 0; `ci_pct' and `p' are `undefined' when there are too few samples to test (then
 %% `significant' is false). `statistic' (t, or z for mann_whitney) and `df' (t-tests)
 %% are present when finite. `within_noise' is true when the test rejected equality but
-%% the change is within the noise floor. `basis' and `forks' are not set here: callers
-%% comparing runs add what the samples were (fork means of `forks' forks, or the samples
-%% of one run), and verdict_text/1 shows it.
+%% the change is within the noise floor. `basis' and `forks' are set by compare_runs/3:
+%% what was compared (fork means of `forks' forks, or the samples of one run);
+%% verdict_text/1 shows it.
 -type comparison() :: #{test := test(), confidence := number(), better := higher | lower,
                         noise := number(), within_noise := boolean(),
                         verdict := faster | slower | no_difference,
@@ -343,7 +349,7 @@ components([_ | _] = Forks) ->
 interval(Values, [_], Confidence) ->
     confidence_interval(Values, Confidence);
 interval(Values, Sizes, Confidence) ->
-    confidence_interval([mean(F) || F <- split(Values, Sizes)], Confidence).
+    confidence_interval(fork_means(Values, Sizes), Confidence).
 
 %%--------------------------------------------------------------------
 %% API: two runners
@@ -377,6 +383,18 @@ compare([_ | _] = A, [_ | _] = B, Options) when is_map(Options) ->
                             significant => Significant, p => P,
                             within_noise => Rejected andalso not Significant,
                             change_pct => Change, ci_pct => CiPct}).
+
+%% @doc Compares run B against run A: when both ran in several forks, their fork means
+%% (the forks are the independent units), else their samples, with `compare/3' and
+%% `Options'. The comparison says which with `basis' (`forks' or `single_run') and,
+%% for forks, `forks' (B's count).
+-spec compare_runs(A :: run_samples(), B :: run_samples(), compare_options()) -> comparison().
+compare_runs({A, [_, _ | _] = SizesA}, {B, [_, _ | _] = SizesB}, Options) ->
+    Comparison = compare(fork_means(A, SizesA), fork_means(B, SizesB), Options),
+    Comparison#{basis => forks, forks => length(SizesB)};
+compare_runs({A, _SizesA}, {B, _SizesB}, Options) ->
+    Comparison = compare(A, B, Options),
+    Comparison#{basis => single_run}.
 
 %% @doc Default options of compare/3.
 -spec compare_defaults() -> #{test := test(), confidence := number(), better := higher | lower,
@@ -653,6 +671,9 @@ split(Values, [Size | Sizes], Acc) when is_integer(Size), Size > 0, length(Value
     split(Rest, Sizes, [Fork | Acc]);
 split(Values, Sizes, _Acc) ->
     erlang:error({fork_sizes, length(Values), Sizes}).
+
+fork_means(Values, Sizes) ->
+    [mean(F) || F <- split(Values, Sizes)].
 
 %% Sum of squared deviations from M.
 squares(Values, M) ->
