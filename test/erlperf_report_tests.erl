@@ -85,11 +85,12 @@ columns(Line) ->
 report_shape_test_() ->
     {timeout, 30,
      fun () ->
+             %% the fixtures are single runs (forks => auto would fork these)
              Real = erlperf:benchmark(["rand:uniform().", "rand:uniform(10)."],
-                                      #{report => full, sample_duration => 10, samples => 2},
-                                      undefined),
+                                      #{report => full, sample_duration => 10, samples => 2,
+                                        forks => 1}, undefined),
              RealTimed = erlperf:benchmark(["rand:uniform().", "rand:uniform(10)."],
-                                           #{report => full, samples => 2,
+                                           #{report => full, samples => 2, forks => 1,
                                              sample_duration => {timed, 1000}}, undefined),
              [assert_same_shape(R, B) || R <- Real, B <- rand_crypto()],
              [assert_same_shape(R, B) || R <- RealTimed, B <- timed_mfa()],
