@@ -59,6 +59,8 @@
          utf8_code/0, latin1_code/0, latin1_label/0, latin1_failure/0, latin1_syntax_error/0,
          latin1_locale/0, format_basic/0, format_extended/0, format_full/0, format_narrow/0,
          format_default_width/0, format_2_3_example/0, format_bad_input/0]).
+-export([forks_usage/0, forks_usage/1, forks_auto/0, forks_auto/1, forks_explicit/0,
+         forks_explicit/1, forks_baseline/0, forks_baseline/1]).
 -export([compare_modes/0, compare_modes/1,
          interleaved_isolated/0, interleaved_isolated/1,
          verdict_lines/0, verdict_lines/1, unwritable_output/0, unwritable_output/1,
@@ -107,7 +109,7 @@ groups() ->
       [no_arguments, help, parser_errors, command_errors, syntax_error, syntax_error_second_line,
        bad_pa, bad_arity, runner_crash, undefined_function, init_crash, unreachable_node,
        interleaved_isolated, bad_baseline, sweep_usage, latency_crash, profile_tprof,
-       profile_nodes]},
+       profile_nodes, forks_usage]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -130,7 +132,8 @@ groups() ->
       [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes,
        compare_modes, busy_100k, verdict_lines, unwritable_output, formats_stdout, output_files,
        baseline_gate, sweep_json, sweep_cartesian, sweep_bytes, sweep_compare_baseline,
-       sweep_isolated, latency_sleep, sweep_latency]},
+       sweep_isolated, latency_sleep, sweep_latency, forks_auto, forks_explicit,
+       forks_baseline]},
      {seed, [parallel],
       [readme_squeeze_max, readme_squeeze_is_loaded, readme_squeeze_persistent_term,
        readme_timed_compare, readme_compare_warmup, readme_rand_uniform, readme_concurrency,
@@ -473,7 +476,7 @@ noise_floor(Config) ->
     [Line] = [L || L <- lines(Out), lists:prefix("timer:sleep(5). against ", L)],
     ?assertMatch("timer:sleep(5). against timer:sleep(1).: no significant difference (95% CI -" ++ _,
                  Line),
-    ?assert(lists:suffix("%), within the 95% noise floor", Line), Line),
+    ?assert(lists:suffix(", 5 forks), within the 95% noise floor", Line), Line),
     {0, Json} = run(Config, Args ++ ["--noise", "95", "--format", "json"]),
     {ok, #{<<"runs">> := Runs}} = erlperf_json:decode(Json),
     [Cmp] = [C || #{<<"comparison">> := C} <- Runs],
@@ -514,6 +517,70 @@ verdict_lines(Config) ->
                             "--confidence", "99", "-d", "100", "-s", "5"]),
     ?assertNotEqual(nomatch, string:find(Out, "timer:sleep(5). against timer:sleep(1).: "), Out),
     ?assertNotEqual(nomatch, string:find(Out, "% slower (99% CI "), Out).
+
+forks_usage() ->
+    [{doc, "--forks: a bad value, more forks than samples, and forks with -q or --cv are usage "
+      "errors, one line each, before anything runs"}].
+forks_usage(Config) ->
+    usage_error(Config, ["ok.", "--forks", "x"], "--forks: x is not a positive integer or auto"),
+    usage_error(Config, ["ok.", "--forks", "0"], "--forks: 0 is not a positive integer or auto"),
+    usage_error(Config, ["ok.", "--forks", "4", "-s", "3"],
+                "4 forks need at least 4 samples (a sample per fork), not 3"),
+    usage_error(Config, ["ok.", "--forks", "2", "-q"],
+                "2 forks cannot be combined with concurrency estimation: each step is one run"),
+    usage_error(Config, ["ok.", "--forks", "2", "--cv", "0.1"],
+                "2 forks cannot be combined with cv: cv samples one run until it is stable").
+
+forks_auto() ->
+    [{doc, "Two runners fork by default (auto), as the verdict says; one runner runs once, and "
+      "--forks 1 labels the verdict as a single run's"}].
+forks_auto(Config) ->
+    Two = ["erlang:phash2(1).", "erlang:phash2(2).", "-d", "50", "-s", "6", "-r", "extended"],
+    {0, Out} = run(Config, Two),
+    [Verdict] = [L || L <- lines(Out), string:find(L, " against ") =/= nomatch],
+    ?assertNotEqual(nomatch, string:find(Verdict, ", 3 forks)"), Out),
+    [_, _] = [L || L <- lines(Out), string:find(L, ": 3 forks of 2 samples; standard deviation "
+                                                    "between forks ") =/= nomatch],
+    {0, Single} = run(Config, Two ++ ["--forks", "1"]),
+    ?assertNotEqual(nomatch, string:find(Single, ", one run)"), Single),
+    ?assertEqual(nomatch, string:find(Single, "forks of"), Single),
+    {0, Json} = run(Config, ["erlang:phash2(1).", "-d", "50", "-s", "6", "--format", "json"]),
+    {ok, #{<<"runs">> := [Run]}} = erlperf_json:decode(Json),
+    ?assertMatch(#{<<"interval">> := <<"single_run">>}, Run),
+    ?assertNot(is_map_key(<<"forks">>, Run)).
+
+forks_explicit() ->
+    [{doc, "--forks 4 -s 10: the record holds 10 samples in forks of 3, 3, 2, 2, their means, "
+      "and an interval of the fork means; the Markdown interval says so"}].
+forks_explicit(Config) ->
+    Args = ["erlang:phash2(1).", "--forks", "4", "-s", "10", "-d", "30"],
+    {0, Json} = run(Config, Args ++ ["--format", "json"]),
+    {ok, #{<<"runs">> := [Run]}} = erlperf_json:decode(Json),
+    #{<<"samples">> := Samples, <<"interval">> := <<"forks">>, <<"ci95">> := [Lo, Hi],
+      <<"forks">> := #{<<"sizes">> := [3, 3, 2, 2] = Sizes, <<"means">> := Means,
+                       <<"between_sd">> := Between, <<"within_sd">> := Within}} = Run,
+    ?assertEqual(10, length(Samples)),
+    ?assertEqual([erlperf_stat:mean(F) || F <- erlperf_stat:split(Samples, Sizes)], Means),
+    ?assertEqual({Lo, Hi}, erlperf_stat:confidence_interval(Means, 95)),
+    ?assert(is_number(Between) andalso Between >= 0 andalso is_number(Within) andalso Within >= 0),
+    {0, Md} = run(Config, Args ++ ["--format", "markdown"]),
+    ?assertNotEqual(nomatch, string:find(Md, " (4 forks) |"), Md).
+
+forks_baseline() ->
+    [{doc, "--save and --baseline fork by default (auto): the baseline verdict compares fork "
+      "means and says so"}].
+forks_baseline(Config) ->
+    Base = filename:join(?config(priv_dir, Config), "forks_base.json"),
+    Opts = ["timer:sleep(1).", "--label", "w", "-d", "50", "-s", "6"],
+    {0, _} = run(Config, Opts ++ ["--save", Base]),
+    {ok, Bin} = file:read_file(Base),
+    {ok, #{<<"runs">> := [#{<<"interval">> := <<"forks">>,
+                            <<"forks">> := #{<<"sizes">> := [2, 2, 2]}}]}} = erlperf_json:decode(Bin),
+    {0, Out} = run(Config, Opts ++ ["--baseline", Base]),
+    [Line] = [L || L <- lines(Out), lists:prefix("w against " ++ Base ++ ": ", L)],
+    ?assertNotEqual(nomatch, string:find(Line, ", 3 forks)"), Line),
+    {0, Once} = run(Config, Opts ++ ["--baseline", Base, "--forks", "1"]),
+    ?assertNotEqual(nomatch, string:find(Once, ", one run)"), Once).
 
 interleaved_isolated() ->
     [{doc, "--compare interleaved with -i is a usage error saying why"}].
