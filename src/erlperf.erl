@@ -38,7 +38,10 @@
 %%% (`compare => parallel', as erlperf 2.3 documents), one after another
 %%% (`compare => sequential'), or take turns sample by sample, the others suspended
 %%% (`compare => interleaved'). Every job is stopped, and its module unloaded, before the
-%%% call returns or raises.
+%%% call returns or raises. With `forks => N' the measurement is repeated N times, each with
+%%% fresh jobs, the samples split among the repetitions ({@link erlperf_forks}); by default
+%%% (`auto') codes compared in a full report are forked, and their intervals and verdicts
+%%% come from the fork means.
 -module(erlperf).
 
 %% API

@@ -6,10 +6,14 @@
 %%% <ul>
 %%%   <li><b>fastest</b>: the report with the highest throughput (continuous and
 %%%       concurrency modes) or the shortest time (timed mode); ties keep the first.</li>
-%%%   <li><b>test</b>: how two runners' samples are compared ({@link erlperf_stat:compare/3}):
-%%%       `paired' when the samples were taken at the same instants (`compare =>
-%%%       parallel') or in the same rounds (`interleaved') and are as many; `welch'
+%%%   <li><b>test</b>: how two runners are compared ({@link erlperf_stat:compare_runs/3}):
+%%%       forked runs ({@link erlperf_forks}) by their fork means, `paired' (fork I of
+%%%       every runner ran side by side, or one right after the other); single runs by
+%%%       their samples, `paired' when taken at the same instants (`compare =>
+%%%       parallel') or in the same rounds (`interleaved') and as many, `welch'
 %%%       otherwise (`sequential', or different sample counts).</li>
+%%%   <li><b>interval</b>: a runner's `ci', of its fork means when forked
+%%%       ({@link erlperf_stat:interval/3}).</li>
 %%%   <li><b>comparison</b>: what the other report gets: `#{against => Label, change_pct,
 %%%       ci_pct, significant, verdict, test, p, confidence}'; the change is the other
 %%%       runner's throughput (or time) against the fastest's, in percent.</li>
