@@ -1502,8 +1502,12 @@ table(Header, Out) ->
                                                lines(Out)),
     ?assertEqual(Header, string:lexemes(HeaderLine, " "), Out),
     [row(tl(Header), R) || R <- lists:takewhile(fun (L) -> L =/= "" end, Rows),
-                           not lists:prefix("Note:", R), not is_verdict(R),
+                           not lists:prefix("Note:", R), not is_verdict(R), not is_forks_line(R),
                            string:find(R, ": highest throughput at concurrency ") =:= nomatch].
+
+%% The line under the table splitting a forked run's noise.
+is_forks_line(Line) ->
+    string:find(Line, " samples; standard deviation between forks ") =/= nomatch.
 
 %% A sweep's table: as table/2, with the Best column last ("Best" => true on the row
 %% marked with "*").
@@ -1516,7 +1520,7 @@ sweep_table(Header, Out) ->
          Line = case Best of true -> lists:sublist(R, length(R) - 2); false -> R end,
          (row(tl(Header), Line))#{"Best" => Best}
      end || R <- lists:takewhile(fun (L) -> L =/= "" end, Rows),
-            not lists:prefix("Note:", R), not is_verdict(R)].
+            not lists:prefix("Note:", R), not is_verdict(R), not is_forks_line(R)].
 
 %% The rows of a runner's profile section, each [Function | other cells]; asserts the
 %% title and the header.
