@@ -893,7 +893,7 @@ compare_interleaved(Config) when is_list(Config) ->
              end,
     Reports = erlperf:compare([#{runner => Runner(a), label => "a"}, #{runner => Runner(b), label => "b"}],
                               #{compare => interleaved, sample_duration => 50, samples => 3,
-                                warmup => 1, report => full}),
+                                warmup => 1, report => full, forks => 1}),
     [{switches, Switches}] = ets:lookup(Tab, switches),
     %% 4 rounds (1 warmup) of 2 turns: at most 8 switches (in parallel: thousands)
     ?assert(Switches >= 1 andalso Switches =< 8, Switches),
@@ -971,15 +971,15 @@ verdict_parallel(Config) when is_list(Config) ->
     ?assert(Change < -30 andalso Lo =< Change andalso Change =< Hi, {Change, Lo, Hi}).
 
 verdict_sequential_timed() ->
-    [{doc, "Sequential runs are compared with Welch's test; in timed mode a longer time is slower: "
+    [{doc, "Sequential single runs are compared with Welch's test; in timed mode a longer time is slower: "
            "a sleep of 100 ms takes orders of magnitude longer than a call of rand:uniform(), and "
            "long enough that a loaded machine's stalls do not make its times vary much"}].
 verdict_sequential_timed(Config) when is_list(Config) ->
     [_Fast, Slow] = erlperf:compare(["rand:uniform().", "timer:sleep(100)."],
                                     #{sample_duration => {timed, 1}, samples => 5,
-                                      compare => sequential, report => full}),
+                                      compare => sequential, report => full, forks => 1}),
     ?assertMatch(#{comparison := #{test := welch, verdict := slower, significant := true,
-                                   better := lower}}, Slow),
+                                   better := lower, basis := single_run}}, Slow),
     #{comparison := #{change_pct := Change}} = Slow,
     ?assert(Change > 50, Change).
 
