@@ -270,23 +270,21 @@ parallel_note(_Runs, _Record) ->
     [].
 
 %% Extended and full tables: a forked run's noise, between forks (what a single run's
-%% interval cannot see) and within them, as standard deviations in percent of the average.
+%% interval cannot see) and within them, as standard deviations in percent of the
+%% average; none with one sample a fork (the split needs two).
 -spec forks_line(view(), run()) -> unicode:chardata().
-forks_line(#{format := Format} = View, #{<<"forks">> := #{<<"sizes">> := Sizes} = Forks,
+forks_line(#{format := Format} = View, #{<<"forks">> := #{<<"sizes">> := Sizes,
+                                                          <<"between_sd">> := Between,
+                                                          <<"within_sd">> := Within},
                                         <<"average">> := Avg} = R)
-  when Format =/= basic, Avg /= 0 ->
-    Pct = fun (Key) -> case maps:get(Key, Forks, null) of
-                           null -> "unknown";
-                           Sd -> erlperf_units:percent(100 * Sd / abs(Avg))
-                       end
-          end,
+  when Format =/= basic, Avg /= 0, is_number(Between), is_number(Within) ->
     Each = case lists:usort(Sizes) of
                [One] -> integer_to_list(One);
-               [Low | _] = Counts -> io_lib:format("~b to ~b", [Low, lists:last(Counts)])
+               [Low | _] = Counts -> io_lib:format("~b-~b", [Low, lists:last(Counts)])
            end,
-    io_lib:format("~ts: ~b forks of ~ts samples; standard deviation between forks ~ts, within a "
-                  "fork ~ts of the average~n", [name(View, R), length(Sizes), Each,
-                                                Pct(<<"between_sd">>), Pct(<<"within_sd">>)]);
+    io_lib:format("~ts: ~b forks of ~ts samples, standard deviation ~ts between forks, ~ts within~n",
+                  [name(View, R), length(Sizes), Each, erlperf_units:percent(100 * Between / abs(Avg)),
+                   erlperf_units:percent(100 * Within / abs(Avg))]);
 forks_line(_View, _R) ->
     [].
 

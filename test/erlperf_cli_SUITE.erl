@@ -539,8 +539,8 @@ forks_auto(Config) ->
     {0, Out} = run(Config, Two),
     [Verdict] = [L || L <- lines(Out), string:find(L, " against ") =/= nomatch],
     ?assertNotEqual(nomatch, string:find(Verdict, ", 3 forks)"), Out),
-    [_, _] = [L || L <- lines(Out), string:find(L, ": 3 forks of 2 samples; standard deviation "
-                                                    "between forks ") =/= nomatch],
+    [_, _] = [L || L <- lines(Out), string:find(L, ": 3 forks of 2 samples, standard deviation ")
+                                        =/= nomatch, string:find(L, "% between forks, ") =/= nomatch],
     {0, Single} = run(Config, Two ++ ["--forks", "1"]),
     ?assertNotEqual(nomatch, string:find(Single, ", one run)"), Single),
     ?assertEqual(nomatch, string:find(Single, "forks of"), Single),
@@ -1507,7 +1507,7 @@ table(Header, Out) ->
 
 %% The line under the table splitting a forked run's noise.
 is_forks_line(Line) ->
-    string:find(Line, " samples; standard deviation between forks ") =/= nomatch.
+    string:find(Line, " samples, standard deviation ") =/= nomatch.
 
 %% A sweep's table: as table/2, with the Best column last ("Best" => true on the row
 %% marked with "*").
