@@ -79,7 +79,7 @@ resolve(_Codes, #{forks := N} = Opts, Conc) ->
 -spec auto(pos_integer()) -> pos_integer().
 auto(Samples) ->
     Most = min(?AUTO_FORKS, Samples),
-    case [F || F <- lists:seq(Most, ?AUTO_MIN_EVEN, -1), Samples rem F =:= 0] of
+    case [F || F <- lists:seq(Most, 1, -1), F >= ?AUTO_MIN_EVEN, Samples rem F =:= 0] of
         [Even | _] -> Even;
         [] -> Most
     end.
