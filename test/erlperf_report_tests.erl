@@ -36,7 +36,7 @@ report(Mode, Label, Run, #{values := Values, stddev := StdDev} = Figures) ->
                run_options => maps:merge(#{compare => parallel, concurrency => Concurrency,
                                            cv => undefined, priority => high, report => full,
                                            confidence => 95, noise => 1, memory => false, latency => false,
-                                           profile => undefined,
+                                           profile => undefined, forks => 1,
                                            sample_duration => 1000, samples => 3, warmup => 0},
                                          Options),
                sleep => maps:get(sleep, Run, sleep), warnings => maps:get(warnings, Run, []),
@@ -85,11 +85,12 @@ columns(Line) ->
 report_shape_test_() ->
     {timeout, 30,
      fun () ->
+             %% single runs, as the fixtures were (a full report comparing codes forks)
              Real = erlperf:benchmark(["rand:uniform().", "rand:uniform(10)."],
-                                      #{report => full, sample_duration => 10, samples => 2},
-                                      undefined),
+                                      #{report => full, sample_duration => 10, samples => 2,
+                                        forks => 1}, undefined),
              RealTimed = erlperf:benchmark(["rand:uniform().", "rand:uniform(10)."],
-                                           #{report => full, samples => 2,
+                                           #{report => full, samples => 2, forks => 1,
                                              sample_duration => {timed, 1000}}, undefined),
              [assert_same_shape(R, B) || R <- Real, B <- rand_crypto()],
              [assert_same_shape(R, B) || R <- RealTimed, B <- timed_mfa()],
