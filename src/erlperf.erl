@@ -77,7 +77,8 @@
                          profile => erlperf_profile:tool() | undefined,
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
-                         progress => fun((erlperf_sampler:progress()) -> any())}.
+                         progress => fun((erlperf_sampler:progress() | erlperf_forks:progress())
+                                         -> any())}.
 %% Options of a sweep: run options and these two; the defaults are
 %% {@link sweep_defaults/0}. `params': the parameters, `[{Name, Values}]' in the order
 %% the combinations go through them, or a map (taken in the order of the names) [[]];
@@ -102,6 +103,7 @@
 %% `ci': the `confidence' interval of the average (undefined for one sample);
 %% `outliers': Tukey's fences and the values outside them, counted, never dropped.
 %% `cost' (`memory => true') and `latency' (`latency => true'): measured after the run.
+%% `forks': a run of several forks, their sizes, means and variance components.
 -type run_statistics() :: #{average := float(), min := number(), max := number(),
                             best := number(), worst := number(), stddev := float(),
                             variance := float(), median := number(), p99 := number(),
@@ -112,7 +114,8 @@
                             confidence => number(),
                             outliers => erlperf_stat:outliers(),
                             cost => erlperf_cost:cost(),
-                            latency => erlperf_latency:latency()}.
+                            latency => erlperf_latency:latency(),
+                            forks => erlperf_stat:components()}.
 %% A runner against the fastest of the same call (see erlperf_comparison).
 -type comparison() :: #{against := binary(), atom() => term()}.
 -type report() :: #{version := 1,

@@ -38,6 +38,11 @@
 %% API: called by erlperf:benchmark/3.
 -export([resolve/3, for_verdicts/2, auto/1, sizes/2, run/3]).
 
+-export_type([progress/0]).
+
+%% The event a run's `progress' fun gets as fork I of F starts.
+-type progress() :: {fork, I :: pos_integer(), F :: pos_integer()}.
+
 %% Forks taken by `auto' at most: 5 forks give the interval 4 degrees of freedom.
 -define(AUTO_FORKS, 5).
 %% `auto' prefers forks of equal sizes, down to this many forks.

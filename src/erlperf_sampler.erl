@@ -51,8 +51,7 @@
                      atom() => term()}.
 -type progress() :: {warmup, pos_integer(), non_neg_integer()}
                   | {sample, pos_integer(), pos_integer(), float()}
-                  | {concurrency, pos_integer()}
-                  | {fork, pos_integer(), pos_integer()}.   % erlperf_forks: fork I of N starts
+                  | {concurrency, pos_integer()}.
 %% What one run of one job gives: `samples' raw readings (continuous: the counter,
 %% `samples + 1' of them; timed: integer microseconds), `values' the per-sample values
 %% (iterations per `sample_duration', or microseconds), `time' the measured span (us).

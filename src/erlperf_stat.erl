@@ -310,10 +310,13 @@ outliers(Samples) ->
 %% API: samples in forks
 
 %% @doc Splits samples taken fork after fork into the forks' samples, by the forks'
-%% sizes (which add up to the number of samples).
+%% sizes (which add up to the number of samples). Raises `{fork_sizes, Count, Sizes}'
+%% (the samples' count and the sizes given) when they do not.
 -spec split([number()], [pos_integer()]) -> [[number(), ...]].
 split(Values, Sizes) ->
-    split(Values, Sizes, []).
+    try split(Values, Sizes, [])
+    catch error:fork_sizes -> erlang:error({fork_sizes, length(Values), Sizes})
+    end.
 
 %% @doc Variance components of samples taken in forks (one list per fork, none empty):
 %% see the glossary. The between variance needs two forks, the within variance a fork
@@ -344,9 +347,10 @@ components([_ | _] = Forks) ->
 
 %% @doc The confidence interval of samples taken in forks of the given sizes: with
 %% several forks the t interval of the fork means (see the glossary), with one fork
-%% `confidence_interval(Values, Confidence)'.
+%% `confidence_interval(Values, Confidence)'. Sizes that do not add up to the samples
+%% raise as in {@link split/2}, one fork's too.
 -spec interval([number(), ...], [pos_integer(), ...], number()) -> {float(), float()} | undefined.
-interval(Values, [_], Confidence) ->
+interval(Values, [Size], Confidence) when Size =:= length(Values) ->
     confidence_interval(Values, Confidence);
 interval(Values, Sizes, Confidence) ->
     confidence_interval(fork_means(Values, Sizes), Confidence).
@@ -669,8 +673,8 @@ split([], [], Acc) ->
 split(Values, [Size | Sizes], Acc) when is_integer(Size), Size > 0, length(Values) >= Size ->
     {Fork, Rest} = lists:split(Size, Values),
     split(Rest, Sizes, [Fork | Acc]);
-split(Values, Sizes, _Acc) ->
-    erlang:error({fork_sizes, length(Values), Sizes}).
+split(_Values, _Sizes, _Acc) ->
+    erlang:error(fork_sizes).
 
 fork_means(Values, Sizes) ->
     [mean(F) || F <- split(Values, Sizes)].

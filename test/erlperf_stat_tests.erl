@@ -35,7 +35,8 @@
 %%% Confidence intervals, quartiles and outliers, comparisons and the distributions:
 %%% reference values computed with R 4.2.2's own functions (`qt', `pt', `qnorm', `pbeta',
 %%% `t.test', `t.test(paired = TRUE)', `wilcox.test(exact = FALSE, correct = TRUE)',
-%%% `quantile(type = 7)', `quantile(type = 1)'), by `test/erlperf_stat_SUITE_data/reference.R'; its printed
+%%% `quantile(type = 7)', `quantile(type = 1)', and `aov''s mean squares for the variance
+%%% components of samples in forks), by `test/erlperf_stat_SUITE_data/reference.R'; its printed
 %%% output is `reference.txt' next to it. Recompute with
 %%%   Rscript test/erlperf_stat_SUITE_data/reference.R | diff - test/erlperf_stat_SUITE_data/reference.txt
 %%% The literals below are that output, floats written in their shortest form (the
@@ -74,6 +75,17 @@
 -define(SPREAD, [(I * 7919) rem 10007 || I <- lists:seq(1, 5000)]).
 -define(HEAVY, [1000000 div ((I * 7919) rem 10007 + 1) || I <- lists:seq(1, 3000)]).
 -define(BIG, [(I * 7919) rem 10007 || I <- lists:seq(1, 41000)]).
+%% Samples in forks (reference.R's fsets), fork after fork; the sizes are in the tests.
+-define(BALANCED, [1012, 1030, 998, 1021, 1105, 1093, 1120, 1098, 987, 1003, 979, 995,
+                   1050, 1041, 1066, 1039, 1010, 1025, 1002, 1018]).
+-define(BALANCED_B, [990, 1001, 985, 1004, 1080, 1071, 1092, 1077, 970, 981, 962, 977,
+                     1022, 1030, 1019, 1035, 995, 988, 1001, 990]).
+-define(UNBALANCED, [502, 498, 510, 530, 526, 489, 495]).
+-define(UNBALANCED_B, [509, 505, 515, 541, 533, 497, 500]).
+-define(UNEVEN, [20.5, 21.1, 19.8, 20.9, 23.4, 18.7, 21.5, 22.0, 20.2]).
+-define(SINGLES, [300, 310, 295, 305]).
+%% forks whose means are closer than the samples in them suggest: MSB < MSW
+-define(CLIPPED, [10, 20, 30, 11, 19, 29, 12, 21, 28]).
 %% Relative tolerance for float comparisons: results are exact to a few ulps.
 -define(EPS, 1.0e-12).
 
@@ -553,3 +565,148 @@ verdict_text_test_() ->
      ?_assertEqual(<<"no significant difference (95% CI 0.0..2.0%)">>,
                    Made(#{verdict => no_difference, significant => false, change_pct => 1.0,
                           ci_pct => {-0.04, 2.0}}))].
+
+%% The basis a comparison was made on, inside the parentheses, whatever the detail.
+verdict_basis_test_() ->
+    Made = fun (Map) -> iolist_to_binary(erlperf_stat:verdict_text(
+                            maps:merge(#{test => paired, confidence => 95, better => higher,
+                                         p => 0.01, significant => true, verdict => slower,
+                                         change_pct => -2.0, ci_pct => {-2.2, -1.9}}, Map))) end,
+    [?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, 5 forks)">>,
+                   Made(#{basis => forks, forks => 5})),
+     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, one run)">>, Made(#{basis => single_run})),
+     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%)">>, Made(#{})),
+     ?_assertEqual(<<"slower (p = 0.010, 3 forks)">>,
+                   Made(#{basis => forks, forks => 3, change_pct => undefined, ci_pct => undefined})),
+     ?_assertEqual(<<"no significant difference (too few samples to test, one run)">>,
+                   Made(#{basis => single_run, verdict => no_difference, significant => false,
+                          p => undefined, ci_pct => undefined})),
+     ?_assertEqual(<<"no significant difference (95% CI -2.2..-1.9%, 2 forks), within the 3% noise floor">>,
+                   Made(#{basis => forks, forks => 2, verdict => no_difference, significant => false,
+                          within_noise => true, noise => 3}))].
+
+%%--------------------------------------------------------------------
+%% Samples in forks
+
+split_test_() ->
+    [?_assertEqual([[1, 2, 3], [4, 5], [6, 7]], erlperf_stat:split(lists:seq(1, 7), [3, 2, 2])),
+     ?_assertEqual([[1.5], [2], [3]], erlperf_stat:split([1.5, 2, 3], [1, 1, 1])),
+     ?_assertEqual([?SKEWED], erlperf_stat:split(?SKEWED, [30])),
+     %% the error names the samples and the sizes given, whichever fork runs short
+     ?_assertError({fork_sizes, 3, [2, 2]}, erlperf_stat:split([1, 2, 3], [2, 2])),
+     ?_assertError({fork_sizes, 3, [1, 1]}, erlperf_stat:split([1, 2, 3], [1, 1])),
+     ?_assertError({fork_sizes, 3, [4]}, erlperf_stat:split([1, 2, 3], [4])),
+     ?_assertError({fork_sizes, 2, [2, 0]}, erlperf_stat:split([1, 2], [2, 0])),
+     ?_assertError({fork_sizes, 2, [0, 2]}, erlperf_stat:split([1, 2], [0, 2])),
+     ?_assertError({fork_sizes, 0, [1]}, erlperf_stat:split([], [1]))].
+
+%% {Samples, Sizes, Means, MeanOfMeans, Between, Within}: R's fork means, and the
+%% variance components from anova(aov(y ~ fork)) (see reference.R); undefined for one
+%% sample per fork (no residual degrees of freedom); 0.0 when MSB < MSW (clipped).
+components_reference() ->
+    [{?BALANCED, [4, 4, 4, 4, 4], [1015.25, 1104.0, 991.0, 1049.0, 1013.75], 1034.6,
+      1899.3979166666663, 136.23333333333306},
+     {?BALANCED_B, [4, 4, 4, 4, 4], [995.0, 1080.0, 972.5, 1026.5, 993.5], 1013.5,
+      1737.8416666666672, 63.13333333333315},
+     {?UNBALANCED, [3, 2, 2], [503.3333333333333, 528.0, 492.0], 507.77777777777777,
+      289.1562500000001, 25.166666666666682},
+     {?UNBALANCED_B, [3, 2, 2], [509.6666666666667, 537.0, 498.5], 515.0555555555555,
+      339.21093750000017, 21.791666666666707},
+     {?UNEVEN, [4, 1, 1, 3], [20.575, 23.4, 18.7, 21.233333333333334], 20.977083333333333,
+      1.702888888888889, 0.5428333333333332},
+     {?SINGLES, [1, 1, 1, 1], [300.0, 310.0, 295.0, 305.0], 302.5, undefined, undefined},
+     {?CLIPPED, [3, 3, 3], [20.0, 19.666666666666668, 20.333333333333332], 20.0, 0.0,
+      81.8888888888889}].
+
+components_reference_test_() ->
+    [{lists:flatten(io_lib:format("components, sizes ~w", [Sizes])),
+      ?_test(check_components(Samples, Sizes, Means, Mean, Between, Within))}
+     || {Samples, Sizes, Means, Mean, Between, Within} <- components_reference()].
+
+check_components(Samples, Sizes, Means, Mean, Between, Within) ->
+    C = erlperf_stat:components(erlperf_stat:split(Samples, Sizes)),
+    ?assertMatch(#{forks := F, sizes := Sizes} when F =:= length(Sizes), C),
+    #{means := M, mean := Mu, between_variance := B, within_variance := W} = C,
+    ?assertEqual(length(Means), length(M)),
+    _ = [?assertRef(E, A) || {E, A} <- lists:zip([Mean | Means], [Mu | M])],
+    check_variance(Between, B),
+    check_variance(Within, W).
+
+%% undefined and the clipped 0.0 exactly, the rest against R.
+check_variance(Expected, Actual) when Expected =:= undefined; Expected == 0 ->
+    ?assertEqual(Expected, Actual);
+check_variance(Expected, Actual) ->
+    ?assertRef(Expected, Actual).
+
+components_test_() ->
+    [%% one fork: nothing between, the within variance is the sample variance (32 / 7)
+     ?_assertMatch(#{forks := 1, sizes := [8], means := [5.0], mean := 5.0,
+                     between_variance := undefined},
+                   erlperf_stat:components([?A])),
+     ?_assertClose(32 / 7, maps:get(within_variance, erlperf_stat:components([?A]))),
+     ?_assertMatch(#{forks := 1, between_variance := undefined, within_variance := undefined},
+                   erlperf_stat:components([[5]])),
+     %% identical forks: no variance either way
+     ?_assertMatch(#{between_variance := +0.0, within_variance := +0.0},
+                   erlperf_stat:components([[3, 3], [3, 3], [3, 3]]))].
+
+%% t.test(fork means, conf.level = C / 100)$conf.int: {Samples, Sizes, C, {Lo, Hi}}.
+forked_interval_reference() ->
+    [{?BALANCED, [4, 4, 4, 4, 4], 90.0, {992.6783698930519, 1076.5216301069477}},
+     {?BALANCED, [4, 4, 4, 4, 4], 95.0, {980.002687726493, 1089.1973122735067}},
+     {?BALANCED, [4, 4, 4, 4, 4], 99.0, {944.0629297883995, 1125.1370702116003}},
+     {?BALANCED_B, [4, 4, 4, 4, 4], 90.0, {973.5755123902359, 1053.4244876097641}},
+     {?BALANCED_B, [4, 4, 4, 4, 4], 95.0, {961.5036985243858, 1065.496301475614}},
+     {?BALANCED_B, [4, 4, 4, 4, 4], 99.0, {927.2761072585698, 1099.72389274143}},
+     {?UNBALANCED, [3, 2, 2], 90.0, {476.74638450546314, 538.8091710500923}},
+     {?UNBALANCED, [3, 2, 2], 95.0, {462.05244616333897, 553.5031093922165}},
+     {?UNBALANCED, [3, 2, 2], 99.0, {402.30406769992027, 613.2514878556352}},
+     {?UNBALANCED_B, [3, 2, 2], 90.0, {481.66275771877014, 548.448353392341}},
+     {?UNBALANCED_B, [3, 2, 2], 95.0, {465.85065066386375, 564.2604604472474}},
+     {?UNBALANCED_B, [3, 2, 2], 99.0, {401.5555832269556, 628.5555278841555}},
+     {?UNEVEN, [4, 1, 1, 3], 90.0, {18.695112596000435, 23.25905407066623}},
+     {?UNEVEN, [4, 1, 1, 3], 95.0, {17.891181158430978, 24.062985508235684}},
+     {?UNEVEN, [4, 1, 1, 3], 99.0, {15.313366489976655, 26.64080017669001}},
+     {?SINGLES, [1, 1, 1, 1], 90.0, {294.90455217453257, 310.09544782546743}},
+     {?SINGLES, [1, 1, 1, 1], 95.0, {292.2286987161974, 312.7713012838026}},
+     {?SINGLES, [1, 1, 1, 1], 99.0, {283.6485462639124, 321.3514537360876}},
+     {?CLIPPED, [3, 3, 3], 90.0, {19.438048513050987, 20.561951486949013}},
+     {?CLIPPED, [3, 3, 3], 95.0, {19.171954096083226, 20.828045903916774}},
+     {?CLIPPED, [3, 3, 3], 99.0, {18.08996303542834, 21.91003696457166}}].
+
+interval_reference_test_() ->
+    [?_test(begin
+                {Lo, Hi} = erlperf_stat:interval(Samples, Sizes, C),
+                ?assertRef(ExpLo, Lo),
+                ?assertRef(ExpHi, Hi)
+            end) || {Samples, Sizes, C, {ExpLo, ExpHi}} <- forked_interval_reference()].
+
+interval_test_() ->
+    [%% a single fork: the interval of its samples (t.test(skewed), above)
+     ?_assertEqual(erlperf_stat:confidence_interval(?SKEWED, 95), erlperf_stat:interval(?SKEWED, [30], 95)),
+     ?_assertEqual(undefined, erlperf_stat:interval([42], [1], 95)),
+     %% one sample per fork: the interval of the samples themselves
+     ?_assertEqual(erlperf_stat:confidence_interval(?SINGLES, 99),
+                   erlperf_stat:interval(?SINGLES, [1, 1, 1, 1], 99)),
+     %% forks of equal means: zero width, however the samples vary within them
+     ?_assertEqual({20.0, 20.0}, erlperf_stat:interval([10, 30, 20, 20, 15, 25], [2, 2, 2], 95)),
+     %% sizes that do not add up, with one fork or several
+     ?_assertError({fork_sizes, 3, [2, 2]}, erlperf_stat:interval([1, 2, 3], [2, 2], 95)),
+     ?_assertError({fork_sizes, 3, [4]}, erlperf_stat:interval([1, 2, 3], [4], 95)),
+     ?_assertError({invalid_option, confidence, 100}, erlperf_stat:interval(?SINGLES, [2, 2], 100))].
+
+%% The comparison of forked runs: B's fork means against A's, paired fork by fork
+%% (t.test(B means, A means, paired = TRUE); Fieller's interval as for compare_reference/0):
+%% {A, B, Sizes, Confidence, ChangePct, CiPct, P, Statistic, Df}.
+fork_compare_reference() ->
+    [{?BALANCED, ?BALANCED_B, [4, 4, 4, 4, 4], 95.0, -2.039435530639861,
+      {-2.1880308963253103, -1.8755860559170334}, 2.5751542010874084e-5, -21.89439968463331, 4.0},
+     {?BALANCED, ?BALANCED_B, [4, 4, 4, 4, 4], 99.0, -2.039435530639861,
+      {-2.2785986092182298, -1.7581198254498553}, 2.5751542010874084e-5, -21.89439968463331, 4.0},
+     {?UNBALANCED, ?UNBALANCED_B, [3, 2, 2], 95.0, 1.4332603938730877,
+      {0.7663684569724216, 1.9998139021776273}, 0.013754400184825776, 8.438451805850965, 2.0}].
+
+fork_compare_reference_test_() ->
+    Means = fun (Samples, Sizes) -> [erlperf_stat:mean(F) || F <- erlperf_stat:split(Samples, Sizes)] end,
+    [?_test(check_comparison(paired, Means(A, Sizes), Means(B, Sizes), C, Change, Ci, P, Stat, Df))
+     || {A, B, Sizes, C, Change, Ci, P, Stat, Df} <- fork_compare_reference()].

@@ -1,5 +1,5 @@
 # Reference values for test/erlperf_stat_tests.erl, computed with R's own functions
-# (qt, pt, qnorm, pbeta, t.test, wilcox.test, quantile), independently of erlperf_stat.
+# (qt, pt, qnorm, pbeta, t.test, wilcox.test, quantile, aov), independently of erlperf_stat.
 #
 #   Rscript test/erlperf_stat_SUITE_data/reference.R > test/erlperf_stat_SUITE_data/reference.txt
 #
@@ -152,3 +152,57 @@ out("%% latency summary of heavy less the median of empty spans {80, 70, 90, 80,
 out("{latency, heavy, ", quantile(empty, 0.5, type = 1, names = FALSE), ", ", length(calls), ", ",
     min(calls), ", ", erl(mean(calls)), ", ", erl(sd(calls)), ", {",
     int(quantile(calls, probs, type = 1, names = FALSE)), "}}.")
+
+# ---- samples in forks: variance components, the forked interval, paired fork means ----
+# Each data set is its samples fork after fork and the forks' sizes (the same literals
+# are in the test module).
+fsets <- list(
+  balanced = list(y = c(1012, 1030, 998, 1021, 1105, 1093, 1120, 1098, 987, 1003, 979, 995,
+                        1050, 1041, 1066, 1039, 1010, 1025, 1002, 1018), n = rep(4, 5)),
+  balanced_b = list(y = c(990, 1001, 985, 1004, 1080, 1071, 1092, 1077, 970, 981, 962, 977,
+                          1022, 1030, 1019, 1035, 995, 988, 1001, 990), n = rep(4, 5)),
+  unbalanced = list(y = c(502, 498, 510, 530, 526, 489, 495), n = c(3, 2, 2)),
+  unbalanced_b = list(y = c(509, 505, 515, 541, 533, 497, 500), n = c(3, 2, 2)),
+  uneven = list(y = c(20.5, 21.1, 19.8, 20.9, 23.4, 18.7, 21.5, 22.0, 20.2), n = c(4, 1, 1, 3)),
+  singles = list(y = c(300, 310, 295, 305), n = rep(1, 4)),
+  clipped = list(y = c(10, 20, 30, 11, 19, 29, 12, 21, 28), n = c(3, 3, 3)))
+
+fork_means <- function(s) as.vector(tapply(s$y, rep(seq_along(s$n), s$n), mean))
+
+# The mean squares between (MSB) and within (MSW) forks are aov's; the between variance is
+# max(0, (MSB - MSW) / n0), n0 = (N - sum(n^2) / N) / (F - 1), and undefined without
+# residual degrees of freedom (one sample per fork).
+out("%% components: {components, Name, {Sizes}, {Means}, MeanOfMeans, Between, Within}")
+for (name in names(fsets)) {
+  s <- fsets[[name]]
+  N <- sum(s$n); F <- length(s$n)
+  vc <- if (N > F) {
+    a <- anova(aov(y ~ g, data.frame(y = s$y, g = factor(rep(seq_len(F), s$n)))))
+    n0 <- (N - sum(s$n^2) / N) / (F - 1)
+    c(erl(max(0, (a[["Mean Sq"]][1] - a[["Mean Sq"]][2]) / n0)), erl(a[["Mean Sq"]][2]))
+  } else c("undefined", "undefined")
+  out("{components, ", name, ", {", int(s$n), "}, {", erl(fork_means(s)), "}, ",
+      erl(mean(fork_means(s))), ", ", vc[1], ", ", vc[2], "}.")
+}
+
+out("%% t.test(fork means, conf.level)$conf.int: {forked_ci, Name, Confidence, {Lo, Hi}}")
+for (name in names(fsets))
+  for (c in c(90, 95, 99)) {
+    ci <- t.test(fork_means(fsets[[name]]), conf.level = c / 100)$conf.int
+    out("{forked_ci, ", name, ", ", erl(c), ", {", erl(ci[1]), ", ", erl(ci[2]), "}}.")
+  }
+
+# Fork means of B against A's, paired fork by fork: t.test(B means, A means, paired = TRUE)
+# and Fieller's interval as above.
+fork_cmp <- function(name, a, b, conf) {
+  ma <- fork_means(a); mb <- fork_means(b); n <- length(ma)
+  p <- t.test(mb, ma, paired = TRUE, conf.level = conf / 100)
+  ci <- fieller_pct(mean(ma), mean(mb), var(ma) / n, var(mb) / n, cov(ma, mb) / n,
+                    qt(1 - (1 - conf / 100) / 2, n - 1))
+  out("{fork_compare, ", name, ", ", erl(conf), ", ", erl(100 * mean(mb - ma) / abs(mean(ma))),
+      ", {", erl(ci), "}, ", erl(p$p.value), ", ", erl(p$statistic), ", ", erl(p$parameter), "}.")
+}
+out("%% paired fork means: {fork_compare, Name, Confidence, ChangePct, CiPct, P, Statistic, Df}")
+fork_cmp("balanced", fsets$balanced, fsets$balanced_b, 95)
+fork_cmp("balanced", fsets$balanced, fsets$balanced_b, 99)
+fork_cmp("unbalanced", fsets$unbalanced, fsets$unbalanced_b, 95)

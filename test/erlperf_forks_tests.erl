@@ -1,0 +1,89 @@
+%%% @doc eunit tests of `erlperf_forks'' pure part: how many forks a run takes
+%%% (`auto/1', `resolve/3'), how its samples are split (`sizes/2'), and the text of the
+%%% errors `resolve/3' raises. Real forked runs are in `erlperf_forks_SUITE'.
+-module(erlperf_forks_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+%% Checked run options, as erlperf:benchmark/3 gives them to resolve/3.
+-define(OPTS(Extra), maps:merge(erlperf:defaults(), Extra)).
+
+%% auto/1 for 1..30 samples, worked out from its rule: the most forks (at most 5) that
+%% divide the samples, among 5, 4, 3; else min(5, samples).
+auto_test_() ->
+    Expected = [1, 2, 3, 4, 5, 3, 5, 4, 3, 5,
+                5, 4, 5, 5, 5, 4, 5, 3, 5, 5,
+                3, 5, 5, 4, 5, 5, 3, 4, 5, 5],
+    [?_assertEqual({S, F}, {S, erlperf_forks:auto(S)})
+     || {S, F} <- lists:zip(lists:seq(1, 30), Expected)].
+
+sizes_test_() ->
+    [?_assertEqual([3, 2, 2], erlperf_forks:sizes(7, 3)),
+     ?_assertEqual([3, 3], erlperf_forks:sizes(6, 2)),
+     ?_assertEqual([7], erlperf_forks:sizes(7, 1)),
+     ?_assertEqual([1, 1, 1], erlperf_forks:sizes(3, 3)),
+     ?_assertEqual([3, 3, 2, 2], erlperf_forks:sizes(10, 4)),
+     ?_assertError(function_clause, erlperf_forks:sizes(2, 3))] ++
+        [?_test(check_sizes(S, F)) || S <- lists:seq(1, 30), F <- lists:seq(1, S)].
+
+%% F sizes adding up to S, none empty, the larger ones first, differing by at most 1.
+check_sizes(S, F) ->
+    Sizes = erlperf_forks:sizes(S, F),
+    ?assertEqual({S, F}, {lists:sum(Sizes), length(Sizes)}),
+    ?assert(lists:min(Sizes) >= 1 andalso lists:max(Sizes) - lists:min(Sizes) =< 1, Sizes),
+    ?assertEqual(lists:reverse(lists:sort(Sizes)), Sizes).
+
+%% forks => auto: forked only when codes are compared in a full report, by one node,
+%% without cv or a concurrency estimation.
+resolve_auto_test_() ->
+    Full = ?OPTS(#{report => full, samples => 10}),
+    Conc = erlperf:concurrency_defaults(),
+    [?_assertEqual(5, erlperf_forks:resolve(2, Full, undefined)),
+     ?_assertEqual(5, erlperf_forks:resolve(3, Full, undefined)),
+     ?_assertEqual(3, erlperf_forks:resolve(2, ?OPTS(#{report => full}), undefined)),
+     ?_assertEqual(4, erlperf_forks:resolve(2, Full#{samples => 8}, undefined)),
+     ?_assertEqual(5, erlperf_forks:resolve(2, Full#{sample_duration => {timed, 100}}, undefined)),
+     ?_assertEqual(1, erlperf_forks:resolve(1, Full, undefined)),
+     ?_assertEqual(1, erlperf_forks:resolve(2, Full#{report => basic}, undefined)),
+     ?_assertEqual(1, erlperf_forks:resolve(2, Full#{report => extended}, undefined)),
+     ?_assertEqual(1, erlperf_forks:resolve(2, Full#{nodes => [node()]}, undefined)),
+     ?_assertEqual(1, erlperf_forks:resolve(2, Full#{cv => 0.05}, undefined)),
+     ?_assertEqual(1, erlperf_forks:resolve(2, Full, Conc)),
+     ?_assertEqual(1, erlperf_forks:resolve(2, Full#{samples => 1}, undefined))].
+
+%% An explicit count is taken as it is, or refused with the first conflict.
+resolve_count_test_() ->
+    Opts = ?OPTS(#{forks => 3, samples => 7}),
+    Conc = erlperf:concurrency_defaults(),
+    [?_assertEqual(3, erlperf_forks:resolve(1, Opts, undefined)),
+     ?_assertEqual(3, erlperf_forks:resolve(2, Opts#{report => full}, undefined)),
+     ?_assertEqual(7, erlperf_forks:resolve(1, Opts#{forks => 7}, undefined)),
+     %% one fork is a single run: nothing conflicts with it
+     ?_assertEqual(1, erlperf_forks:resolve(2, Opts#{forks => 1, nodes => [node()], cv => 0.1}, Conc)),
+     ?_assertError({incompatible_options, forks, 8, {samples, 7}},
+                   erlperf_forks:resolve(1, Opts#{forks => 8}, undefined)),
+     ?_assertError({incompatible_options, forks, 3, concurrency_estimation},
+                   erlperf_forks:resolve(1, Opts, Conc)),
+     ?_assertError({incompatible_options, forks, 3, nodes},
+                   erlperf_forks:resolve(1, Opts#{nodes => [node()]}, undefined)),
+     ?_assertError({incompatible_options, forks, 3, cv},
+                   erlperf_forks:resolve(1, Opts#{cv => 0.1}, undefined)),
+     %% several conflicts: concurrency estimation, nodes, cv, then the samples
+     ?_assertError({incompatible_options, forks, 8, nodes},
+                   erlperf_forks:resolve(1, Opts#{forks => 8, nodes => [node()], cv => 0.1}, undefined))].
+
+%% Each error is one line of text naming the forks and what they conflict with.
+format_error_test_() ->
+    Cases = [{{samples, 7}, ["8 forks", "7"]},
+             {concurrency_estimation, ["8 forks", "concurrency estimation"]},
+             {nodes, ["8 forks", "nodes"]},
+             {cv, ["8 forks", "cv"]}],
+    [?_test(check_text(erlperf:format_error({incompatible_options, forks, 8, What}), Words))
+     || {What, Words} <- Cases] ++
+        [?_assert(erlperf:is_known_error({incompatible_options, forks, 8, cv}))].
+
+check_text(Text, Words) ->
+    ?assert(io_lib:char_list(Text), Text),
+    ?assertEqual(nomatch, string:find(Text, "\n"), Text),
+    _ = [?assertNotEqual(nomatch, string:find(Text, W), {Text, W}) || W <- Words],
+    ok.
