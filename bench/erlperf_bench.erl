@@ -23,14 +23,13 @@
 %%%       for their exits; both sides run in a process at `high' priority, as the CLI
 %%%       does, best of ?MANY_ROUNDS rounds (no goal: the ratio is what the engine
 %%%       costs over the VM's own spawn and kill);</li>
-%%%   <li>verdicts: 20 runs of the same code against itself, 10 s each, and how many are
-%%%       called significantly different (goal: at most 1 in 20 at 95%); 5 runs of code
-%%%       doing 3% more work, and how many are called slower (goal: every one).</li>
 %%% </ul>
 %%% References and erlperf runs alternate, each about ?ROUND_MS long, and the best of
 %%% `?ROUNDS' rounds is kept for each side (as `timeit' keeps the fastest run): on a shared
 %%% or virtual machine, interference only ever slows a run down, so the fastest run is the
 %%% closest to what the code costs, and both sides get the same number of chances.
+%%% The calibration of intervals and verdicts (coverage, false alarms, power) is
+%%% {@link erlperf_bench_calibration}, run after this module by `make bench'.
 %%%
 %%% Cost: a few minutes, both cores busy. The 100,000-worker figures take hundreds of
 %%% megabytes and seconds each; they run last, and after each of their rounds the
@@ -40,13 +39,8 @@
 
 -export([main/0]).
 
-%% Internal export: the verdict figures alone (they take about 4 minutes).
--export([power/0]).
-
 %% Internal exports: hand-written reference loops, run in spawned processes.
 -export([phash2_loop/1, empty_loop/1]).
-%% Internal exports: the runners of the verdict figures.
--export([steps/0, steps_3pct/0, count_down/1]).
 
 -define(ROUNDS, 25).
 %% Length of a round, and iterations of the reference loops per round (about as long).
@@ -64,17 +58,6 @@
 %% How long processes stopped by a measurement may take to disappear from the VM,
 %% and how often that is checked.
 -define(SETTLE_MS, 10000).
-%% Verdicts: runs of 10 s for the power and false-alarm figures (parallel: 20 samples of
-%% 500 ms; interleaved: 100 rounds of two 50 ms turns: short turns pair up samples taken
-%% under the same conditions); trials of each; the work of the two runners of the power
-%% figure differs by 3%.
--define(VERDICT_OPTS, #{parallel => #{sample_duration => 500, samples => 20, report => full},
-                       interleaved => #{sample_duration => 50, samples => 100, report => full,
-                                        compare => interleaved}}).
--define(FALSE_ALARM_TRIALS, 20).
--define(POWER_TRIALS, 5).
--define(LOOP_STEPS, 2000).
--define(LOOP_STEPS_3PCT, 2060).
 -define(SETTLE_POLL_MS, 10).
 
 %% @doc Runs every measurement and prints the figures.
@@ -88,63 +71,7 @@ main() ->
     scaling(),
     Bare = startup(),
     command_many(Bare),
-    workers_many(),
-    power().
-
-%%--------------------------------------------------------------------
-%% Verdicts: how often the same code is called different (false alarms), and how often
-%% code doing 3% more work is called slower (power)
-
--spec power() -> ok.
-power() ->
-    #{noise := Noise} = erlperf:defaults(),
-    io:format("verdicts, 10 s runs, noise floor ~p%                 trials   called different~n",
-              [Noise]),
-    lists:foreach(fun power/1, [parallel, interleaved]).
-
-power(Mode) ->
-    Opts = maps:get(Mode, ?VERDICT_OPTS),
-    Same = [verdict({?MODULE, steps, []}, {?MODULE, steps, []}, Opts)
-            || _ <- lists:seq(1, ?FALSE_ALARM_TRIALS)],
-    io:format("  ~-11s same code against itself            ~6b   ~6b  (goal: at most 1 in 20; "
-              "changes ~ts)~n",
-              [Mode, length(Same), length([V || {V, _} <- Same, V =/= no_difference]), changes(Same)]),
-    More = [verdict({?MODULE, steps, []}, {?MODULE, steps_3pct, []}, Opts)
-            || _ <- lists:seq(1, ?POWER_TRIALS)],
-    io:format("  ~-11s 3% more work, called slower         ~6b   ~6b  (goal: every time; "
-              "changes ~ts)~n",
-              [Mode, length(More), length([V || {V, _} <- More, V =:= b_slower]), changes(More)]).
-
-changes(Verdicts) ->
-    lists:join(", ", [io_lib:format("~.1f%", [C]) || {_, C} <- Verdicts]).
-
-%% The runners of the verdict figures count down in one function of this module, so
-%% that both run the same machine code at the same place: two generated copies of a
-%% tight loop can run several percent apart on one machine, by where the JIT placed
-%% each (a real difference between the copies, which a verdict rightly reports).
-%% @private
--spec steps() -> ok.
-steps() -> count_down(?LOOP_STEPS).
-
-%% @private
--spec steps_3pct() -> ok.
-steps_3pct() -> count_down(?LOOP_STEPS_3PCT).
-
-%% @private
--spec count_down(non_neg_integer()) -> ok.
-count_down(0) -> ok;
-count_down(N) -> count_down(N - 1).
-
-%% The verdict on B against A (paired samples), and B's change against A in percent
-%% (negative: B is slower).
-verdict(A, B, Opts) ->
-    [RA, RB] = erlperf:compare([#{runner => A, label => "a"}, #{runner => B, label => "b"}], Opts),
-    case [C || #{comparison := C} <- [RA, RB]] of
-        [#{significant := false, against := <<"a">>, change_pct := Change}] -> {no_difference, Change};
-        [#{significant := false, change_pct := Change}] -> {no_difference, -Change};
-        [#{verdict := slower, change_pct := Change, against := <<"a">>}] -> {b_slower, Change};
-        [#{change_pct := Change}] -> {other, -Change}
-    end.
+    workers_many().
 
 %%--------------------------------------------------------------------
 %% Reference loops
