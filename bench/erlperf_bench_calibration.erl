@@ -82,8 +82,8 @@
 -type counts() :: #{runs => pos_integer(), false_alarm_trials => pos_integer(),
                     power_trials => pos_integer()}.
 
-%% Forks of the forked kind.
--define(FORKS, 5).
+%% Forks of the forked kind: what `forks => auto' takes for ?SAMPLES and ?TURNS.
+-define(FORKS, 10).
 %% Fresh-VM runs per kind for the coverage figure, and its runner.
 -define(RUNS, 20).
 -define(COVERAGE_CODE, "erlang:phash2(12345).").
@@ -95,9 +95,9 @@
 -define(STEPS_MORE, 2060).
 %% Per runner: samples and their duration (coverage, parallel, sequential), or turns
 %% and their duration (interleaved); the same for both kinds.
--define(SAMPLES, 20).
+-define(SAMPLES, 30).
 -define(DURATION, 100).
--define(TURNS, 40).
+-define(TURNS, 60).
 -define(TURN_MS, 50).
 %% The coverage goal misses at most this often when intervals hold what they claim.
 -define(GOAL_ALPHA, 0.025).
@@ -123,6 +123,8 @@ main(Counts) ->
         maps:merge(#{runs => ?RUNS, false_alarm_trials => ?FALSE_ALARM_TRIALS,
                      power_trials => ?POWER_TRIALS}, Counts),
     T0 = erlang:monotonic_time(),
+    ?FORKS = erlperf_forks:auto(?SAMPLES),
+    ?FORKS = erlperf_forks:auto(?TURNS),
     #{noise := Noise, confidence := Confidence} = erlperf:defaults(),
     io:format("calibration: single runs (forks => 1) against ~b forks; per runner ~b samples of ~b ms "
               "(interleaved: ~b turns of ~b ms); ~b% intervals, noise floor ~p%~n",

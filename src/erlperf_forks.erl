@@ -43,10 +43,12 @@
 %% The event a run's `progress' fun gets as fork I of F starts.
 -type progress() :: {fork, I :: pos_integer(), F :: pos_integer()}.
 
-%% Forks taken by `auto' at most: 5 forks give the interval 4 degrees of freedom.
--define(AUTO_FORKS, 5).
-%% `auto' prefers forks of equal sizes, down to this many forks.
--define(AUTO_MIN_EVEN, 3).
+%% Forks taken by `auto' at most: 10 forks give the interval 9 degrees of freedom
+%% (t = 2.26 at 95%, against 2.78 with 5), for a job start each (milliseconds).
+-define(AUTO_FORKS, 10).
+%% From this many samples, `auto' keeps two samples a fork at least, so that the noise
+%% within a fork can be told from the noise between forks.
+-define(AUTO_PAIRS_FROM, 6).
 
 %%--------------------------------------------------------------------
 %% API
@@ -85,16 +87,14 @@ for_verdicts(#{samples := Samples, cv := Cv} = Opts, Conc) ->
         false -> 1
     end.
 
-%% @doc The forks `auto' takes for `Samples' samples: the most forks, at most 5 and at
-%% most one per sample, that split the samples evenly, if there are 3 or more such;
-%% else as many as possible up to 5 (3 samples: 3 forks; 10: 5; 8: 4; 7: 5).
+%% @doc The forks `auto' takes for `Samples' samples: up to 5 samples, a fork each; from 6,
+%% a fork per two samples, at most 10 forks (3 samples: 3 forks; 7: 3, of 3, 2 and 2
+%% samples; 10: 5; 20 or more: 10).
 -spec auto(pos_integer()) -> pos_integer().
+auto(Samples) when Samples < ?AUTO_PAIRS_FROM ->
+    Samples;
 auto(Samples) ->
-    Most = min(?AUTO_FORKS, Samples),
-    case [F || F <- lists:seq(Most, 1, -1), F >= ?AUTO_MIN_EVEN, Samples rem F =:= 0] of
-        [Even | _] -> Even;
-        [] -> Most
-    end.
+    min(?AUTO_FORKS, Samples div 2).
 
 %% @doc How `Samples' samples are split among `Forks' forks (at most one per sample).
 -spec sizes(pos_integer(), pos_integer()) -> [pos_integer()].

@@ -8,12 +8,12 @@
 %% Checked run options, as erlperf:benchmark/3 gives them to resolve/3.
 -define(OPTS(Extra), maps:merge(erlperf:defaults(), Extra)).
 
-%% auto/1 for 1..30 samples, worked out from its rule: the most forks (at most 5) that
-%% divide the samples, among 5, 4, 3; else min(5, samples).
+%% auto/1 for 1..30 samples, worked out from its rule: a fork per sample up to 5, then
+%% a fork per two samples, at most 10.
 auto_test_() ->
-    Expected = [1, 2, 3, 4, 5, 3, 5, 4, 3, 5,
-                5, 4, 5, 5, 5, 4, 5, 3, 5, 5,
-                3, 5, 5, 4, 5, 5, 3, 4, 5, 5],
+    Expected = [1, 2, 3, 4, 5, 3, 3, 4, 4, 5,
+                5, 6, 6, 7, 7, 8, 8, 9, 9, 10,
+                10, 10, 10, 10, 10, 10, 10, 10, 10, 10],
     [?_assertEqual({S, F}, {S, erlperf_forks:auto(S)})
      || {S, F} <- lists:zip(lists:seq(1, 30), Expected)].
 
