@@ -281,9 +281,8 @@ options(benchmark) ->
       "print generated code and a VM monitor line every second"},
      {paths, ["-pa"], dir, repeated, "add DIR to the code path (repeatable)"},
      {forks, ["--forks"], forks, run,
-      "measure in N independent repetitions, each with a fresh copy of the code and fresh "
-      "workers, the samples split among them (intervals then know how runs vary); auto: "
-      "forks when verdicts are asked for (several runners, --baseline, --save)"},
+      "N independent repetitions (fresh code and workers each), the samples split among them; "
+      "auto: forks when verdicts are asked for (several runners, --baseline, --save)"},
      {compare, ["--compare"], compare, run,
       "several runners: parallel (at the same time), sequential or interleaved (taking turns)"},
      {confidence, ["--confidence"], percent, run,
