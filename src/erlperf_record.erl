@@ -124,8 +124,9 @@ comparison(#{<<"comparison">> := C} = Run) ->
       verdict => binary_to_atom(At(<<"verdict">>, <<"verdict_at_confidence">>)),
       within_noise => At(<<"within_noise">>, <<"within_noise_at_confidence">>),
       p => undefined(maps:get(<<"p">>, C)),
-      noise => maps:get(<<"noise_pct">>, C)}
-        #{basis => binary_to_atom(maps:get(<<"interval">>, C, <<"single_run">>)), forks => fork_count(Run)};
+      noise => maps:get(<<"noise_pct">>, C),
+      basis => binary_to_atom(maps:get(<<"interval">>, C, <<"single_run">>)),
+      forks => fork_count(Run)};
 comparison(_Run) ->
     none.
 
