@@ -94,8 +94,8 @@
 -type concurrency_test() :: concurrency_options().
 -type system_information() :: erlperf_system:info().
 %% Statistics of one run. `samples': continuous mode, the raw iteration counter read at
-%% the start and after every sample (`samples + 1' integers); timed mode, microseconds
-%% per sample. `values': what the statistics are computed from: iterations per
+%% the start and after every sample (`samples + 1' integers; forked, a counter from 0
+%% adding each fork's increments); timed mode, microseconds per sample. `values': what the statistics are computed from: iterations per
 %% `sample_duration' (each sample normalised to the nominal period with the measured
 %% time), or microseconds per sample. `iteration_time': nanoseconds per iteration of
 %% one worker. `qps': iterations per second, all workers (timed mode: of the one
