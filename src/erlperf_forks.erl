@@ -114,7 +114,7 @@ run(CodeMaps, #{forks := Forks, samples := Samples} = Opts, Run) ->
     Sizes = sizes(Samples, Forks),
     Indexed = lists:zip(lists:seq(1, Forks), Sizes),
     ByFork = [fork(I, Forks, Size, CodeMaps, Opts, Run) || {I, Size} <- Indexed],
-    [merge(Reports, Sizes, Opts) || Reports <- transpose(ByFork)].
+    [merge(Reports, Opts) || Reports <- transpose(ByFork)].
 
 %%--------------------------------------------------------------------
 %% Internal functions
@@ -123,21 +123,17 @@ run(CodeMaps, #{forks := Forks, samples := Samples} = Opts, Run) ->
 %% last fork; the reports come back in the codes' order.
 fork(I, Forks, Size, CodeMaps, Opts, Run) ->
     notify(Opts, {fork, I, Forks}),
-    Reversed = I rem 2 =:= 0,
-    Ordered = case Reversed of
-                  true -> lists:reverse(CodeMaps);
-                  false -> CodeMaps
-              end,
+    %% even forks reverse the codes, and their reports back
+    Order = case I rem 2 of
+                0 -> fun lists:reverse/1;
+                1 -> fun (List) -> List end
+            end,
     ForkOpts = case I =:= Forks of
                    true -> Opts#{samples => Size};
                    false -> Opts#{samples => Size, memory => false, latency => false,
                                   profile => undefined}
                end,
-    Reports = Run(Ordered, ForkOpts),
-    case Reversed of
-        true -> lists:reverse(Reports);
-        false -> Reports
-    end.
+    Order(Run(Order(CodeMaps), ForkOpts)).
 
 notify(#{progress := Fun}, Event) -> Fun(Event);
 notify(_Opts, _Event) -> ok.
@@ -147,11 +143,10 @@ transpose(Rows) -> [[H || [H | _] <- Rows] | transpose([T || [_ | T] <- Rows])].
 
 %% One code's reports of every fork, as one report: the last fork's, with the samples
 %% and statistics of all, and the forks' components.
-merge(Reports, Sizes, #{samples := Samples, forks := Forks}) ->
+merge(Reports, #{samples := Samples, forks := Forks}) ->
     #{mode := Mode, concurrency := Concurrency, run_options := RunOptions} = Last = lists:last(Reports),
     Results = [R || #{result := R} <- Reports],
     Groups = [V || #{values := V} <- Results],
-    Sizes = [length(G) || G <- Groups],
     Run = #{values => lists:append(Groups), samples => counter(Mode, Results),
             time => lists:sum([T || #{time := T} <- Results]),
             overdue => lists:sum([O || #{overdue := O} <- Results])},
