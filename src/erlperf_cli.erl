@@ -41,8 +41,9 @@
 %%% process) runs only when stderr is a terminal and the run is expected to be long.
 -module(erlperf_cli).
 
-%% API: the escript entry point, and the table for escript-based benchmarks
--export([main/1, format/2]).
+%% API: the escript entry point, the command line without halting (the rebar3 provider),
+%% and the table for escript-based benchmarks
+-export([main/1, run/1, format/2]).
 
 -export_type([format_options/0, argument/0]).
 
@@ -164,6 +165,9 @@ unicode_output(latin1) ->
 %%--------------------------------------------------------------------
 %% Running
 
+%% @doc Runs a command line (arguments as `main/1' gets them, decoded) in this VM and
+%% returns its exit status instead of halting: 0 success, 1 a benchmark failed, 2 a
+%% usage error, 3 a regression gate or requirement failed.
 -spec run([string()]) -> non_neg_integer().
 run([]) ->
     io:put_chars(standard_error, erlperf_args:help()),
