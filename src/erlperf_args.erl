@@ -49,13 +49,15 @@
 
 -export_type([command/0, parsed/0, perf_test/0, render/0, reason/0, outcome/0]).
 
+%% Where suite runs are kept unless `--store' says.
+-define(STORE, "_build/erlperf").
 %% The most milliseconds a `--perf-test' option (`--timeout', `--interval') may give: the
 %% longest timeout `receive ... after' and timers accept (about 49 days).
 -define(MAX_MS, 16#FFFFFFFF).
 
 %% How an option's value is read.
 -type arg() :: flag | no_flag | count | non_neg_count | report | compare | ratio | percent
-             | noise | code | text | dir | nodes | output_format | file | out_file | gate
+             | noise | code | text | regex | name | dir | nodes | output_format | file | out_file | gate
              | param | bytes | profiler | files | tolerance | ms | forks.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, every runner's code map (as a default), a list the option adds to
@@ -79,6 +81,11 @@
                     bytes := string() | undefined,
                     verbose := boolean(),
                     paths := [string()],
+                    suites := [file:filename()],
+                    filter := string() | undefined,
+                    store := file:filename(),
+                    save_baseline := string() | undefined,
+                    history := boolean(),
                     help := boolean() | version}.
 %% `--perf-test FILE': the load generator, the code path to add and the options of
 %% `erlperf_perf_test:run/2'; or `-h'.
@@ -147,7 +154,7 @@ defaults() ->
     Engine = lists:foldl(fun maps:merge/2, erlperf:defaults(),
                          [erlperf:concurrency_defaults(), erlperf:sweep_defaults()]),
     maps:merge(Engine, #{report => auto, format => text, verbose => false, isolation => false,
-                         squeeze => false, help => false}).
+                         squeeze => false, help => false, store => ?STORE, history => false}).
 
 %% @doc Help text of `erlperf', performance testing included, generated from the option
 %% tables and the defaults.
@@ -231,11 +238,7 @@ exit_code(gate_failed) -> 3.
 %% @doc erlperf's version (the application's `vsn').
 -spec version() -> string().
 version() ->
-    _ = application:load(erlperf),
-    case application:get_key(erlperf, vsn) of
-        {ok, Vsn} -> Vsn;
-        undefined -> "unknown"
-    end.
+    erlperf_system:version().
 
 %% @doc A count as options take it: "10" is 10, "10K" 10000, "10M", "10G" (suffixes in
 %% either case); anything else is `error'. (Read by hand: the string module would load
@@ -277,6 +280,15 @@ options(benchmark) ->
       "compare each runner with a saved record (--save); repeatable"},
      {fail_on_regression, ["--fail-on-regression"], gate, cli,
       "exit 3 when a runner is significantly slower than a baseline by more than PCT percent"},
+     {suites, ["--suite"], file, repeated,
+      "run the benchmark suites of FILE (.erl) or of the .erl files in a directory (repeatable); "
+      "each run is kept in the store and compared with the previous one"},
+     {filter, ["--filter"], regex, cli, "--suite: only the benchmarks whose name matches REGEX"},
+     {store, ["--store"], dir, cli, "--suite, --history: the results store"},
+     {save_baseline, ["--save-baseline"], name, cli,
+      "--suite: also keep this run as the baseline NAME (--baseline NAME compares with it)"},
+     {history, ["--history"], flag, cli,
+      "the store's history: text summary, and an HTML page (store/history.html unless -o)"},
      {verbose, ["-v", "--verbose"], flag, cli,
       "print generated code and a VM monitor line every second"},
      {paths, ["-pa"], dir, repeated, "add DIR to the code path (repeatable)"},
@@ -368,6 +380,8 @@ metavar(gate) -> " PCT";
 metavar(ratio) -> " CV";
 metavar(code) -> " CODE";
 metavar(text) -> " TEXT";
+metavar(regex) -> " REGEX";
+metavar(name) -> " NAME";
 metavar(dir) -> " DIR";
 metavar(nodes) -> " NODES";
 metavar(param) -> " NAME=V1,V2,...";
@@ -545,6 +559,16 @@ value(tolerance, Name, Text) ->
     check(number(Text), fun (P) -> is_number(P) andalso P >= 0 end, {Name, Text, tolerance});
 value(ms, Name, Text) ->
     check(integer(Text), fun (I) -> is_integer(I) andalso I > 0 andalso I =< ?MAX_MS end, {Name, Text, ms});
+value(regex, Name, Text) ->
+    case re:compile(Text, [unicode]) of
+        {ok, _} -> Text;
+        {error, _} -> usage({bad_value, Name, Text, regex})
+    end;
+value(name, Name, Text) ->
+    case erlperf_store:valid_name(Text) of
+        true -> Text;
+        false -> usage({bad_value, Name, Text, name})
+    end;
 value(_TextOrDir, _Name, Text) ->
     Text.
 
@@ -628,13 +652,26 @@ mfa_list(List, Text) ->
 finish(#{given := #{help := true}}) ->
     #{codes => [], run_options => #{}, concurrency_options => undefined, report => auto,
       format => text, outputs => [], verbose => false, baselines => [], gate => none,
-      params => [], bytes => undefined, paths => [], help => true};
+      params => [], bytes => undefined, paths => [], suites => [], filter => undefined,
+      store => ?STORE, save_baseline => undefined, history => false, help => true};
 finish(#{given := #{version := true}} = State) ->
     (finish(State#{given := #{help => true}}))#{help := version};
-finish(#{codes := []}) ->
+finish(#{codes := [], given := Given}) when not is_map_key(suites, Given),
+                                            not is_map_key(history, Given) ->
     usage({missing, code});
+finish(#{codes := [_ | _], given := #{suites := _}}) ->
+    usage({cannot_combine, "a runner argument", "--suite"});
+finish(#{codes := [_ | _], given := #{history := true}}) ->
+    usage({cannot_combine, "a runner argument", "--history"});
 finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
     ok = lists:foreach(fun (Rule) -> combination(Rule, Given) end, combination_rules()),
+    Project = maps:with([suites, filter, store, save_baseline, history],
+                        maps:merge(#{suites => [], filter => undefined, save_baseline => undefined},
+                                   maps:merge(defaults(), Given))),
+    maps:merge(Project, benchmark(Codes, Hooks, Given, All)).
+
+-spec benchmark([code()], map(), map(), map()) -> map().
+benchmark(Codes, Hooks, Given, All) ->
     Settings = maps:merge(defaults(), Given),
     #{codes => [maps:merge(All, Code) || Code <- code_maps(lists:reverse(Codes), Hooks)],
       run_options => run_options(Given),
@@ -652,17 +689,25 @@ finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
 
 %% Options that would be silently ignored together: the first needs the second, or
 %% cannot go with it.
--spec combination_rules() -> [{needs | excludes, atom(), atom()}].
+-spec combination_rules() -> [{needs, atom(), [atom()]} | {excludes, atom(), atom()}].
 combination_rules() ->
-    [{needs, fail_on_regression, baselines},
+    [{needs, fail_on_regression, [baselines, suites]},
+     {needs, filter, [suites]},
+     {needs, save_baseline, [suites]},
+     {needs, store, [suites, history]},
+     {excludes, squeeze, suites},
+     {excludes, params, suites},
+     {excludes, bytes, suites},
+     {excludes, isolation, suites},
+     {excludes, nodes, suites},
      {excludes, latency, squeeze},
      {excludes, memory, squeeze},
      {excludes, isolation, nodes}].
 
--spec combination({needs | excludes, atom(), atom()}, map()) -> ok.
-combination({needs, Key, Other}, Given) ->
-    not is_map_key(Key, Given) orelse is_map_key(Other, Given)
-        orelse usage({needs, names(Key), names(Other)}),
+-spec combination({needs, atom(), [atom()]} | {excludes, atom(), atom()}, map()) -> ok.
+combination({needs, Key, Others}, Given) ->
+    not is_map_key(Key, Given) orelse lists:any(fun (O) -> is_map_key(O, Given) end, Others)
+        orelse usage({needs, names(Key), lists:flatten(lists:join(" or ", [names(O) || O <- Others]))}),
     ok;
 combination({excludes, Key, Other}, Given) ->
     given(Key, Given) andalso given(Other, Given)
@@ -779,6 +824,10 @@ render_args([Other | _], _Acc) -> {error, {render_argument, Other}}.
 %% Error text
 
 -spec bad_value(arg(), string(), string()) -> string().
+bad_value(regex, Name, Text) ->
+    text("~ts: '~ts' is not a regular expression", [Name, Text]);
+bad_value(name, Name, Text) ->
+    text("~ts: '~ts' is not a baseline name (letters, digits, '.', '_', '-')", [Name, Text]);
 bad_value(forks, Name, Text) ->
     text("~ts: ~ts is not a positive integer or auto", [Name, Text]);
 bad_value(count, Name, Text) ->

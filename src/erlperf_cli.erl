@@ -55,8 +55,6 @@
 %% How long to wait for the progress printer to clear its line (milliseconds).
 -define(PRINTER_STOP_TIMEOUT, 1000).
 
-%% Ends the line of a command-line mistake.
--define(HINT, " (see 'erlperf --help')").
 %% Calls that end the VM they run in.
 -define(STOPPING_CALLS, [{erlang, halt, 0}, {erlang, halt, 1}, {erlang, halt, 2}, {init, stop, 0},
                          {init, stop, 1}, {init, reboot, 0}, {init, restart, 0}, {init, restart, 1}]).
@@ -192,10 +190,10 @@ render_command(Args) ->
                     io:put_chars(standard_error, ["erlperf: ", erlperf_render:format_error(Reason), "\n"]),
                     erlperf_args:exit_code(benchmark_failed);
                 {error, Reason} ->
-                    fail({usage, erlperf_render:format_error(Reason)})
+                    erlperf_cli_outcome:fail({usage, erlperf_render:format_error(Reason)})
             end;
         {error, Reason} ->
-            fail({args, Reason})
+            erlperf_cli_outcome:fail({args, Reason})
     end.
 
 -spec benchmark_command([string()]) -> non_neg_integer().
@@ -212,7 +210,7 @@ benchmark_command(Args) ->
         {ok, Parsed} ->
             execute(Parsed);
         {error, Reason} ->
-            fail({args, Reason})
+            erlperf_cli_outcome:fail({args, Reason})
     end.
 
 -spec execute(parsed()) -> non_neg_integer().
@@ -220,12 +218,24 @@ execute(#{paths := Paths} = Parsed) ->
     ok = erlperf_cli_vm:preload(),
     case erlperf_cli_vm:add_paths(Paths) of
         ok ->
-            case load_baselines(Parsed) of
-                {ok, WithBaselines} -> stopping_checked(WithBaselines);
-                {error, Reason} -> fail({usage, erlperf_baseline:format_error(Reason)})
-            end;
+            project(Parsed);
         {error, Reason} ->
-            fail(Reason)
+            erlperf_cli_outcome:fail(Reason)
+    end.
+
+%% --suite (then --history, when asked) and --history go to erlperf_suite_cli.
+-spec project(parsed()) -> non_neg_integer().
+project(#{suites := [_ | _], history := History} = Parsed) ->
+    case erlperf_suite_cli:run(Parsed) of
+        0 when History -> erlperf_suite_cli:history(Parsed#{outputs := [], format := text});
+        Status -> Status
+    end;
+project(#{history := true} = Parsed) ->
+    erlperf_suite_cli:history(Parsed);
+project(Parsed) ->
+    case load_baselines(Parsed) of
+        {ok, WithBaselines} -> stopping_checked(WithBaselines);
+        {error, Reason} -> erlperf_cli_outcome:fail({usage, erlperf_baseline:format_error(Reason)})
     end.
 
 %% Baselines are read before anything runs: a missing or broken one is a usage error.
@@ -251,7 +261,7 @@ stopping_checked(#{codes := Codes, params := Params} = Parsed) ->
         [] ->
             distributed(Parsed);
         [{Label, {M, F, A}} | _] ->
-            fail({usage, io_lib:format("~ts calls ~s:~s/~b, which would stop erlperf's own VM: "
+            erlperf_cli_outcome:fail({usage, io_lib:format("~ts calls ~s:~s/~b, which would stop erlperf's own VM: "
                                        "run it isolated (-i)", [Label, M, F, A])})
     end.
 
@@ -271,7 +281,7 @@ stops_vm(Calls) ->
 distributed(#{run_options := Run} = Parsed) ->
     case erlperf_cli_vm:distribution(maps:get(nodes, Run, [])) of
         ok -> benchmark(Parsed);
-        {error, Reason} -> fail(Reason)
+        {error, Reason} -> erlperf_cli_outcome:fail(Reason)
     end.
 
 %% A run compared with a baseline, or saved as a record (a baseline to be), gets verdicts
@@ -295,7 +305,7 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
                   verbose(Parsed),
                   {ok, measure(Codes, Options, Conc, Parsed)}
               catch
-                  Class:Reason:Stack -> {error, known(Class, Reason, Stack)}
+                  Class:Reason:Stack -> {error, erlperf_cli_outcome:known(Class, Reason, Stack)}
               end,
     stop_progress(Progress),
     case Outcome of
@@ -306,12 +316,12 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
             Results = {erlperf_record:with_baselines(Record, Rows), Rows},
             print_results(Parsed, Results),
             warn_cv(maps:get(<<"runs">>, element(1, Results))),
-            case write_outputs(Parsed, Results) of
-                ok -> gate(Parsed, Rows);
-                {error, Why} -> fail(Why)
+            case erlperf_cli_outcome:write_outputs(Parsed, Results) of
+                ok -> erlperf_cli_outcome:gate(Parsed, Rows);
+                {error, Why} -> erlperf_cli_outcome:fail(Why)
             end;
         {error, Why} ->
-            fail(Why)
+            erlperf_cli_outcome:fail(Why)
     end.
 
 %% A sweep with --param or --bytes, else one benchmark.
@@ -333,7 +343,7 @@ warn_cv(Runs) ->
     _ = [io:put_chars(standard_error,
                       io_lib:format("erlperf: warning: ~ts did not reach --cv ~s before the cap "
                                     "on samples (the last ~b samples vary by ~.1f%)~n",
-                                    [Label, number(float(Goal)), length(Values),
+                                    [Label, erlperf_cli_outcome:number(float(Goal)), length(Values),
                                      100 * erlperf_stat:cv(Values)]))
          || #{<<"cv_met">> := false, <<"cv_goal">> := Goal, <<"label">> := Label,
               <<"samples">> := Values} <- Runs],
@@ -345,35 +355,6 @@ baseline_rows(#{baselines := []}, _Record) ->
 baseline_rows(#{baselines := Baselines, run_options := Run}, Record) ->
     erlperf_baseline:compare(Baselines, Record, maps:with([confidence, noise], Run)).
 
-%% --fail-on-regression: exit 3, saying which runner regressed against which baseline.
--spec gate(parsed(), [erlperf_baseline:row()]) -> non_neg_integer().
-gate(#{gate := none}, _Rows) ->
-    erlperf_args:exit_code(success);
-gate(#{gate := Percent}, Rows) ->
-    case erlperf_baseline:regressions(Rows, Percent) of
-        [] ->
-            erlperf_args:exit_code(success);
-        Regressions ->
-            _ = [io:put_chars(standard_error,
-                              io_lib:format("erlperf: regression: ~ts is ~.1f% slower than in ~ts "
-                                            "(limit ~s%)~n", [Name, abs(C), File, number(Percent)]))
-                 || {Name, Entries} <- Regressions, #{file := File, change_pct := C} <- Entries],
-            erlperf_args:exit_code(gate_failed)
-    end.
-
--spec number(float()) -> string().
-number(F) when F == trunc(F) -> integer_to_list(trunc(F));
-number(F) -> float_to_list(F, [short]).
-
-%% -o and --save; the first file that cannot be written fails the run.
--spec write_outputs(map(), {erlperf_record:results(), [erlperf_baseline:row()]}) -> ok | {error, term()}.
-write_outputs(#{outputs := Outputs}, {Record, Rows}) ->
-    case [E || {File, Format} <- Outputs,
-               E <- [erlperf_output:write_record(File, Format, Record, #{baselines => Rows})], E =/= ok] of
-        [] -> ok;
-        [{error, _} = Error | _] -> Error
-    end.
-
 %% -v: start the application, show the generated code (of every combination of a
 %% sweep), log the VM every second.
 -spec verbose(parsed()) -> ok.
@@ -384,69 +365,6 @@ verbose(#{verbose := true, codes := Codes, params := Params}) ->
     [io:put_chars([erlperf_job:source(Code), "\n"]) || Code <- erlperf_sweep:bound_codes(Codes, Params)],
     {ok, _Logger} = erlperf_file_log:start_link(),
     ok.
-
-%%--------------------------------------------------------------------
-%% Errors: one line on stderr, the exit status of the reason's shape
-
--spec fail(term()) -> non_neg_integer().
-fail(Reason) ->
-    Hint = case Reason of
-               {args, _} -> ?HINT;
-               _ -> []
-           end,
-    io:put_chars(standard_error, ["erlperf: ", one_line(format_error(Reason)), Hint, "\n"]),
-    erlperf_args:exit_code(outcome(Reason)).
-
-%% An error is one line on stderr, whatever the text it quotes (code, a file name).
--spec one_line(unicode:chardata()) -> unicode:chardata().
-one_line(Text) ->
-    string:replace(Text, "\n", " ", all).
-
--spec outcome(term()) -> erlperf_args:outcome().
-outcome({internal, _, _, _}) -> benchmark_failed;
-outcome({args, _}) -> usage;
-outcome({usage, _}) -> usage;
-outcome({code_path, _}) -> usage;
-outcome({bad_code, _, _}) -> usage;
-outcome({invalid_option, _, _}) -> usage;
-outcome({incompatible_options, _, _, _}) -> usage;
-outcome({sweep, _}) -> usage;
-outcome(_Crashed) -> benchmark_failed.
-
-%% A reason the engine explains, or an internal error: a bug, whose details (class,
-%% reason, stack) are written to a file for the report.
--spec known(error | exit | throw, term(), [tuple()]) -> term().
-known(Class, Reason, Stack) ->
-    case erlperf:is_known_error(Reason) of
-        true ->
-            Reason;
-        false ->
-            File = filename:join(erlperf_system:temp_dir(), "erlperf-crash-" ++ os:getpid() ++ ".txt"),
-            Details = io_lib:format("erlperf ~ts, OTP ~ts~n~p:~p~n~p~n",
-                                    [erlperf_args:version(), erlang:system_info(otp_release),
-                                     Class, Reason, Stack]),
-            {internal, Reason, File, erlperf_output:write_atomic(File, Details)}
-    end.
-
-%% A reason raised while parsing, preparing or benchmarking, as one line.
--spec format_error(term()) -> string().
-format_error({internal, Reason, File, Written}) ->
-    Where = case Written of
-                ok -> "details in " ++ File;
-                {error, _} -> "no details written (" ++ File ++ " could not be written)"
-            end,
-    lists:flatten(io_lib:format("internal error (a bug in erlperf; please report it with the "
-                                "details): ~0tP; ~ts", [Reason, 6, Where]));
-format_error({args, Reason}) ->
-    erlperf_args:format_error(Reason);
-format_error({usage, Text}) ->
-    lists:flatten(Text);
-format_error({write, _File, _Reason} = Reason) ->
-    erlperf_output:format_error(Reason);
-format_error({Tag, _} = Reason) when Tag =:= code_path; Tag =:= distribution ->
-    erlperf_cli_vm:format_error(Reason);
-format_error(Reason) ->
-    erlperf:format_error(Reason).
 
 %%--------------------------------------------------------------------
 %% Terminal: progress, colour, width

@@ -12,7 +12,9 @@
 %%%   <li><b>score</b>: what rows are ranked by: the average sample in continuous and
 %%%       concurrency mode, the inverse of the average sample time in timed mode. Rows
 %%%       are sorted by score, highest first; with more than one row the `Rel' column
-%%%       shows each score relative to the highest (100%).</li>
+%%%       shows each score relative to the highest (100%). With `relative => false'
+%%%       (a suite's benchmarks, which are not alternatives of each other) rows keep
+%%%       the record's order and there is no `Rel' column.</li>
 %%%   <li><b>sweep table</b>: runs of a parameter sweep ({@link erlperf_sweep}) keep
 %%%       their order (combination by combination, runners in the order given); a column
 %%%       per parameter follows `Code', `Bytes/s' follows the time when bytes were given,
@@ -41,7 +43,8 @@
 -type format() :: basic | extended | full.
 -type options() :: #{format => format() | auto,       % [auto]
                      width => pos_integer() | infinity, % terminal width [infinity]
-                     colour => boolean()}.             % ANSI bold header [false]
+                     colour => boolean(),              % ANSI bold header [false]
+                     relative => boolean()}.           % rows by score, Rel column [true]
 
 %% Runs with at least this many samples default to the extended format.
 -define(EXTENDED_FROM_SAMPLES, 10).
@@ -90,6 +93,7 @@ render(#{<<"runs">> := Runs} = Record, Options) ->
     View = #{format => resolve_format(maps:get(format, Options, auto), Record),
              names => erlperf_record:param_names(Record), options => Options},
     Sorted = case View of
+                 #{names := [], options := #{relative := false}} -> Runs;
                  #{names := []} -> lists:sort(fun (A, B) -> score(A) >= score(B) end, Runs);
                  #{} -> Runs
              end,
@@ -117,8 +121,8 @@ resolve_format(Format, _Record) ->
 %% Internal functions: the main table
 
 -spec table(view(), [run()]) -> unicode:chardata().
-table(#{format := Format, names := Names} = View, Runs) ->
-    Rel = length(Runs) > 1,
+table(#{format := Format, names := Names, options := Options} = View, Runs) ->
+    Rel = length(Runs) > 1 andalso maps:get(relative, Options, true),
     Bytes = lists:any(fun (R) -> is_map_key(<<"bytes_per_second">>, R) end, Runs),
     Sweep = Names =/= [],
     Columns = param_columns(Names) ++ columns(Format, Rel)

@@ -12,7 +12,7 @@
 %%% to the architecture string. Cost: one file read or one short OS command per call.
 -module(erlperf_system).
 
--export([info/0, temp_dir/0]).
+-export([info/0, temp_dir/0, version/0]).
 
 -export_type([info/0]).
 
@@ -82,3 +82,12 @@ sysctl_model() ->
 trim(Text) ->
     Blank = fun (C) -> C =:= $\s orelse C =:= $\t orelse C =:= $\n orelse C =:= $\r end,
     lists:reverse(lists:dropwhile(Blank, lists:reverse(lists:dropwhile(Blank, Text)))).
+
+%% @doc erlperf's version (the application's `vsn'), or "unknown".
+-spec version() -> string().
+version() ->
+    _ = application:load(erlperf),
+    case application:get_key(erlperf, vsn) of
+        {ok, Vsn} -> Vsn;
+        undefined -> "unknown"
+    end.

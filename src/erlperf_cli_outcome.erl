@@ -1,0 +1,123 @@
+%%% @doc How a command line ends: its outputs written, the regression gate applied, and
+%%% every error as one line on stderr with the exit status of its kind. Shared by the
+%%% benchmark's command line ({@link erlperf_cli}) and the suites' ({@link
+%%% erlperf_suite_cli}).
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>reason</b>: what went wrong, in the shape its module gives it (`{args, _}'
+%%%       from {@link erlperf_args}, `{usage, Text}', `{write, File, _}', an engine error
+%%%       of {@link erlperf:format_error/1}); its shape says its exit status.</li>
+%%%   <li><b>internal error</b>: a reason no module explains: a bug, whose class, reason
+%%%       and stack go to a file in the temporary directory for the report.</li>
+%%% </ul>
+%%%
+%%% Example:
+%%% ```
+%%% 2 = erlperf_cli_outcome:fail({usage, "no code to benchmark"}).
+%%% '''
+-module(erlperf_cli_outcome).
+
+%% API: called by erlperf_cli and erlperf_suite_cli
+-export([fail/1, format_error/1, known/3, gate/2, write_outputs/2, number/1]).
+
+%% Ends the line of a command-line mistake.
+-define(HINT, " (see 'erlperf --help')").
+
+%%--------------------------------------------------------------------
+%% Outputs and the gate
+
+%% @doc --fail-on-regression: exit 3, saying which runner regressed against which baseline.
+-spec gate(#{gate := number() | none},  [erlperf_baseline:row()]) -> non_neg_integer().
+gate(#{gate := none}, _Rows) ->
+    erlperf_args:exit_code(success);
+gate(#{gate := Percent}, Rows) ->
+    case erlperf_baseline:regressions(Rows, Percent) of
+        [] ->
+            erlperf_args:exit_code(success);
+        Regressions ->
+            _ = [io:put_chars(standard_error,
+                              io_lib:format("erlperf: regression: ~ts is ~.1f% slower than in ~ts "
+                                            "(limit ~s%)~n", [Name, abs(C), File, number(Percent)]))
+                 || {Name, Entries} <- Regressions, #{file := File, change_pct := C} <- Entries],
+            erlperf_args:exit_code(gate_failed)
+    end.
+
+%% @doc A percentage as written: 20 rather than 20.0.
+-spec number(float()) -> string().
+number(F) when F == trunc(F) -> integer_to_list(trunc(F));
+number(F) -> float_to_list(F, [short]).
+
+%% @doc -o and --save; the first file that cannot be written fails the run.
+-spec write_outputs(#{outputs := [{file:filename(), erlperf_output:format()}]}, {erlperf_record:results(), [erlperf_baseline:row()]}) -> ok | {error, term()}.
+write_outputs(#{outputs := Outputs}, {Record, Rows}) ->
+    case [E || {File, Format} <- Outputs,
+               E <- [erlperf_output:write_record(File, Format, Record, #{baselines => Rows})], E =/= ok] of
+        [] -> ok;
+        [{error, _} = Error | _] -> Error
+    end.
+
+%%--------------------------------------------------------------------
+%% Errors: one line on stderr, the exit status of the reason's shape
+
+%% @doc Says what went wrong on stderr, in one line, and returns the exit status.
+-spec fail(term()) -> non_neg_integer().
+fail(Reason) ->
+    Hint = case Reason of
+               {args, _} -> ?HINT;
+               _ -> []
+           end,
+    io:put_chars(standard_error, ["erlperf: ", one_line(format_error(Reason)), Hint, "\n"]),
+    erlperf_args:exit_code(outcome(Reason)).
+
+%% An error is one line on stderr, whatever the text it quotes (code, a file name).
+-spec one_line(unicode:chardata()) -> unicode:chardata().
+one_line(Text) ->
+    string:replace(Text, "\n", " ", all).
+
+-spec outcome(term()) -> erlperf_args:outcome().
+outcome({internal, _, _, _}) -> benchmark_failed;
+outcome({args, _}) -> usage;
+outcome({usage, _}) -> usage;
+outcome({code_path, _}) -> usage;
+outcome({bad_code, _, _}) -> usage;
+outcome({invalid_option, _, _}) -> usage;
+outcome({incompatible_options, _, _, _}) -> usage;
+outcome({sweep, _}) -> usage;
+outcome(_Crashed) -> benchmark_failed.
+
+%% @doc A reason the engine explains, or an internal error: a bug, whose details (class,
+%% reason, stack) are written to a file for the report.
+-spec known(error | exit | throw, term(), [tuple()]) -> term().
+known(Class, Reason, Stack) ->
+    case erlperf:is_known_error(Reason) of
+        true ->
+            Reason;
+        false ->
+            File = filename:join(erlperf_system:temp_dir(), "erlperf-crash-" ++ os:getpid() ++ ".txt"),
+            Details = io_lib:format("erlperf ~ts, OTP ~ts~n~p:~p~n~p~n",
+                                    [erlperf_args:version(), erlang:system_info(otp_release),
+                                     Class, Reason, Stack]),
+            {internal, Reason, File, erlperf_output:write_atomic(File, Details)}
+    end.
+
+%% @doc A reason raised while parsing, preparing or benchmarking, as one line.
+-spec format_error(term()) -> string().
+format_error({internal, Reason, File, Written}) ->
+    Where = case Written of
+                ok -> "details in " ++ File;
+                {error, _} -> "no details written (" ++ File ++ " could not be written)"
+            end,
+    lists:flatten(io_lib:format("internal error (a bug in erlperf; please report it with the "
+                                "details): ~0tP; ~ts", [Reason, 6, Where]));
+format_error({args, Reason}) ->
+    erlperf_args:format_error(Reason);
+format_error({usage, Text}) ->
+    lists:flatten(Text);
+format_error({write, _File, _Reason} = Reason) ->
+    erlperf_output:format_error(Reason);
+format_error({Tag, _} = Reason) when Tag =:= code_path; Tag =:= distribution ->
+    erlperf_cli_vm:format_error(Reason);
+format_error(Reason) ->
+    erlperf:format_error(Reason).
+

@@ -1,0 +1,269 @@
+%%% @doc The command line of benchmark suites and their history: `erlperf --suite'
+%%% runs the benchmarks of suite files ({@link erlperf_suite}), keeps the run in the
+%%% results store ({@link erlperf_store}), compares each benchmark with its previous
+%%% run (or a named baseline) and applies the regression gate; `erlperf --history'
+%%% shows the store's runs over time with the steps found in them
+%%% ({@link erlperf_changepoint}, {@link erlperf_trend}).
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>previous run</b>: for each benchmark (and sweep combination), the newest
+%%%       stored run that has it; benchmarks left out by `--filter' keep theirs.</li>
+%%%   <li><b>verdict</b>: `regressed' (significantly slower, beyond the noise floor),
+%%%       `improved' (significantly faster), or `no change', with the change's interval
+%%%       (of fork means: suite runs are forked by default, so the interval knows how
+%%%       runs vary).</li>
+%%%   <li><b>project code</b>: when the current directory holds `rebar.config', the
+%%%       `ebin' directories under `_build/default/lib' are added to the code path; with
+%%%       `mix.exs', those under `_build/dev/lib' and `_build/dev/consolidated'.</li>
+%%% </ul>
+%%%
+%%% Exit status: 0; 1 a benchmark crashed (the others still ran and were stored); 2 a
+%%% usage error (a suite that does not compile, a bad benchmark, an unknown baseline);
+%%% 3 a benchmark regressed beyond `--fail-on-regression'.
+%%%
+%%% Example:
+%%% ```
+%%% $ ./erlperf --suite examples/suite_bench.erl
+%%% $ ./erlperf --suite bench --filter sort --fail-on-regression 10
+%%% $ ./erlperf --history
+%%% '''
+-module(erlperf_suite_cli).
+
+%% API: called by erlperf_cli
+-export([run/1, history/1]).
+
+%% The file of the history page in the store, unless -o says.
+-define(HISTORY_PAGE, "history.html").
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc Runs `--suite': prints the table, the verdicts against the previous runs (or
+%% baselines), writes the outputs, and returns the exit status.
+-spec run(erlperf_args:parsed()) -> non_neg_integer().
+run(#{suites := Paths, filter := Filter} = Parsed) ->
+    ok = project_code(),
+    case erlperf_suite:load(Paths) of
+        {ok, Loaded} ->
+            try
+                case erlperf_suite:benchmarks(Loaded, #{filter => Filter}) of
+                    {ok, Benchmarks} -> with_baselines(Benchmarks, Parsed);
+                    {error, Reason} -> fail(usage, erlperf_suite:format_error(Reason))
+                end
+            after
+                erlperf_suite:unload(Loaded)
+            end;
+        {error, Reason} ->
+            fail(usage, erlperf_suite:format_error(Reason))
+    end.
+
+%% @doc Runs `--history': the text summary on stdout (or JSON with `--format json'),
+%% and the HTML page written to the store (or to `-o' files, each in its format).
+-spec history(erlperf_args:parsed()) -> non_neg_integer().
+history(#{store := Store, format := Format, outputs := Outputs}) ->
+    {Entries, Problems} = erlperf_store:runs(Store),
+    warn(Problems),
+    History = erlperf_series:history(unicode:characters_to_binary(Store), Entries),
+    io:put_chars(case Format of
+                     json -> [erlperf_trend:json(History), "\n"];
+                     _ -> erlperf_trend:text(History)
+                 end),
+    Files = case Outputs of
+                [] -> [{filename:join(Store, ?HISTORY_PAGE), html}];
+                _ -> Outputs
+            end,
+    write_history(Files, History).
+
+%%--------------------------------------------------------------------
+%% Running the suites
+
+with_baselines(Benchmarks, #{baselines := Names, store := Store} = Parsed) ->
+    case baselines(Names, Store) of
+        {ok, Baselines} -> measure(Benchmarks, Parsed#{baselines := Baselines});
+        {error, Text} -> fail(usage, Text)
+    end.
+
+%% --baseline NAME: the store's baseline of that name, else a saved record file.
+baselines(Names, Store) ->
+    Loaded = [baseline(N, Store) || N <- Names],
+    case [T || {error, T} <- Loaded] of
+        [] -> {ok, [B || {ok, B} <- Loaded]};
+        [Text | _] -> {error, Text}
+    end.
+
+baseline(Name, Store) ->
+    case erlperf_store:valid_name(Name) andalso erlperf_store:baseline(Store, Name) of
+        {ok, #{<<"record">> := Record} = Entry} ->
+            {ok, {source("baseline " ++ Name, Entry), Record}};
+        _ when not is_boolean(Name) ->
+            case filelib:is_regular(Name) of
+                true ->
+                    case erlperf_baseline:load(Name) of
+                        {ok, Record} -> {ok, {Name, Record}};
+                        {error, Reason} -> {error, erlperf_baseline:format_error(Reason)}
+                    end;
+                false ->
+                    {error, lists:flatten(io_lib:format("--baseline ~ts: no baseline of that name in ~ts "
+                                                        "(--save-baseline NAME keeps one) and no such file",
+                                                        [Name, Store]))}
+            end
+    end.
+
+measure(Benchmarks, #{store := Store} = Parsed) ->
+    {Entries, Problems} = erlperf_store:runs(Store),
+    warn(Problems),
+    Outcomes = [{B, run_benchmark(B, Parsed)} || B <- Benchmarks],
+    Failed = [{B, Why} || {B, {error, Why}} <- Outcomes],
+    [io:put_chars(standard_error, ["erlperf: ", Name, ": ", erlperf_cli_outcome:format_error(Why), "\n"])
+     || {#{name := Name}, Why} <- Failed],
+    case lists:append([R || {_, {ok, R}} <- Outcomes]) of
+        [] ->
+            erlperf_args:exit_code(benchmark_failed);
+        Reports ->
+            Status = measured(erlperf_record:from_reports(Reports), Entries, Parsed),
+            case {Status, Failed} of
+                {0, [_ | _]} -> erlperf_args:exit_code(benchmark_failed);
+                _ -> Status
+            end
+    end.
+
+%% Options: erlperf's defaults, then the benchmark's, then the command line's; forked
+%% for verdicts unless --forks or the benchmark says otherwise.
+run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options := Given}) ->
+    Options = maps:merge(Own, Given),
+    Forked = case maps:get(forks, Options, auto) of
+                 auto -> Options#{forks => erlperf_forks:for_verdicts(maps:merge(erlperf:defaults(), Options),
+                                                                      undefined)};
+                 _ -> Options
+             end,
+    try
+        case Params of
+            [] -> {ok, erlperf:benchmark([Code], Forked#{report => full}, undefined)};
+            _ -> {ok, erlperf:sweep([Code], Forked#{report => full, params => Params})}
+        end
+    catch
+        Class:Reason:Stack -> {error, erlperf_cli_outcome:known(Class, Reason, Stack)}
+    end.
+
+measured(Record0, Entries, #{baselines := Baselines, store := Store, run_options := Run} = Parsed) ->
+    Options = maps:with([confidence, noise], maps:merge(erlperf:defaults(), Run)),
+    Rows = case Baselines of
+               [] -> previous_rows(Record0, Entries, Options);
+               _ -> erlperf_baseline:compare(Baselines, Record0, Options)
+           end,
+    Record = erlperf_record:with_baselines(Record0, Rows),
+    #{report := Report, format := Format} = Parsed,
+    io:put_chars(erlperf_output:render(Format, shown(Format, Record),
+                                       #{format => Report, width => infinity, colour => false,
+                                         baselines => [], relative => false})),
+    Format =:= text andalso io:put_chars(verdicts(Rows)),
+    Entry = erlperf_store:entry(Record0, [unicode:characters_to_binary(P) || P <- maps:get(suites, Parsed)]),
+    case store(Store, Entry, Parsed) of
+        ok ->
+            case erlperf_cli_outcome:write_outputs(Parsed, {Record, Rows}) of
+                ok -> erlperf_cli_outcome:gate(Parsed, Rows);
+                {error, Why} -> fail(benchmark_failed, erlperf_output:format_error(Why))
+            end;
+        {error, Text} ->
+            fail(benchmark_failed, Text)
+    end.
+
+%% The text table names each run as its series does, a sweep's combination included
+%% (the benchmarks of a suite have no parameters in common to make columns of).
+shown(text, #{<<"runs">> := Runs} = Record) ->
+    Record#{<<"runs">> := [(maps:remove(<<"params">>, R))#{<<"label">> := erlperf_series:name(R)}
+                           || R <- Runs],
+            <<"options">> := maps:remove(<<"params">>, maps:get(<<"options">>, Record, #{}))};
+shown(_Format, Record) ->
+    Record.
+
+store(Store, Entry, #{save_baseline := Name}) ->
+    case erlperf_store:save_run(Store, Entry) of
+        {ok, _} when Name =:= undefined -> ok;
+        {ok, _} ->
+            case erlperf_store:save_baseline(Store, Name, Entry) of
+                {ok, _} -> ok;
+                {error, Reason} -> {error, erlperf_store:format_error(Reason)}
+            end;
+        {error, Reason} ->
+            {error, erlperf_store:format_error(Reason)}
+    end.
+
+%% Each run against the newest stored run that has a run of the same name.
+previous_rows(#{<<"runs">> := Runs}, Entries, Options) ->
+    Newest = lists:reverse(Entries),
+    [row(Run, previous(Run, Newest), Options) || Run <- Runs].
+
+row(Run, none, _Options) ->
+    #{label => maps:get(<<"label">>, Run), name => erlperf_series:name(Run), baselines => []};
+row(Run, {Entry, Previous}, Options) ->
+    [Row] = erlperf_baseline:compare([{source("the previous run", Entry), #{<<"runs">> => [Previous]}}],
+                                     #{<<"runs">> => [Run]}, Options),
+    Row#{name := erlperf_series:name(Run)}.
+
+previous(Run, Entries) ->
+    Name = erlperf_series:name(Run),
+    Found = [{E, P} || #{<<"record">> := #{<<"runs">> := Ps}} = E <- Entries, P <- Ps, erlperf_series:name(P) =:= Name],
+    case Found of
+        [First | _] -> First;
+        [] -> none
+    end.
+
+%% "the previous run (abc1234+, 2026-11-25 08:00:03 UTC)"
+source(What, #{<<"time">> := Time} = Entry) ->
+    When = binary_to_list(binary:part(Time, 0, min(19, byte_size(Time)))),
+    Commit = case maps:get(<<"commit">>, Entry, null) of
+                 #{<<"sha">> := Sha, <<"dirty">> := Dirty} ->
+                     [binary_to_list(binary:part(Sha, 0, 7)), [$+ || Dirty =:= true], ", "];
+                 _ -> ""
+             end,
+    lists:flatten([What, " (", Commit, [case C of $T -> $\s; _ -> C end || C <- When], " UTC)"]).
+
+%% criterion's words: regressed, improved, no change.
+verdicts(Rows) ->
+    [[io_lib:format("~ts: ~ts: ~ts against ~ts~n",
+                    [Name, word(E), erlperf_stat:verdict_text(C), File])
+      || #{file := File, comparison := C} = E <- Entries]
+     ++ [io_lib:format("~ts: first run, nothing to compare with~n", [Name]) || Entries =:= []]
+     || #{name := Name, baselines := Entries} <- Rows].
+
+word(#{verdict := slower, significant := true}) -> "regressed";
+word(#{verdict := faster, significant := true}) -> "improved";
+word(_) -> "no change".
+
+%%--------------------------------------------------------------------
+%% Code path, files, messages
+
+%% The project's compiled code, when erlperf runs at the root of a rebar3 or Mix project.
+project_code() ->
+    Dirs = case {filelib:is_regular("rebar.config"), filelib:is_regular("mix.exs")} of
+               {true, _} -> filelib:wildcard("_build/default/lib/*/ebin");
+               {false, true} -> ["_build/dev/consolidated" | filelib:wildcard("_build/dev/lib/*/ebin")];
+               {false, false} -> []
+           end,
+    ok = code:add_pathsa([filename:absname(D) || D <- Dirs, filelib:is_dir(D)]).
+
+write_history(Files, History) ->
+    Written = [{File, erlperf_output:write_atomic(File, render_history(Format, History))}
+               || {File, Format} <- Files],
+    case [E || {_, {error, _} = E} <- Written] of
+        [] ->
+            [io:format("history: ~ts~n", [F]) || {F, ok} <- Written, filename:extension(F) =:= ".html"],
+            erlperf_args:exit_code(success);
+        [{error, Reason} | _] ->
+            fail(benchmark_failed, erlperf_output:format_error(Reason))
+    end.
+
+render_history(html, History) -> erlperf_trend:html(History);
+render_history(json, History) -> erlperf_trend:json(History);
+render_history(_, History) -> erlperf_trend:text(History).
+
+warn(Problems) ->
+    _ = [io:put_chars(standard_error, ["erlperf: warning: ", erlperf_store:format_error(P), "\n"])
+         || P <- Problems],
+    ok.
+
+fail(Outcome, Text) ->
+    io:put_chars(standard_error, ["erlperf: ", string:replace(Text, "\n", " ", all), "\n"]),
+    erlperf_args:exit_code(Outcome).
