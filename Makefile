@@ -3,7 +3,7 @@ REBAR ?= rebar3
 APT_PACKAGES = rebar3 erlang-common-test erlang-dialyzer erlang-tools erlang-edoc erlang-eunit \
                erlang-proper
 
-.PHONY: all compile escript run test test-all test-otp browser eunit ct dialyzer xref check bench bench-calibration bench-httpd doc prereq clean
+.PHONY: all compile escript run test test-all test-otp browser eunit ct dialyzer xref check bench bench-calibration bench-suites bench-httpd doc prereq clean
 
 all: escript
 
@@ -95,7 +95,7 @@ bench: escript
 	mkdir -p _build/bench
 	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/*.erl examples/httpd_load_gen.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
-	    -eval 'erlperf_bench:main(), erlperf_bench_calibration:main(), erlperf_bench_agents:main(), erlperf_bench_httpd:main(), halt(0).'
+	    -eval 'erlperf_bench:main(), erlperf_bench_calibration:main(), erlperf_bench_suites:main(), erlperf_bench_agents:main(), erlperf_bench_httpd:main(), halt(0).'
 
 # The calibration of intervals and verdicts alone (part of `make bench'; about 11 minutes).
 bench-calibration: compile
@@ -103,6 +103,14 @@ bench-calibration: compile
 	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_calibration.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
 	    -eval 'erlperf_bench_calibration:main(), halt(0).'
+
+# Suite runs against the previous run alone: unchanged code, a planted 2x slowdown
+# (part of `make bench'; about a minute).
+bench-suites: escript
+	mkdir -p _build/bench
+	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_suites.erl
+	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
+	    -eval 'erlperf_bench_suites:main(), halt(0).'
 
 # The agents' slowdown of an httpd alone (part of `make bench').
 bench-httpd: escript

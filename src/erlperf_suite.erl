@@ -15,9 +15,8 @@
 %%%   <li><b>local function</b>: an atom in a role (`runner => work') names a function
 %%%       of the suite module. A runner of arity 0 becomes `{Module, Function, []}',
 %%%       which the generated loop calls directly (no fun call per iteration); a runner
-%%%       of arity 1 gets the `init_runner' result. `init' and `init_runner' take arity 0
-%%%       (or 1: `init_runner' gets `init''s result), `done' arity 0 or 1 (`init''s
-%%%       result).</li>
+%%%       of arity 1 gets the `init_runner' result. The other roles likewise: arity 0,
+%%%       or 1 to get `init''s result (`init_runner', `done').</li>
 %%%   <li><b>filter</b>: a regular expression (`re' syntax) a benchmark's name must match
 %%%       to run.</li>
 %%% </ul>
@@ -193,11 +192,15 @@ location({Line, _Column}) -> integer_to_list(Line);
 location(Line) when is_integer(Line) -> integer_to_list(Line);
 location(_) -> "?".
 
-%% Where a module of that name is loaded from, unless it is a suite loaded before (its
-%% binary was given as a .erl file) or not loaded at all.
+%% Where a module of that name is loaded from (or would be, from the code path), unless
+%% it is a suite loaded before (its binary was given as a .erl file) or nowhere.
 clash(Module) ->
     case code:is_loaded(Module) of
-        false -> none;
+        false ->
+            case code:which(Module) of
+                File when is_list(File) -> File;
+                _NonExisting -> none
+            end;
         {file, File} when is_list(File) ->
             case filename:extension(File) of
                 ".erl" -> none;
@@ -241,9 +244,7 @@ role(Module, Role, Function, Bad) when is_atom(Function) ->
     Arities = [A || {F, A} <- Module:module_info(exports), F =:= Function],
     case {Role, lists:sort(Arities)} of
         {_, []} -> Bad(text("~s => ~s: ~s:~s is not exported", [Role, Function, Module, Function]));
-        {runner, [0 | _]} -> {Module, Function, []};
-        {init, [0 | _]} -> {Module, Function, []};
-        {_, [0 | _]} -> fun Module:Function/0;
+        {_, [0 | _]} -> {Module, Function, []};
         {_, [1 | _]} -> fun Module:Function/1;
         {_, _} -> Bad(text("~s => ~s: ~s:~s must take 0 or 1 arguments", [Role, Function, Module, Function]))
     end;
