@@ -53,7 +53,9 @@
                       class => binary()}.
 %% Line chart options, defaults in ?LINE_DEFAULTS: title, axis labels (with units in the
 %% text), scales (`auto': log when all values are positive and span a factor of 100),
-%% size in pixels, tick label formats (default format_number/1), vertical markers (none).
+%% size in pixels, tick label formats (default format_number/1), vertical markers (none),
+%% and the x axis's ticks: `auto' (nice or log ticks over the data), or the tick values,
+%% a linear axis from the smallest to the largest (which should cover the data).
 -type line_options() :: #{title => unicode:chardata(),
                           x_label => unicode:chardata(),
                           y_label => unicode:chardata(),
@@ -63,7 +65,8 @@
                           height => pos_integer(),
                           x_format => format(),
                           y_format => format(),
-                          x_markers => [x_marker()]}.
+                          x_markers => [x_marker()],
+                          x_ticks => auto | [number(), ...]}.
 %% A horizontal bar: its label, value, optional whisker `lo'..`hi', a CSS class
 %% (`<<"regression">>', `<<"best">>') and a note written after the label (a verdict).
 -type bar() :: #{label := unicode:chardata(),
@@ -82,7 +85,7 @@
 -define(LINE_DEFAULTS, #{title => <<>>, x_label => <<>>, y_label => <<>>, x_scale => auto,
                          y_scale => auto, width => 640, height => 320,
                          x_format => fun ?MODULE:format_number/1, y_format => fun ?MODULE:format_number/1,
-                         x_markers => []}).
+                         x_markers => [], x_ticks => auto}).
 -define(BAR_DEFAULTS, #{title => <<>>, x_label => <<>>, width => 640,
                         format => fun ?MODULE:format_number/1}).
 
@@ -197,8 +200,12 @@ line_chart(Series, Options) ->
     H = H0 + Legend * ?LEGEND_LINE,
     Points = lists:append([points_of(S) || S <- Series]),
     Markers = maps:get(x_markers, Opts),
-    {XAxis, XS} = axis(maps:get(x_scale, Opts), [X || {X, _} <- Points] ++ [X || #{x := X} <- Markers],
-                       {?MARGIN_LEFT, W - ?MARGIN_RIGHT}),
+    XPixels = {?MARGIN_LEFT, W - ?MARGIN_RIGHT},
+    {XAxis, XS} = case maps:get(x_ticks, Opts) of
+                      auto -> axis(maps:get(x_scale, Opts),
+                                   [X || {X, _} <- Points] ++ [X || #{x := X} <- Markers], XPixels);
+                      Given -> given_axis(Given, XPixels)
+                  end,
     {YAxis, YS} = axis(maps:get(y_scale, Opts), [Y || {_, Y} <- Points],
                        {H0 - ?MARGIN_BOTTOM, ?MARGIN_TOP}),
     Frame = #{x => XS, y => YS, x_ticks => XAxis, y_ticks => YAxis, width => W, height => H0},
@@ -261,6 +268,7 @@ valid(K, V) when K =:= width; K =:= height -> is_integer(V) andalso V > 0;
 valid(K, V) when K =:= x_scale; K =:= y_scale -> lists:member(V, [linear, log, auto]);
 valid(K, V) when K =:= x_format; K =:= y_format; K =:= format -> is_function(V, 1);
 valid(x_markers, V) -> is_list(V) andalso lists:all(fun is_marker/1, V);
+valid(x_ticks, V) -> V =:= auto orelse (is_list(V) andalso V =/= [] andalso lists:all(fun erlang:is_number/1, V));
 valid(_Text, V) -> is_binary(V) orelse is_list(V).
 
 %% The first candidate step whose ticks fit in Count.
@@ -308,6 +316,11 @@ axis(linear, [], Pixels) ->
     axis(linear, [0, 1], Pixels);
 axis(linear, Values, Pixels) ->
     Ticks = nice_ticks(lists:min(Values), lists:max(Values), ?MAX_TICKS),
+    {{linear, Ticks}, scale(linear, {hd(Ticks), lists:last(Ticks)}, Pixels)}.
+
+%% A linear axis with the caller's ticks.
+given_axis(Given, Pixels) ->
+    Ticks = lists:usort(Given),
     {{linear, Ticks}, scale(linear, {hd(Ticks), lists:last(Ticks)}, Pixels)}.
 
 %%--------------------------------------------------------------------

@@ -201,6 +201,14 @@ x_markers_test() ->
     ?assertError({invalid_option, x_markers, [#{colour := red}]},
                  erlperf_svg:line_chart([], #{x_markers => [#{x => 1, label => <<>>, colour => red}]})).
 
+given_x_ticks_test() ->
+    Format = fun (X) when X == round(X) -> ["run ", integer_to_list(round(X))]; (_) -> <<>> end,
+    Svg = erlperf_svg:line_chart([#{name => <<"s">>, points => [{1, 10}, {2, 11}, {4, 5}]}],
+                                 #{x_ticks => [4, 0.5, 2, 4.5], x_format => Format}),
+    [Doc] = erlperf_html_test_lib:svgs(Svg),
+    ?assertEqual(["", "run 2", "run 4", ""], tick_labels(Doc, "x-axis")),
+    ?assertError({invalid_option, x_ticks, []}, erlperf_svg:line_chart([], #{x_ticks => []})).
+
 log_y_axis_test() ->
     Svg = erlperf_svg:line_chart([#{name => <<"s">>, points => [{1, 3}, {2, 3.0e6}]}],
                                  #{y_scale => auto}),
