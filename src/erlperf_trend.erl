@@ -261,7 +261,7 @@ text_benchmark(#{name := Name, points := Points, steps := Steps}) ->
      text_steps(printable(Name), Points, Steps)].
 
 text_row({#{run := Run, time := Time, otp := Otp, value := Value} = P, Change, _Step}) ->
-    [integer_to_list(Run), printable(Time), printable(short(P)), printable(Otp),
+    [integer_to_list(Run), printable(Time), commit_text(P), printable(Otp),
      erlperf_units:count(Value), interval_text(P), change_pct(Change)].
 
 text_steps(Name, _Points, []) ->
@@ -270,6 +270,9 @@ text_steps(Name, Points, Steps) ->
     [[Name, ": step at run ", integer_to_list(run_of(S, Points)), " (",
       printable(short(lists:nth(At, Points))), "): ", change_text(S), "\n"]
      || #{at := At} = S <- Steps].
+
+commit_text(#{commit := undefined}) -> "-";
+commit_text(P) -> printable(short(P)).
 
 count(1, Noun) -> ["1 ", Noun];
 count(N, Noun) -> [integer_to_list(N), " ", Noun, "s"].
