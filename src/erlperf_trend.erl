@@ -41,9 +41,9 @@
 %%% Example:
 %%% ```
 %%% Point = fun (Run, Qps) ->
-%%%                 #{run => Run, time => <<"2026-11-25T08:00:00Z">>, commit => <<"0123456789abcdef">>,
-%%%                   dirty => false, otp => <<"25">>, value => Qps, low => Qps * 0.98,
-%%%                   high => Qps * 1.02, interval => forks}
+%%%                 #{run => Run, time => <<"2026-11-25T08:00:00Z">>,
+%%%                   commit => <<"0123456789abcdef">>, dirty => false, otp => <<"25">>,
+%%%                   value => Qps, low => Qps * 0.98, high => Qps * 1.02, interval => forks}
 %%%         end,
 %%% History = #{store => <<"bench/history">>, runs => 3,
 %%%             benchmarks => [#{name => <<"rand:uniform().">>,
@@ -252,7 +252,8 @@ text_totals(#{store := Store, runs := Runs, benchmarks := Benchmarks}) ->
 text_benchmark(#{name := Name, points := Points, steps := Steps}) ->
     Rows = table_rows(Points, Steps),
     Shown = case length(Rows) < length(Points) of
-                true -> io_lib:format(" (the latest ~b of ~b runs)", [length(Rows), length(Points)]);
+                true -> io_lib:format(" (the latest ~b of ~b runs)",
+                                      [length(Rows), length(Points)]);
                 false -> []
             end,
     ["\n", printable(Name), Shown, "\n",
@@ -341,7 +342,8 @@ latest(List, _Max) ->
 changes([]) ->
     [];
 changes([_ | Later] = Points) ->
-    [none | [change(Prev, V) || {#{value := Prev}, #{value := V}} <- lists:zip(lists:droplast(Points), Later)]].
+    [none | [change(Prev, V)
+             || {#{value := Prev}, #{value := V}} <- lists:zip(lists:droplast(Points), Later)]].
 
 change(Prev, _Value) when Prev == 0 -> none;
 change(Prev, Value) -> (Value - Prev) * 100 / Prev.
