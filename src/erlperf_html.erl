@@ -34,7 +34,7 @@
 %% A table cell.
 -type cell() :: text() | {raw, iodata()}.
 %% A table row: its cells, or `{Class, Cells}' for a row with a CSS class
-%% (`<<"regression">>', `<<"best">>', `<<"failed">>').
+%% (`<<"regression">>', `<<"best">>', `<<"faster">>', `<<"failed">>').
 -type row() :: [cell()] | {binary(), [cell()]}.
 
 %% The replacement character shown for bytes that are not UTF-8.
@@ -167,7 +167,7 @@ css() ->
       "vertical-align:top}th{background:var(--panel)}td.num{text-align:right;"
       "font-variant-numeric:tabular-nums}\n"
       "tr.regression td,tr.failed td,.fail{background:var(--bad-bg);color:var(--bad)}"
-      "tr.best td,.pass{background:var(--good-bg);color:var(--good)}\n"
+      "tr.best td,tr.faster td,.pass{background:var(--good-bg);color:var(--good)}\n"
       "p.note,.muted{color:var(--muted)}\n"
       "svg.chart{display:block;max-width:100%;height:auto;margin:.5em 0 1.2em;"
       "font-family:system-ui,sans-serif}\n"
@@ -179,6 +179,11 @@ css() ->
       "svg.chart .line{fill:none;stroke-width:1.8}svg.chart .point{stroke:var(--bg);"
       "stroke-width:1}svg.chart .whisker{stroke:var(--fg);stroke-width:1.2}\n"
       "svg.chart .marked{fill:none;stroke:var(--fg);stroke-width:2}\n"
+      "svg.chart .marker{stroke:var(--axis);stroke-width:1.5;stroke-dasharray:5 3}"
+      "svg.chart .x-marker.regression .marker{stroke:var(--bad)}"
+      "svg.chart .x-marker.regression text{fill:var(--bad)}"
+      "svg.chart .x-marker.faster .marker{stroke:var(--good)}"
+      "svg.chart .x-marker.faster text{fill:var(--good)}\n"
       "svg.chart .bar{fill:var(--s0)}svg.chart .bar.regression{fill:var(--bad)}"
       "svg.chart .bar.best,svg.chart .bar.faster{fill:var(--good)}"
       "svg.chart .bar-row.regression .label{fill:var(--bad);font-weight:600}\n"

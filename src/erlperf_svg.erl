@@ -12,13 +12,16 @@
 %%%   <li><b>series</b>: a named list of `{X, Y}' points drawn as one line; <b>marked</b>
 %%%       points (the best of a sweep) get a ring; <b>error</b> bars are `{X, Lo, Hi}'.</li>
 %%%   <li><b>whisker</b>: the interval drawn across a bar (a 95% confidence interval).</li>
+%%%   <li><b>x marker</b>: a labelled vertical line across a line chart's plot at one x
+%%%       (an event between points: a change of level, a new release).</li>
 %%% </ul>
 %%%
 %%% The markup is meant to be counted: each series is a `<g class="series series-N"
 %%% data-series="NAME">' holding one `<circle class="point" data-x="X" data-y="Y">' per
 %%% point (the numbers written as the record writes them, see {@link erlperf_html:number/1});
 %%% each bar is a `<rect class="bar" data-value="V">' with a `<line class="whisker">' when
-%%% it has an interval. Colours come from CSS classes (`series-0' .. `series-7'), so the
+%%% it has an interval; each x marker is a `<g class="x-marker CLASS" data-x="X">' holding
+%%% its `<line class="marker">' and label. Colours come from CSS classes (`series-0' .. `series-7'), so the
 %%% page's stylesheet decides light, dark and print. All text is escaped.
 %%%
 %%% Example:
@@ -34,7 +37,7 @@
 -export([nice_ticks/3, log_ticks/2, scale/3, auto_scale/1, line_chart/2, bar_chart/2,
          format_number/1, format_whole/1]).
 
--export_type([series/0, line_options/0, bar/0, bar_options/0, scale_kind/0]).
+-export_type([series/0, line_options/0, x_marker/0, bar/0, bar_options/0, scale_kind/0]).
 
 -type scale_kind() :: linear | log.
 -type point() :: {number(), number()}.
@@ -43,9 +46,16 @@
                     marked => [point()],                       % drawn as a ring
                     error => [{number(), number(), number()}]}. % {X, Lo, Hi}
 -type format() :: fun((number()) -> iodata()).
+%% A vertical line across the plot at `x', its label at the top of the plot, and a CSS
+%% class (`<<"regression">>', `<<"faster">>') for its colour.
+-type x_marker() :: #{x := number(),
+                      label := unicode:chardata(),
+                      class => binary()}.
 %% Line chart options, defaults in ?LINE_DEFAULTS: title, axis labels (with units in the
 %% text), scales (`auto': log when all values are positive and span a factor of 100),
-%% size in pixels, tick label formats (default format_number/1).
+%% size in pixels, tick label formats (default format_number/1), vertical markers (none),
+%% and the x axis's ticks: `auto' (nice or log ticks over the data), or the tick values,
+%% a linear axis from the smallest to the largest (which should cover the data).
 -type line_options() :: #{title => unicode:chardata(),
                           x_label => unicode:chardata(),
                           y_label => unicode:chardata(),
@@ -54,7 +64,9 @@
                           width => pos_integer(),
                           height => pos_integer(),
                           x_format => format(),
-                          y_format => format()}.
+                          y_format => format(),
+                          x_markers => [x_marker()],
+                          x_ticks => auto | [number(), ...]}.
 %% A horizontal bar: its label, value, optional whisker `lo'..`hi', a CSS class
 %% (`<<"regression">>', `<<"best">>') and a note written after the label (a verdict).
 -type bar() :: #{label := unicode:chardata(),
@@ -72,7 +84,8 @@
 
 -define(LINE_DEFAULTS, #{title => <<>>, x_label => <<>>, y_label => <<>>, x_scale => auto,
                          y_scale => auto, width => 640, height => 320,
-                         x_format => fun ?MODULE:format_number/1, y_format => fun ?MODULE:format_number/1}).
+                         x_format => fun ?MODULE:format_number/1, y_format => fun ?MODULE:format_number/1,
+                         x_markers => [], x_ticks => auto}).
 -define(BAR_DEFAULTS, #{title => <<>>, x_label => <<>>, width => 640,
                         format => fun ?MODULE:format_number/1}).
 
@@ -84,7 +97,7 @@
 -define(MARGIN_RIGHT, 20).
 -define(MARGIN_TOP, 34).
 -define(MARGIN_BOTTOM, 46).
-%% One legend line, pixels.
+%% One legend line, pixels; x markers' labels alternate between two such lines.
 -define(LEGEND_LINE, 16).
 %% Height of a bar's row (its text line and the bar), pixels.
 -define(BAR_ROW, 34).
@@ -178,21 +191,28 @@ auto_scale(Values) ->
     end.
 
 %% @doc A line chart: one line per series, a point per value, rings on marked points,
-%% error bars, axes with ticks and labels, and a legend when there is more than one series.
+%% error bars, axes with ticks and labels, labelled vertical markers (`x_markers'), and a
+%% legend when there is more than one series. The x axis spans the markers too.
 -spec line_chart([series()], line_options()) -> iodata().
 line_chart(Series, Options) ->
     #{width := W, height := H0} = Opts = options(?LINE_DEFAULTS, Options),
     Legend = case length(Series) > 1 of true -> length(Series); false -> 0 end,
     H = H0 + Legend * ?LEGEND_LINE,
     Points = lists:append([points_of(S) || S <- Series]),
-    {XAxis, XS} = axis(maps:get(x_scale, Opts), [X || {X, _} <- Points],
-                       {?MARGIN_LEFT, W - ?MARGIN_RIGHT}),
+    Markers = maps:get(x_markers, Opts),
+    XPixels = {?MARGIN_LEFT, W - ?MARGIN_RIGHT},
+    {XAxis, XS} = case maps:get(x_ticks, Opts) of
+                      auto -> axis(maps:get(x_scale, Opts),
+                                   [X || {X, _} <- Points] ++ [X || #{x := X} <- Markers], XPixels);
+                      Given -> given_axis(Given, XPixels)
+                  end,
     {YAxis, YS} = axis(maps:get(y_scale, Opts), [Y || {_, Y} <- Points],
                        {H0 - ?MARGIN_BOTTOM, ?MARGIN_TOP}),
     Frame = #{x => XS, y => YS, x_ticks => XAxis, y_ticks => YAxis, width => W, height => H0},
     svg(W, H, maps:get(title, Opts),
         [x_axis(Frame, maps:get(x_format, Opts), maps:get(x_label, Opts)),
          y_axis(Frame, maps:get(y_format, Opts), maps:get(y_label, Opts)),
+         x_markers(Markers, Frame),
          [series(S, N, XS, YS) || {N, S} <- lists:zip(lists:seq(0, length(Series) - 1), Series)],
          legend(Series, Legend, H0)]).
 
@@ -247,6 +267,8 @@ options(Defaults, Options) ->
 valid(K, V) when K =:= width; K =:= height -> is_integer(V) andalso V > 0;
 valid(K, V) when K =:= x_scale; K =:= y_scale -> lists:member(V, [linear, log, auto]);
 valid(K, V) when K =:= x_format; K =:= y_format; K =:= format -> is_function(V, 1);
+valid(x_markers, V) -> is_list(V) andalso lists:all(fun is_marker/1, V);
+valid(x_ticks, V) -> V =:= auto orelse (is_list(V) andalso V =/= [] andalso lists:all(fun erlang:is_number/1, V));
 valid(_Text, V) -> is_binary(V) orelse is_list(V).
 
 %% The first candidate step whose ticks fit in Count.
@@ -294,6 +316,11 @@ axis(linear, [], Pixels) ->
     axis(linear, [0, 1], Pixels);
 axis(linear, Values, Pixels) ->
     Ticks = nice_ticks(lists:min(Values), lists:max(Values), ?MAX_TICKS),
+    {{linear, Ticks}, scale(linear, {hd(Ticks), lists:last(Ticks)}, Pixels)}.
+
+%% A linear axis with the caller's ticks.
+given_axis(Given, Pixels) ->
+    Ticks = lists:usort(Given),
     {{linear, Ticks}, scale(linear, {hd(Ticks), lists:last(Ticks)}, Pixels)}.
 
 %%--------------------------------------------------------------------
@@ -346,6 +373,31 @@ series(#{name := Name, points := Points} = S, N, XS, YS) ->
        "\" r=\"7\"><title>", esc(Name), " (best): ", format_number(X), ", ",
        format_number(Y), "</title></circle>\n"] || {X, Y} <- maps:get(marked, S, [])],
      "</g>\n"].
+
+%% Each marker's label starts beside its line, or ends there in the right half of the plot;
+%% labels take turns between two lines so that neighbours do not overlap.
+x_markers(Markers, #{x := XS, height := H} = Frame) ->
+    Middle = (px_left(Frame) + px_right(Frame)) / 2,
+    [begin
+         Px = XS(X),
+         {Dx, Anchor} = case Px > Middle of
+                            true -> {-4, <<"end">>};
+                            false -> {4, <<"start">>}
+                        end,
+         ["<g class=\"x-marker ", esc(maps:get(class, M, <<>>)), "\" data-x=\"",
+          erlperf_html:number(X), "\"><title>", esc(Label), "</title>",
+          vline(<<"marker">>, Px, ?MARGIN_TOP, H - ?MARGIN_BOTTOM), "\n",
+          text(<<"marker-label">>, Px + Dx, ?MARGIN_TOP + 12 + (I rem 2) * ?LEGEND_LINE, Anchor,
+               Label),
+          "</g>\n"]
+     end || {I, #{x := X, label := Label} = M} <- lists:zip(lists:seq(0, length(Markers) - 1),
+                                                           Markers)].
+
+is_marker(#{x := X, label := Label} = M) when is_number(X) ->
+    (is_binary(Label) orelse is_list(Label)) andalso map_size(maps:without([x, label, class], M)) =:= 0
+        andalso is_binary(maps:get(class, M, <<>>));
+is_marker(_Other) ->
+    false.
 
 path([], _XS, _YS) ->
     [];

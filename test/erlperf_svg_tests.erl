@@ -181,6 +181,34 @@ marked_and_error_test() ->
     %% x spans three decades: a log axis with the decades as ticks
     ?assertEqual(["10", "20", "50", "100", "200", "500", "1000"], tick_labels(Doc, "x-axis")).
 
+x_markers_test() ->
+    Svg = erlperf_svg:line_chart([#{name => <<"s">>, points => [{1, 10}, {2, 11}, {3, 5}]}],
+                                 #{x_scale => linear,
+                                   x_markers => [#{x => 3, label => <<"-50% <&>">>, class => <<"regression">>},
+                                                 #{x => 5, label => "later"}]}),
+    [Doc] = erlperf_html_test_lib:svgs(Svg),
+    Markers = [G || G <- erlperf_html_test_lib:elements(Doc, g),
+                    lists:member("x-marker", string:lexemes(erlperf_html_test_lib:attr(class, G), " "))],
+    ?assertEqual([{3, "x-marker regression"}, {5, "x-marker "}],
+                 [{erlperf_html_test_lib:number(erlperf_html_test_lib:attr('data-x', G)),
+                   erlperf_html_test_lib:attr(class, G)} || G <- Markers]),
+    %% the label is text (escaped), and the x axis reaches the marker beyond the points
+    ?assertNotEqual(nomatch, string:find(erlperf_html_test_lib:texts(hd(Markers)), "-50% <&>")),
+    ?assertNotEqual(nomatch, binary:match(iolist_to_binary(Svg), <<"-50% &lt;&amp;&gt;">>)),
+    ?assert(lists:member("5", tick_labels(Doc, "x-axis"))),
+    ?assertError({invalid_option, x_markers, [#{x := a}]},
+                 erlperf_svg:line_chart([], #{x_markers => [#{x => a, label => <<>>}]})),
+    ?assertError({invalid_option, x_markers, [#{colour := red}]},
+                 erlperf_svg:line_chart([], #{x_markers => [#{x => 1, label => <<>>, colour => red}]})).
+
+given_x_ticks_test() ->
+    Format = fun (X) when X == round(X) -> ["run ", integer_to_list(round(X))]; (_) -> <<>> end,
+    Svg = erlperf_svg:line_chart([#{name => <<"s">>, points => [{1, 10}, {2, 11}, {4, 5}]}],
+                                 #{x_ticks => [4, 0.5, 2, 4.5], x_format => Format}),
+    [Doc] = erlperf_html_test_lib:svgs(Svg),
+    ?assertEqual(["", "run 2", "run 4", ""], tick_labels(Doc, "x-axis")),
+    ?assertError({invalid_option, x_ticks, []}, erlperf_svg:line_chart([], #{x_ticks => []})).
+
 log_y_axis_test() ->
     Svg = erlperf_svg:line_chart([#{name => <<"s">>, points => [{1, 3}, {2, 3.0e6}]}],
                                  #{y_scale => auto}),
