@@ -66,7 +66,7 @@ history(#{store := Store, format := Format, outputs := Outputs}) ->
     warn(Problems),
     History = erlperf_series:history(unicode:characters_to_binary(Store), Entries),
     io:put_chars(case Format of
-                     json -> [erlperf_trend:json(History), "\n"];
+                     json -> erlperf_trend:json(History);
                      _ -> erlperf_trend:text(History)
                  end),
     Files = case Outputs of
