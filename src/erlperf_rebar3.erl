@@ -50,7 +50,6 @@
 %% Why the command failed before erlperf ran.
 -type reason() :: {start, Reason :: term()} | {root, file:filename(), file:posix()}.
 
-
 %%--------------------------------------------------------------------
 %% API
 
@@ -80,7 +79,7 @@ do(State) ->
     end.
 
 %% @doc The text of do/1's errors.
--spec format_error(term()) -> iolist().
+-spec format_error(term()) -> io_lib:chars().
 format_error({start, Reason}) ->
     io_lib:format("erlperf could not start: ~0tp", [Reason]);
 format_error({root, Dir, Posix}) ->
