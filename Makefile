@@ -1,30 +1,51 @@
 # erlperf build entry points. `make run` and `make test` are the quick start.
 REBAR ?= rebar3
-APT_PACKAGES = rebar3 erlang-common-test erlang-dialyzer erlang-tools erlang-edoc erlang-eunit \
-               erlang-proper
 
-.PHONY: all compile escript run test test-all test-otp browser eunit ct dialyzer xref check bench bench-calibration bench-suites bench-httpd doc prereq clean
+.PHONY: all compile escript run install uninstall test test-all test-otp browser eunit ct dialyzer xref \
+        check bench bench-calibration bench-suites bench-httpd doc prereq-build prereq-test clean
 
 all: escript
 
-# Install missing build prerequisites from Debian's packages, when possible.
-prereq:
-	@missing=""; \
-	command -v $(REBAR) >/dev/null 2>&1 || missing="$$missing rebar3"; \
-	command -v ct_run >/dev/null 2>&1 || missing="$$missing erlang-common-test"; \
-	command -v dialyzer >/dev/null 2>&1 || missing="$$missing erlang-dialyzer"; \
-	for app in xref:erlang-tools edoc:erlang-edoc eunit:erlang-eunit proper:erlang-proper; do \
-	  erl -noshell -eval "halt(case code:which($${app%%:*}) of non_existing -> 1; _ -> 0 end)." \
-	    || missing="$$missing $${app#*:}"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing:$$missing"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES)) >/dev/null || exit 1; \
-	  else \
-	    echo "missing build prerequisites:$$missing (install: apt-get install $(APT_PACKAGES))" >&2; exit 1; \
-	  fi; \
-	fi
+# Prerequisites, as "what to look for:Debian package" pairs: commands on the PATH, and
+# modules of Erlang/OTP applications. Building needs erl with the compiler and rebar3;
+# the tests also need common_test, dialyzer, xref, edoc, eunit and PropEr.
+BUILD_COMMANDS = erl:erlang-base $(REBAR):rebar3
+BUILD_MODULES = compile:erlang-base
+TEST_COMMANDS = ct_run:erlang-common-test dialyzer:erlang-dialyzer
+TEST_MODULES = xref:erlang-tools edoc:erlang-edoc eunit:erlang-eunit proper:erlang-proper
+
+# $(call prereq,KIND,COMMANDS,MODULES): installs the Debian packages of what is missing
+# when run as root with apt-get; otherwise names them on one line and fails.
+define prereq
+@missing=""; \
+for c in $(2); do \
+  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c#*:}"; \
+done; \
+if command -v erl >/dev/null 2>&1; then \
+  for m in $(3); do \
+    erl -noshell -eval "halt(case code:which($${m%%:*}) of non_existing -> 1; _ -> 0 end)." \
+      || missing="$$missing $${m#*:}"; \
+  done; \
+fi; \
+missing=$$(echo $$missing | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/ $$//'); \
+if [ -n "$$missing" ]; then \
+  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+    echo "installing $(1) prerequisites: $$missing"; \
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null || exit 1; \
+  else \
+    sudo=""; [ "$$(id -u)" = "0" ] || sudo="sudo "; \
+    echo "missing $(1) prerequisites: $$missing (install them: $${sudo}apt-get install $$missing)" >&2; exit 1; \
+  fi; \
+fi
+endef
+
+# Building: erl (with the compiler) and rebar3.
+prereq-build:
+	$(call prereq,build,$(BUILD_COMMANDS),$(BUILD_MODULES))
+
+# Testing: the build's prerequisites and the test tools.
+prereq-test: prereq-build
+	$(call prereq,test,$(TEST_COMMANDS),$(TEST_MODULES))
 
 # The browser the report tests load pages in (Debian's chromium); without it (not root,
 # no apt-get) those checks are skipped with a message.
@@ -40,29 +61,38 @@ browser:
 	  fi; \
 	fi
 
-compile: prereq
+compile: prereq-build
 	$(REBAR) compile
 
-escript: prereq
+escript: prereq-build
 	$(REBAR) escriptize
 	cp _build/default/bin/erlperf ./erlperf
 
 run: escript
 	./erlperf 'rand:uniform().'
 
-eunit: prereq
+# The escript as $(PREFIX)/bin/erlperf (staged under $(DESTDIR) when set).
+PREFIX ?= /usr/local
+install: escript
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 erlperf $(DESTDIR)$(PREFIX)/bin/erlperf
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/erlperf
+
+eunit: prereq-test
 	$(REBAR) eunit
 
-ct: escript
+ct: prereq-test escript
 	$(REBAR) ct
 
-dialyzer: prereq
+dialyzer: prereq-test
 	$(REBAR) dialyzer
 
-xref: prereq
+xref: prereq-test
 	$(REBAR) xref
 
-test: escript browser
+test: prereq-test escript browser
 	$(REBAR) as ci compile
 	$(REBAR) eunit
 	$(REBAR) ct
@@ -82,7 +112,7 @@ test-otp:
 	bash .ci/otp $(OTP) -- $(TARGETS)
 
 # API reference from the EDoc comments, into _build/edoc.
-doc: prereq
+doc: prereq-test
 	$(REBAR) edoc
 
 check: test

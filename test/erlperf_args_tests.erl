@@ -416,6 +416,12 @@ exit_code_test_() ->
      ?_assertEqual(3, erlperf_args:exit_code(gate_failed)),
      ?_assertError(function_clause, erlperf_args:exit_code(other))].
 
+%% The application's version: 3.x, as it keeps erlperf 2.3's API.
+version_test() ->
+    Version = erlperf_args:version(),   % loads the application when it is not
+    ?assertEqual({ok, Version}, application:get_key(erlperf, vsn)),
+    ?assertMatch("3." ++ _, Version).
+
 count_test_() ->
     [?_assertEqual(Expected, erlperf_args:count(Text))
      || {Text, Expected} <- [{"0", 0}, {"10", 10}, {"10K", 10000}, {"10k", 10000}, {"2M", 2000000},

@@ -19,7 +19,7 @@
 find() ->
     case [P || N <- ["chromium", "chromium-browser"], P <- [os:find_executable(N)], P =/= false] of
         [Path | _] -> {ok, Path};
-        [] -> {skip, "no chromium on this machine (make prereq or .ci/run installs Debian's chromium)"}
+        [] -> {skip, "no chromium on this machine (make test or .ci/run installs Debian's chromium)"}
     end.
 
 %% @doc Loads `Page' (a file) in headless chromium, writes a screenshot to `Shot', and

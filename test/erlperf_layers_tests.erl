@@ -22,7 +22,8 @@
                            erlperf_html, erlperf_svg, erlperf_html_bench, erlperf_html_perf,
                            erlperf_output, erlperf_render, erlperf_trend],
           command_line => [erlperf_cli, erlperf_perf_cli, erlperf_args, erlperf_cli_vm,
-                           erlperf_signal, erlperf_cli_outcome, erlperf_suite_cli, erlperf_store],
+                           erlperf_signal, erlperf_cli_outcome, erlperf_suite_cli, erlperf_store,
+                           erlperf_rebar3],
           %% beside the stack
           monitoring => [erlperf_monitor, erlperf_file_log, erlperf_history,
                          erlperf_cluster_monitor],
@@ -63,6 +64,11 @@ shipped_code_test_() ->
      ?_assertEqual([base, engine, strategy], Layers([erlperf_cluster])),
      ?_assertEqual([], [erlperf_local, erlperf_job, erlperf_codegen, erlperf_sampler]
                        -- Names([erlperf_local]))].
+
+%% The rebar3 provider is reached from rebar3 only: no module of the application calls it,
+%% so the escript and isolated nodes never need rebar3's modules.
+nothing_calls_the_rebar3_provider_test() ->
+    ?assertEqual([], [From || {From, erlperf_rebar3} <- edges()]).
 
 %% The rule itself: a planted upward call and a planted cycle are found.
 rule_test_() ->

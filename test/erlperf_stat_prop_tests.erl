@@ -1,6 +1,6 @@
 %%% @doc Property tests of `erlperf_stat' invariants, run with PropEr.
 %%%
-%%% PropEr is Debian's `erlang-proper' (installed by `make prereq' and `.ci/run'; it
+%%% PropEr is Debian's `erlang-proper' (installed by `make prereq-test' and `.ci/run'; it
 %%% lives in the OTP library directory, so rebar3 finds it without a dependency). That
 %%% package ships no `include/' directory (the header is in `erlang-proper-dev'), so
 %%% this module calls `proper' and `proper_types' directly instead of using the

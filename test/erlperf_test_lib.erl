@@ -223,7 +223,7 @@ with_proper(Tests) ->
         non_existing ->
             {"PropEr is installed",
              fun () -> erlang:error({proper_missing, "apt-get install erlang-proper "
-                                                     "(make prereq does)"}) end};
+                                                     "(make prereq-test does)"}) end};
         _ ->
             Tests()
     end.
