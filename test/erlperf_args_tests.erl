@@ -10,7 +10,9 @@
 -define(PLAIN, #{codes => [#{runner => "ok."}], run_options => #{},
                  concurrency_options => undefined, report => auto, format => text,
                  outputs => [], baselines => [], gate => none, params => [],
-                 bytes => undefined, verbose => false, paths => [], help => false}).
+                 bytes => undefined, verbose => false, paths => [], help => false,
+                 suites => [], filter => undefined, store => "_build/erlperf",
+                 save_baseline => undefined, history => false}).
 
 %% ?PLAIN to be updated (updating the literal itself is a warning from OTP 27 on).
 plain() ->
@@ -203,8 +205,8 @@ benchmark_errors_test_() ->
           "-o: 'results.xyz' has no known extension (.json, .csv, .md, .txt, .html)"},
          {["ok.", "--fail-on-regression", "-1"], {bad_value, "--fail-on-regression", "-1", gate},
           "--fail-on-regression: '-1' is not a percentage (0 or more)"},
-         {["ok.", "--fail-on-regression", "5"], {needs, "--fail-on-regression", "--baseline"},
-          "--fail-on-regression needs --baseline"},
+         {["ok.", "--fail-on-regression", "5"], {needs, "--fail-on-regression", "--baseline or --suite"},
+          "--fail-on-regression needs --baseline or --suite"},
          {["ok.", "-q", "--latency"], {cannot_combine, "--latency", "-q/--squeeze"},
           "--latency and -q/--squeeze cannot be combined"},
          {["ok.", "--memory", "--squeeze"], {cannot_combine, "--memory", "-q/--squeeze"},
