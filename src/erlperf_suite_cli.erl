@@ -73,7 +73,7 @@ history(#{store := Store, format := Format, outputs := Outputs}) ->
                 [] -> [{filename:join(Store, ?HISTORY_PAGE), html}];
                 _ -> Outputs
             end,
-    write_history(Files, History).
+    write_history(Files, History, Format).
 
 %%--------------------------------------------------------------------
 %% Running the suites
@@ -244,12 +244,15 @@ project_code() ->
            end,
     ok = code:add_pathsa([filename:absname(D) || D <- Dirs, filelib:is_dir(D)]).
 
-write_history(Files, History) ->
+%% The page's file is named on stdout after the text summary (not after JSON, which
+%% stays one document).
+write_history(Files, History, Format) ->
     Written = [{File, erlperf_output:write_atomic(File, render_history(Format, History))}
                || {File, Format} <- Files],
     case [E || {_, {error, _} = E} <- Written] of
         [] ->
-            [io:format("history: ~ts~n", [F]) || {F, ok} <- Written, filename:extension(F) =:= ".html"],
+            _ = [io:format("history: ~ts~n", [F])
+                 || Format =:= text, {F, ok} <- Written, filename:extension(F) =:= ".html"],
             erlperf_args:exit_code(success);
         [{error, Reason} | _] ->
             fail(benchmark_failed, erlperf_output:format_error(Reason))

@@ -18,7 +18,8 @@
          corrupted_store/0, corrupted_store/1,
          newer_store/0, newer_store/1,
          two_at_once/0, two_at_once/1,
-         suite_api/0, suite_api/1]).
+         suite_api/0, suite_api/1,
+         history_step/0, history_step/1]).
 
 %% The example's benchmark the timing cases run (one, to keep them short).
 -define(SORT, "lists:sort/1 of 1000 floats").
@@ -28,7 +29,7 @@ suite() ->
     [{timetrap, {minutes, 5}}].
 
 all() ->
-    [{group, runs}, {group, hostile}, suite_api].
+    [{group, runs}, {group, hostile}, suite_api, history_step].
 
 groups() ->
     [{runs, [], [first_then_compared, planted_slowdown, repeated_runs, named_baseline,
@@ -37,7 +38,10 @@ groups() ->
                             newer_store, two_at_once]}].
 
 init_per_suite(Config) ->
-    erlperf_test_lib:with_escript(Config).
+    case erlperf_test_lib:with_escript(Config) of
+        {skip, _} = Skip -> Skip;
+        With -> [{browser, erlperf_browser:find()} | With]
+    end.
 
 end_per_suite(_Config) ->
     ok.
@@ -220,6 +224,66 @@ suite_api(Config) ->
     ?assertEqual("suite badkey_bench: runner => f: badkey_bench:f must take 0 or 1 arguments, "
                  "in #{name => \"a\",runner => f}", erlperf_suite:format_error(Reason)),
     ok = erlperf_suite:unload(BadLoaded).
+
+%%--------------------------------------------------------------------
+%% History
+
+history_step() ->
+    [{doc, "--history on 12 stored runs (a real run's entry, its throughput 10% lower from "
+           "run 7 on, within +-1% otherwise): the step is found at run 7 and nowhere else, "
+           "in the text, the JSON and the page, which loads in headless chromium with no "
+           "console message and no request"}].
+history_step(Config) ->
+    Real = store(Config, history_real),
+    {0, _} = suite(Real, [example(), "--filter", ?SORT_FILTER]),
+    [Entry] = runs(Real),
+    Store = store(Config, ?FUNCTION_NAME),
+    Noise = [1.0, 1.008, 0.993, 1.004, 0.996, 1.0],
+    [planted_entry(Store, Entry, I, lists:nth((I - 1) rem 6 + 1, Noise) * step(I))
+     || I <- lists:seq(1, 12)],
+    {0, Text} = erlperf_test_lib:escript(["--history", "--store", Store], []),
+    ?assertEqual(1, count(?SORT ++ ": step at run 7", Text), Text),
+    ?assertEqual(1, count("step at run", Text), Text),
+    {0, Json} = erlperf_test_lib:escript(["--history", "--store", Store, "--format", "json"], []),
+    [JsonText | _] = string:split(Json, "\nhistory: "),
+    {ok, #{<<"runs">> := 12, <<"benchmarks">> := [#{<<"steps">> := [Step]}]}} =
+        erlperf_json:decode(unicode:characters_to_binary(JsonText)),
+    ?assertMatch(#{<<"at">> := 7}, Step),
+    #{<<"change_pct">> := Change} = Step,
+    ?assert(Change > -12 andalso Change < -8, Change),
+    Page = filename:join(Store, "history.html"),
+    case proplists:get_value(browser, Config) of
+        {skip, Why} ->
+            {skip, "browser checks skipped: " ++ Why};
+        {ok, Chromium} ->
+            Shot = filename:join(proplists:get_value(priv_dir, Config), "history.png"),
+            ?assertMatch(#{exit := 0, console := [], requests := [], screenshot := true},
+                         erlperf_browser:load(Chromium, Page, Shot)),
+            Dom = erlperf_browser:dom(Chromium, Page),
+            ?assertNotEqual(nomatch, binary:match(Dom, <<"<svg">>))
+    end.
+
+step(I) when I < 7 -> 1.0;
+step(_I) -> 0.9.
+
+%% The entry as run I of 12 (a day apart, its own commit), every throughput figure of
+%% its run times F.
+planted_entry(Store, #{<<"record">> := #{<<"runs">> := [Run]} = Record} = Entry, I, F) ->
+    Scale = fun (V) when is_number(V) -> V * F;
+                (L) when is_list(L) -> [X * F || X <- L]
+            end,
+    Scaled = maps:map(fun (K, V) when K =:= <<"qps">>; K =:= <<"average">>; K =:= <<"median">>;
+                                      K =:= <<"min">>; K =:= <<"max">>; K =:= <<"p99">>;
+                                      K =:= <<"stddev">>; K =:= <<"samples">>; K =:= <<"ci95">>;
+                                      K =:= <<"ci">> -> Scale(V);
+                          (<<"forks">>, #{<<"means">> := M} = Forks) -> Forks#{<<"means">> := Scale(M)};
+                          (_, V) -> V
+                      end, Run),
+    Time = iolist_to_binary(io_lib:format("2026-10-~2..0bT08:00:00.000000Z", [I])),
+    Sha = iolist_to_binary(io_lib:format("~40.16.0b", [I * 7919])),
+    {ok, _} = erlperf_store:save_run(Store, Entry#{<<"time">> := Time,
+                                                   <<"commit">> := #{<<"sha">> => Sha, <<"dirty">> => false},
+                                                   <<"record">> := Record#{<<"runs">> := [Scaled]}}).
 
 %%--------------------------------------------------------------------
 %% Helpers
