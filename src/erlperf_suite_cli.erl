@@ -246,13 +246,13 @@ project_code() ->
 
 %% The page's file is named on stdout after the text summary (not after JSON, which
 %% stays one document).
-write_history(Files, History, Format) ->
+write_history(Files, History, Stdout) ->
     Written = [{File, erlperf_output:write_atomic(File, render_history(Format, History))}
                || {File, Format} <- Files],
     case [E || {_, {error, _} = E} <- Written] of
         [] ->
             _ = [io:format("history: ~ts~n", [F])
-                 || Format =:= text, {F, ok} <- Written, filename:extension(F) =:= ".html"],
+                 || Stdout =:= text, {F, ok} <- Written, filename:extension(F) =:= ".html"],
             erlperf_args:exit_code(success);
         [{error, Reason} | _] ->
             fail(benchmark_failed, erlperf_output:format_error(Reason))
