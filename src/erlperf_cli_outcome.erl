@@ -28,7 +28,7 @@
 %% Outputs and the gate
 
 %% @doc --fail-on-regression: exit 3, saying which runner regressed against which baseline.
--spec gate(#{gate := number() | none},  [erlperf_baseline:row()]) -> non_neg_integer().
+-spec gate(#{gate := number() | none, _ => _},  [erlperf_baseline:row()]) -> non_neg_integer().
 gate(#{gate := none}, _Rows) ->
     erlperf_args:exit_code(success);
 gate(#{gate := Percent}, Rows) ->
@@ -49,7 +49,7 @@ number(F) when F == trunc(F) -> integer_to_list(trunc(F));
 number(F) -> float_to_list(F, [short]).
 
 %% @doc -o and --save; the first file that cannot be written fails the run.
--spec write_outputs(#{outputs := [{file:filename(), erlperf_output:format()}]}, {erlperf_record:results(), [erlperf_baseline:row()]}) -> ok | {error, term()}.
+-spec write_outputs(#{outputs := [{file:filename(), erlperf_output:format()}], _ => _}, {erlperf_record:results(), [erlperf_baseline:row()]}) -> ok | {error, term()}.
 write_outputs(#{outputs := Outputs}, {Record, Rows}) ->
     case [E || {File, Format} <- Outputs,
                E <- [erlperf_output:write_record(File, Format, Record, #{baselines => Rows})], E =/= ok] of

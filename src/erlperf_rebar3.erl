@@ -13,7 +13,7 @@
 %%%   <li><b>erlperf arguments</b>: the command line handed to erlperf: the arguments as
 %%%       given, without the first `--'. `--suite bench' goes first unless they hold
 %%%       `--suite' or are a whole command line to erlperf's parser without it: runner
-%%%       code (a plain benchmark of the project's code), `-h' or `--version'.</li>
+%%%       code (a plain benchmark of the project's code), `--history', `-h' or `--version'.</li>
 %%% </ul>
 %%%
 %%% Example (a project with `{plugins, [erlperf]}' and a suite file in `bench/'):
@@ -138,12 +138,13 @@ without_separator(Args) ->
 has_suite(Args) ->
     lists:any(fun (A) -> A =:= "--suite" orelse lists:prefix("--suite=", A) end, Args).
 
-%% A command line erlperf's own parser reads as it is: runner code, or a request for
-%% the help or the version.
+%% A command line erlperf's own parser reads as it is: runner code, `--history', or a
+%% request for the help or the version.
 -spec is_whole([string()]) -> boolean().
 is_whole(Args) ->
     case erlperf_args:parse(Args) of
         {ok, #{codes := [_ | _]}} -> true;
+        {ok, #{history := true}} -> true;
         {ok, #{help := Help}} -> Help =/= false;
         {error, _} -> false
     end.

@@ -82,7 +82,6 @@
 -spec load([file:filename()]) -> {ok, loaded()} | {error, term()}.
 load(Paths) ->
     case lists:append([files(P) || P <- Paths]) of
-        {error, _} = Error -> Error;
         [] -> {error, {suite, no_files, Paths}};
         Files -> load_files(Files, [])
     end.
@@ -219,41 +218,45 @@ declared(Module) ->
     is_list(List) orelse throw({suite, Module, {bad_benchmark, List, "benchmarks/0 must return a list"}}),
     [prepare(Module, B) || B <- List].
 
-prepare(Module, #{name := Name, runner := _} = B) when is_map(B) ->
-    Bad = fun (Why) -> throw({suite, Module, {bad_benchmark, B, Why}}) end,
-    [] =:= maps:keys(B) -- ?KEYS orelse Bad(text("unknown keys ~0tp", [maps:keys(B) -- ?KEYS])),
-    Label = name(Name, Bad),
-    Code = maps:from_list([{Role, role(Module, Role, V, Bad)}
+prepare(Module, #{name := Name, runner := _} = B) ->
+    Ctx = {Module, B},
+    [] =:= maps:keys(B) -- ?KEYS orelse bad(Ctx, text("unknown keys ~0tp", [maps:keys(B) -- ?KEYS])),
+    Label = name(Name, Ctx),
+    Code = maps:from_list([{Role, role(Module, Role, V, Ctx)}
                            || Role <- ?ROLES, {ok, V} <- [maps:find(Role, B)]]),
     Options = maps:get(options, B, #{}),
-    is_map(Options) orelse Bad("options must be a map"),
+    is_map(Options) orelse bad(Ctx, "options must be a map"),
     #{name => Label, suite => Module, code => Code#{label => Label},
-      params => params(maps:get(params, B, []), Bad), options => Options};
+      params => params(maps:get(params, B, []), Ctx), options => Options};
 prepare(Module, B) ->
-    throw({suite, Module, {bad_benchmark, B, "a benchmark is a map with name and runner"}}).
+    bad({Module, B}, "a benchmark is a map with name and runner").
 
-name(Name, Bad) ->
-    case unicode:characters_to_binary(Name) of
-        <<>> -> Bad("an empty name");
+-spec bad({module(), term()}, string()) -> no_return().
+bad({Module, B}, Why) ->
+    throw({suite, Module, {bad_benchmark, B, Why}}).
+
+name(Name, Ctx) ->
+    case catch unicode:characters_to_binary(Name) of
+        <<>> -> bad(Ctx, "an empty name");
         Bin when is_binary(Bin) -> Bin;
-        _ -> Bad("the name is not text")
+        _ -> bad(Ctx, "the name is not text")
     end.
 
 %% A local function as the role's code; anything else is passed on as erlperf takes it.
-role(Module, Role, Function, Bad) when is_atom(Function) ->
+role(Module, Role, Function, Ctx) when is_atom(Function) ->
     Arities = [A || {F, A} <- Module:module_info(exports), F =:= Function],
     case {Role, lists:sort(Arities)} of
-        {_, []} -> Bad(text("~s => ~s: ~s:~s is not exported", [Role, Function, Module, Function]));
+        {_, []} -> bad(Ctx, text("~s => ~s: ~s:~s is not exported", [Role, Function, Module, Function]));
         {_, [0 | _]} -> {Module, Function, []};
         {_, [1 | _]} -> fun Module:Function/1;
-        {_, _} -> Bad(text("~s => ~s: ~s:~s must take 0 or 1 arguments", [Role, Function, Module, Function]))
+        {_, _} -> bad(Ctx, text("~s => ~s: ~s:~s must take 0 or 1 arguments", [Role, Function, Module, Function]))
     end;
-role(_Module, _Role, Code, _Bad) ->
+role(_Module, _Role, Code, _Ctx) ->
     Code.
 
-params(Params, _Bad) when is_list(Params) -> Params;
-params(Params, _Bad) when is_map(Params) -> lists:sort(maps:to_list(Params));
-params(_Params, Bad) -> Bad("params must be a map or a list of {Variable, Values}").
+params(Params, _Ctx) when is_list(Params) -> Params;
+params(Params, _Ctx) when is_map(Params) -> lists:sort(maps:to_list(Params));
+params(_Params, Ctx) -> bad(Ctx, "params must be a map or a list of {Variable, Values}").
 
 unique(#{name := Name}, Seen) ->
     is_map_key(Name, Seen) andalso throw({suite, duplicate, Name}),

@@ -18,14 +18,18 @@ given_suite_test_() ->
      ?_assertEqual(["--baseline", "b", "--suite", "x"],
                    erlperf_rebar3:arguments(["--baseline", "b", "--", "--suite", "x"]))].
 
-%% A command line erlperf reads without `--suite': runner code, the help, the version.
+%% A command line erlperf reads without `--suite': runner code, the history, the help,
+%% the version.
 whole_command_line_test_() ->
     [?_assertEqual(["my_app:work()."], erlperf_rebar3:arguments(["--", "my_app:work()."])),
      ?_assertEqual(["my_app:work()."], erlperf_rebar3:arguments(["my_app:work()."])),
      ?_assertEqual(["my_app:work().", "-c", "4"],
                    erlperf_rebar3:arguments(["--", "my_app:work().", "-c", "4"])),
      ?_assertEqual(["-h"], erlperf_rebar3:arguments(["-h"])),
-     ?_assertEqual(["--version"], erlperf_rebar3:arguments(["--", "--version"]))].
+     ?_assertEqual(["--version"], erlperf_rebar3:arguments(["--", "--version"])),
+     ?_assertEqual(["--history"], erlperf_rebar3:arguments(["--", "--history"])),
+     ?_assertEqual(["--history", "--format", "json"],
+                   erlperf_rebar3:arguments(["--", "--history", "--format", "json"]))].
 
 %% Only the first `--' separates: a later one is erlperf's.
 separator_test_() ->
