@@ -255,10 +255,13 @@ candidates({Length, MinSegment, PFirst, PLast}) ->
     lists:sum([Length - 2 * MinSegment - P + 1 || P <- lists:seq(PFirst, PLast)]).
 
 %% Partial sums of the deviations from the mean (a tuple: element K + 1 is the sum of
-%% the first K), their range and the sum of the squared deviations.
-cusum(Values) ->
-    Mean = lists:sum(Values) / length(Values),
-    cusum([X - Mean || X <- Values], 0.0, 0.0, 0.0, 0.0, [0.0]).
+%% the first K), their range and the sum of the squared deviations. Taken from the first
+%% value first, so that equal values have no deviation at all (their mean may be an ulp
+%% off).
+cusum([First | _] = Values) ->
+    Shifted = [X - First || X <- Values],
+    Mean = lists:sum(Shifted) / length(Values),
+    cusum([X - Mean || X <- Shifted], 0.0, 0.0, 0.0, 0.0, [0.0]).
 
 cusum([], _Sum, Min, Max, Squares, Acc) ->
     {list_to_tuple(lists:reverse(Acc)), Max - Min, Squares};

@@ -116,7 +116,8 @@ lone_slow_run_test_() ->
      fun () ->
              rand:seed(exsss, {1203, 1, 1}),
              Called = [Pos || Pos <- lists:seq(1, 12), _ <- lists:seq(1, 100),
-                              [] =/= erlperf_changepoint:steps(slow_at(Pos, series(12, [], normal)))],
+                              [] =/= erlperf_changepoint:steps(
+                                        slow_at(Pos, series(12, [], normal)))],
              ?debugFmt("a lone run 3-10% slow in 12: a step in ~b of 1200 series",
                        [length(Called)]),
              ?assert(length(Called) =< 12, Called)
@@ -218,7 +219,10 @@ all_equal_test_() ->
     [?_assertEqual([], erlperf_changepoint:steps(lists:duplicate(N, 1000)))
      || N <- [4, 5, 12, 30]]
     ++ [?_assertEqual([], erlperf_changepoint:steps(lists:duplicate(12, {1000, 990, 1010}))),
-        ?_assertEqual([], erlperf_changepoint:steps(lists:duplicate(12, 0.001)))].
+        ?_assertEqual([], erlperf_changepoint:steps(lists:duplicate(12, 0.001)))]
+    %% without a noise floor either, whatever rounding does to their mean
+    ++ [?_assertEqual([], erlperf_changepoint:steps(lists:duplicate(N, V), #{noise => 0}))
+        || V <- [0.1, 1.1, 3.3, 1234.567, 7.7e6], N <- [5, 12, 13, 30]].
 
 %% Points with intervals: a clear step is found with them; the intervals set a floor
 %% under the variance, so that runs that happen to be equal do not make a 2% step
