@@ -10,8 +10,8 @@
 %% facade, model, presentation, command line; monitoring and performance testing
 %% beside it.
 -define(LAYERS,
-        #{base => [erlperf_stat, erlperf_units, erlperf_json, erlperf_terminal, erlperf_system,
-                   erlperf_changepoint],
+        #{base => [erlperf_stat, erlperf_changepoint, erlperf_units, erlperf_json, erlperf_terminal,
+                   erlperf_system],
           engine => [erlperf_codegen, erlperf_job, erlperf_job_code, erlperf_job_counters,
                      erlperf_job_measurer, erlperf_job_sup, erlperf_sampler, erlperf_cost,
                      erlperf_latency, erlperf_profile],
