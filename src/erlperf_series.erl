@@ -50,12 +50,18 @@ history(Store, Entries) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
+%% Steps need positive values (a run that completed no iteration has none: its series
+%% gets no steps); an interval that does not hold its value is left out.
 series(Name, Points) ->
     Values = [case P of
-                  #{low := Lo, high := Hi} when is_float(Lo), is_float(Hi) -> {V, Lo, Hi};
+                  #{low := Lo, high := Hi} when is_float(Lo), is_float(Hi), Lo =< V, V =< Hi -> {V, Lo, Hi};
                   #{value := V} -> V
               end || #{value := V} = P <- Points],
-    #{name => Name, points => Points, steps => erlperf_changepoint:steps(Values)}.
+    Steps = case lists:all(fun ({V, _, _}) -> V > 0; (V) -> V > 0 end, Values) of
+                true -> erlperf_changepoint:steps(Values);
+                false -> []
+            end,
+    #{name => Name, points => Points, steps => Steps}.
 
 point(I, Entry, Run) ->
     {Low, High} = case erlperf_record:qps_bounds(Run) of
