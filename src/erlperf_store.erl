@@ -205,9 +205,13 @@ collect(Port, Acc) ->
         {Port, {exit_status, 0}} -> {ok, string:trim(iolist_to_binary(lists:reverse(Acc)))};
         {Port, {exit_status, _}} -> error
     after ?GIT_TIMEOUT_MS ->
-        catch port_close(Port),
+        close(Port),
         error
     end.
+
+%% Closes a port that may have closed itself meanwhile.
+close(Port) ->
+    try port_close(Port) catch error:badarg -> ok end.
 
 text(Format, Args) ->
     lists:flatten(io_lib:format(Format, Args)).

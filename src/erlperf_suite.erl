@@ -236,10 +236,12 @@ bad({Module, B}, Why) ->
     throw({suite, Module, {bad_benchmark, B, Why}}).
 
 name(Name, Ctx) ->
-    case catch unicode:characters_to_binary(Name) of
+    try unicode:characters_to_binary(Name) of
         <<>> -> bad(Ctx, "an empty name");
         Bin when is_binary(Bin) -> Bin;
         _ -> bad(Ctx, "the name is not text")
+    catch
+        error:badarg -> bad(Ctx, "the name is not text")
     end.
 
 %% A local function as the role's code; anything else is passed on as erlperf takes it.
