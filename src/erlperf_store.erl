@@ -5,11 +5,11 @@
 %%% <ul>
 %%%   <li><b>store</b>: a directory, `_build/erlperf' by default (`--store DIR'):
 %%%       `runs/' holds one file per suite run, `baselines/' one per named baseline.</li>
-%%%   <li><b>entry</b>: what a file holds: `#{<<"store_version">> => 1, <<"time">>
-%%%       (RFC 3339, UTC), <<"commit">> (`#{<<"sha">>, <<"dirty">>}' or `null' outside
-%%%       git), <<"otp">>, <<"erts">>, <<"erlperf">> (versions), <<"machine">>
-%%%       (`host', `arch', `cores', `schedulers'), <<"suites">> (the files run),
-%%%       <<"record">> (the results record, {@link erlperf_record})}'.</li>
+%%%   <li><b>entry</b>: what a file holds, a JSON object with the keys `store_version'
+%%%       (1), `time' (RFC 3339, UTC), `commit' (an object of `sha' and `dirty', or
+%%%       `null' outside git), `otp', `erts', `erlperf' (versions), `machine' (`host',
+%%%       `arch', `cores', `schedulers'), `suites' (the files run) and `record' (the
+%%%       results record, {@link erlperf_record}); read back as a map of binary keys.</li>
 %%%   <li><b>run file</b>: `runs/<time>-<OS pid>-<n>.json': names sort by time, and two
 %%%       runs at once (two processes, or two runs of one) never pick the same name.
 %%%       Every file is written atomically (a temporary file renamed over it), so a
