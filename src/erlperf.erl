@@ -71,6 +71,9 @@
                          forks => pos_integer() | auto,
                          confidence => number(),                % percent, of intervals and verdicts [95]
                          noise => number(),                     % noise floor of verdicts, percent [1]
+                         %% how much whole runs differ beyond one run's own spread, percent
+                         %% (a standard deviation), added to every runner's interval [RUN_NOISE]
+                         run_noise => number(),
                          memory => boolean(),                   % cost per call in result.cost [false]
                          latency => boolean(),                  % per-call latency in result.latency [false]
                          %% after the run, profile each runner: the report's `profile' [undefined]
@@ -149,6 +152,10 @@
                 | report().
 
 -define(FORMAT_DEPTH, 12).
+%% Run noise by default, percent: the standard deviation by which whole runs of the same
+%% code differed beyond what one run showed, measured by `make bench-calibration' on the
+%% 2-core machine CI uses (see doc/cli.md, "What an interval covers").
+-define(RUN_NOISE, 1.0).
 %% Processes of this node kept for erlperf and the system: concurrency (and the
 %% concurrency estimation's `max') stays this far below the process limit.
 -define(RESERVED_PROCESSES, 1000).
@@ -305,7 +312,8 @@ is_known_error(_Reason) ->
 defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
       cv => undefined, report => basic, priority => high, compare => parallel,
-      forks => auto, confidence => 95, noise => 1, memory => false, latency => false,
+      forks => auto, confidence => 95, noise => 1, run_noise => ?RUN_NOISE, memory => false,
+      latency => false,
       profile => undefined}.
 
 %% @doc Default sweep options (besides the run options).
@@ -381,6 +389,7 @@ valid_option(forks, auto) -> true;
 valid_option(forks, N) -> within(samples, N);
 valid_option(confidence, C) -> is_number(C) andalso C > 0 andalso C < 100;
 valid_option(noise, N) -> is_number(N) andalso N >= 0 andalso N < 100;
+valid_option(run_noise, N) -> is_number(N) andalso N >= 0 andalso N < 100;
 valid_option(memory, M) -> is_boolean(M);
 valid_option(latency, L) -> is_boolean(L);
 valid_option(profile, undefined) -> true;
@@ -434,7 +443,7 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
 %% Full reports of codes run together, compared with each other.
 measure(CodeMaps, Opts, Conc) ->
     Reports = erlperf_forks:run(CodeMaps, Opts, fun (Codes, ForkOpts) -> dispatch(Codes, ForkOpts, Conc) end),
-    erlperf_comparison:annotate(relative(Reports), maps:with([confidence, noise], Opts)).
+    erlperf_comparison:annotate(relative(Reports), maps:with([confidence, noise, run_noise], Opts)).
 
 %%--------------------------------------------------------------------
 %% Where to run: strategies below the facade, each returning full reports.

@@ -301,6 +301,9 @@ options(benchmark) ->
       "confidence of intervals and verdicts, percent"},
      {noise, ["--noise"], noise, run,
       "noise floor, percent: smaller changes are never called significant"},
+     {run_noise, ["--run-noise"], noise, run,
+      "how much whole runs differ beyond what one run shows, percent (a standard deviation): "
+      "added to each runner's interval and to verdicts against baselines"},
      {isolation, ["-i", "--isolated", "--isolation"], flag, run,
       "run each runner in a fresh peer node"},
      {memory, ["--memory"], flag, run,

@@ -64,12 +64,14 @@ load(File) ->
     end.
 
 %% @doc Compares every runner of `Record' with each baseline, in order.
-%% `Options': `#{confidence => Percent, noise => Percent}' [95, 0]: the interval's
-%% confidence and the noise floor (see {@link erlperf_stat:compare/3}).
+%% `Options': `#{confidence => Percent, noise => Percent, run_noise => Percent}' [95, 0,
+%% 0]: the interval's confidence, the noise floor, and the run noise (see {@link
+%% erlperf_stat:compare/3}): a baseline is another run, and the two differ by the run
+%% noise of each beyond what their samples show.
 -spec compare([{file:filename(), erlperf_record:results()}], erlperf_record:results(), map()) -> [row()].
 compare(Baselines, #{<<"runs">> := Runs} = Record, Options) ->
     Stat = #{test => welch, confidence => maps:get(confidence, Options, ?CONFIDENCE),
-             noise => maps:get(noise, Options, 0)},
+             noise => maps:get(noise, Options, 0), run_noise => maps:get(run_noise, Options, 0)},
     Names = erlperf_record:param_names(Record),
     [#{label => maps:get(<<"label">>, Run), name => erlperf_record:run_name(Run, Names),
        baselines => [entry(File, Run, Base, Stat) || {File, Base} <- Baselines]}

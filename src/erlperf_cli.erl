@@ -353,7 +353,8 @@ warn_cv(Runs) ->
 baseline_rows(#{baselines := []}, _Record) ->
     [];
 baseline_rows(#{baselines := Baselines, run_options := Run}, Record) ->
-    erlperf_baseline:compare(Baselines, Record, maps:with([confidence, noise], Run)).
+    erlperf_baseline:compare(Baselines, Record,
+                             maps:with([confidence, noise, run_noise], maps:merge(erlperf:defaults(), Run))).
 
 %% -v: start the application, show the generated code (of every combination of a
 %% sweep), log the VM every second.

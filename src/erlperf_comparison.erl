@@ -33,9 +33,10 @@
 
 -export_type([stat_options/0]).
 
-%% How runners are compared: the confidence of intervals and verdicts, and the noise
-%% floor (both percent; see erlperf_stat:compare/3).
--type stat_options() :: #{confidence => number(), noise => number()}.
+%% How runners are compared: the confidence of intervals and verdicts, the noise floor
+%% of verdicts, and the run noise of each runner's interval (percent; see
+%% erlperf_stat:compare/3 and erlperf_stat:interval/4).
+-type stat_options() :: #{confidence => number(), noise => number(), run_noise => number()}.
 
 %% Confidence when none is given, percent.
 -define(CONFIDENCE, 95).
@@ -45,13 +46,16 @@
 
 %% @doc Adds `ci', `confidence' and `outliers' to every report's result, and a
 %% `comparison' to every report but the fastest (when there are several). `Stat':
-%% `#{confidence => Percent, noise => Percent}' [95, 0], or the confidence alone.
+%% `#{confidence => Percent, noise => Percent, run_noise => Percent}' [95, 0, 0], or the
+%% confidence alone. Run noise widens each runner's interval, never a verdict: runners
+%% compared here ran in one run, and share its state.
 -spec annotate([erlperf:report()], stat_options() | number()) -> [erlperf:report()].
 annotate(Reports, Confidence) when is_number(Confidence) ->
     annotate(Reports, #{confidence => Confidence});
 annotate(Reports, Stat) ->
     Confidence = maps:get(confidence, Stat, ?CONFIDENCE),
-    Described = [describe(R, Confidence) || R <- Reports],
+    RunNoise = maps:get(run_noise, Stat, 0),
+    Described = [describe(R, Confidence, RunNoise) || R <- Reports],
     case Described of
         [_, _ | _] -> against_fastest(Described, Stat#{confidence => Confidence});
         _ -> Described
@@ -84,8 +88,8 @@ first_highest(Score, [First | Rest]) ->
                             end, {Score(First), First}, Rest),
     Best.
 
-describe(#{result := #{values := Values} = Result} = Report, Confidence) ->
-    Report#{result => Result#{ci => erlperf_stat:interval(Values, sizes(Result), Confidence),
+describe(#{result := #{values := Values} = Result} = Report, Confidence, RunNoise) ->
+    Report#{result => Result#{ci => erlperf_stat:interval(Values, sizes(Result), Confidence, RunNoise),
                               confidence => Confidence,
                               outliers => erlperf_stat:outliers(Values)}}.
 

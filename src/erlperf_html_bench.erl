@@ -360,7 +360,7 @@ best_class(_Run) -> <<>>.
 qps_interval(Run) ->
     case erlperf_record:qps_bounds(Run) of
         {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi), " (",
-                     erlperf_record:interval_label(Run), ")"];
+                     erlperf_record:ci_label(Run), ")"];
         none -> <<"-">>
     end.
 

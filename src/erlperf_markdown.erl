@@ -78,7 +78,7 @@ latency(null) ->
 interval(Run) ->
     case erlperf_record:qps_bounds(Run) of
         {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi), " (",
-                     erlperf_record:interval_label(Run), ")"];
+                     erlperf_record:ci_label(Run), ")"];
         none -> "-"
     end.
 

@@ -34,7 +34,7 @@
 -export([from_reports/1, with_baselines/2, version/0]).
 %% API: what every output reads from a record the same way.
 -export([param_names/1, run_name/2, qps_bounds/1, comparison/1, fork_sizes/1,
-         interval_label/1]).
+         interval_label/1, ci_label/1]).
 
 -export_type([results/0, run/0]).
 
@@ -78,6 +78,7 @@ baseline(#{file := File, match := Match} = E) ->
       <<"change_pct">> => number(maps:get(change_pct, E)),
       <<"ci95_pct">> => interval(maps:get(ci_pct, E)),
       <<"interval">> => atom_to_binary(maps:get(basis, E)),
+      <<"run_noise_pct">> => maps:get(run_noise, maps:get(comparison, E), 0),
       <<"significant">> => maps:get(significant, E)}.
 
 %% @doc The names of the parameters of a sweep's record, in the order given (`[]' for
@@ -145,6 +146,15 @@ interval_label(Run) ->
         N -> integer_to_list(N) ++ " forks"
     end.
 
+%% @doc What a run's own interval (`ci95') covers, for people: {@link interval_label/1}
+%% and the run noise it adds, `"5 forks, run noise 1%"'.
+-spec ci_label(run()) -> string().
+ci_label(Run) ->
+    case maps:get(<<"run_noise_pct">>, Run, 0) of
+        R when R > 0 -> lists:flatten([interval_label(Run), ", run noise ", erlperf_units:number(R), "%"]);
+        _ -> interval_label(Run)
+    end.
+
 fork_count(Run) ->
     length(fork_sizes(Run)).
 
@@ -159,6 +169,7 @@ version() ->
 run(#{result := Result, label := Label} = Report, Reports) ->
     #{values := Values, average := Avg} = Result,
     Sizes = sizes(Result),
+    RunNoise = maps:get(run_noise, maps:get(run_options, Report, #{}), 0),
     Base = #{<<"label">> => Label,
              <<"code">> => code(maps:get(code, Report, #{})),
              <<"mode">> => text(maps:get(mode, Report)),
@@ -171,7 +182,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              <<"p99">> => maps:get(p99, Result),
              <<"min">> => maps:get(min, Result),
              <<"max">> => maps:get(max, Result),
-             <<"ci95">> => interval(erlperf_stat:interval(Values, Sizes, ?RECORD_CONFIDENCE)),
+             <<"ci95">> => interval(erlperf_stat:interval(Values, Sizes, ?RECORD_CONFIDENCE, RunNoise)),
+             <<"run_noise_pct">> => RunNoise,
              <<"interval">> => basis(Sizes),
              <<"outliers">> => outliers(Values),
              <<"iteration_ns">> => number(maps:get(iteration_time, Result, null)),
@@ -183,7 +195,7 @@ run(#{result := Result, label := Label} = Report, Reports) ->
     Chosen = case maps:get(confidence, Result, ?RECORD_CONFIDENCE) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C,
-                        <<"ci">> => interval(erlperf_stat:interval(Values, Sizes, C))}
+                        <<"ci">> => interval(erlperf_stat:interval(Values, Sizes, C, RunNoise))}
              end,
     lists:foldl(fun maps:merge/2, Base, [Chosen, forks(Result), dead_code(Report), cv(Report),
                                          cost(Result),

@@ -112,6 +112,7 @@ run() ->
      {optional, <<"ci95">>, interval},
      {optional, <<"ci">>, interval},
      {optional, <<"interval">>, basis()},
+     {optional, <<"run_noise_pct">>, number},
      {optional, <<"forks">>, {fields, [{required, <<"sizes">>, {nonempty, pos_int}},
                                        {required, <<"means">>, {nonempty, number}},
                                        {optional, <<"between_sd">>, {either, [number, null]}},
@@ -190,6 +191,7 @@ baseline() ->
      {optional, <<"change_pct">>, {either, [number, null]}},
      {optional, <<"ci95_pct">>, interval},
      {optional, <<"interval">>, basis()},
+     {optional, <<"run_noise_pct">>, number},
      {optional, <<"significant">>, bool}].
 
 %% What an interval knows: the variation between forks, or within one run.

@@ -33,6 +33,18 @@
 %%%   of their variance between and within forks (with unequal fork sizes, nearly so).
 %%%   A single run's interval (F = 1) is the t interval of its samples, which only knows
 %%%   the variation within that run.</dd>
+%%% <dt>run noise</dt><dd>how much whole runs of the same code differ beyond what one run
+%%%   shows: the state of the machine over tens of seconds (other programs, the host's
+%%%   other tenants, frequency), where the VM placed its own code. Taken as a known
+%%%   standard deviation, R percent of the mean (the `run_noise' option; 0 adds nothing).
+%%%   An interval of a runner then is `m ± t(1 - α/2, ν) · √(se² + (R·m/100)²)', `se' the
+%%%   standard error of its interval above (of the fork means, or of the samples of one
+%%%   run) and ν = (se² + (R·m/100)²)² / (se⁴ / df) (Welch-Satterthwaite, the known
+%%%   part having infinite degrees of freedom; normal when se is 0). A comparison of two
+%%%   runs (Welch's test) adds (R·mA/100)² and (R·mB/100)² to the squared standard errors
+%%%   of the means, in the statistic, its degrees of freedom and Fieller's interval.
+%%%   Runners compared within one run share that run's state: their verdicts take no run
+%%%   noise.</dd>
 %%% <dt>variance components</dt><dd>the one-way random-effects model
 %%%   `y(f, i) = μ + a(f) + e(f, i)', estimated by the analysis of variance: with N
 %%%   samples in F forks of sizes n(f), MSB = Σ n(f)(ȳ(f) - ȳ)² / (F - 1) and MSW =
@@ -110,7 +122,7 @@
 -export([summary/1, mean/1, stddev/1, median/1, percentile/2, percentiles/2, cv/1,
          confidence_interval/1, confidence_interval/2, quartiles/1, outliers/1]).
 %% API: samples taken in forks (independent repetitions of one run).
--export([split/2, components/1, interval/3]).
+-export([split/2, components/1, interval/3, interval/4]).
 %% API: comparison of two runners' samples (for reports and the command line).
 -export([compare/2, compare/3, compare_runs/3, compare_defaults/0, verdict_text/1,
          hodges_lehmann/2]).
@@ -149,9 +161,11 @@
 %% `test': the test (welch). `confidence': percent in (0, 100) (95).
 %% `better': which samples are better, `higher' (throughput, continuous mode) or
 %% `lower' (time, timed mode) (higher); it only names the verdict. `noise': the noise
-%% floor, percent (0).
+%% floor, percent (0). `run_noise': the run noise, percent (0; see the glossary), for
+%% `welch' only: the other tests compare samples taken in one run.
 -type compare_options() :: #{test => test(), confidence => number(),
-                             better => higher | lower, noise => number()}.
+                             better => higher | lower, noise => number(),
+                             run_noise => number()}.
 
 %% The result of compare/3. `change_pct' and `ci_pct' are `undefined' when A's mean
 %% is 0; `ci_pct' and `p' are `undefined' when there are too few samples to test (then
@@ -167,7 +181,8 @@
                         ci_pct := {float(), float()} | undefined,
                         significant := boolean(), p := float() | undefined,
                         statistic => float(), df => float(),
-                        basis => forks | single_run, forks => pos_integer()}.
+                        basis => forks | single_run, forks => pos_integer(),
+                        run_noise => number()}.
 
 -define(DEFAULT_CONFIDENCE, 95).
 %% Tukey's multiples of the IQR for mild and severe outliers.
@@ -208,6 +223,9 @@
 -define(RANK_FUZZ, 1.0e-12).
 %% verdict_text/1 shows a smaller p value as "p < 0.001".
 -define(P_SHOWN_MIN, 0.001).
+%% Degrees of freedom taken for a variance that is all known (run noise, no spread
+%% measured): t is the normal there to 1e-9.
+-define(KNOWN_DF, 1.0e9).
 %% Hodges-Lehmann selection: at most this many candidate differences are sorted.
 -define(HL_SORT_LIMIT, 1024).
 
@@ -355,6 +373,35 @@ interval(Values, [Size], Confidence) when Size =:= length(Values) ->
 interval(Values, Sizes, Confidence) ->
     confidence_interval(fork_means(Values, Sizes), Confidence).
 
+%% @doc {@link interval/3} with run noise `RunNoise' percent of the mean (see the
+%% glossary): what a single run or a forked run can say of the mean of all its runs.
+%% `undefined' for one sample of one fork, as without. Raises `{invalid_option,
+%% run_noise, RunNoise}' unless 0 =< RunNoise < 100.
+-spec interval([number(), ...], [pos_integer(), ...], number(), number()) ->
+          {float(), float()} | undefined.
+interval(Values, Sizes, Confidence, RunNoise) ->
+    Units = case Sizes of
+                [Size] when Size =:= length(Values) -> Values;
+                _ -> fork_means(Values, Sizes)
+            end,
+    Alpha = alpha(Confidence),
+    case {run_noise(RunNoise), Units} of
+        {_, [_]} ->
+            undefined;
+        {Zero, _} when Zero == 0 ->
+            confidence_interval(Units, Confidence);
+        {R, _} ->
+            {Mean, Var, N} = moments(Units),
+            Se2 = Var / N,
+            case Se2 + known_variance(R, Mean) of
+                Zero when Zero == 0 ->
+                    {Mean, Mean};
+                Total ->
+                    Half = t_upper(Alpha / 2, known_df(Total, [{Se2, N - 1}])) * math:sqrt(Total),
+                    {Mean - Half, Mean + Half}
+            end
+    end.
+
 %%--------------------------------------------------------------------
 %% API: two runners
 
@@ -373,7 +420,12 @@ compare([_ | _] = A, [_ | _] = B, Options) when is_map(Options) ->
     #{test := Test, confidence := Confidence, better := Better} = Opts =
         maps:fold(fun compare_option/3, compare_defaults(), Options),
     Alpha = alpha(Confidence),
-    #{direction := Direction} = Result = run_test(Test, A, B, Alpha),
+    #{direction := Direction} = Result =
+        case maps:get(run_noise, Opts, 0) of
+            Zero when Zero == 0 -> run_test(Test, A, B, Alpha);
+            R when Test =:= welch -> welch(A, B, Alpha, R);
+            R -> erlang:error({invalid_option, run_noise, {Test, R}})
+        end,
     P = maps:get(p, Result, undefined),
     Rejected = P =/= undefined andalso P < Alpha,
     Change = percent_of(maps:get(shift, Result), mean(A)),
@@ -528,6 +580,8 @@ compare_option(better, Better, Acc) when Better =:= higher; Better =:= lower ->
     Acc#{better => Better};
 compare_option(noise, Noise, Acc) when is_number(Noise), Noise >= 0 ->
     Acc#{noise => Noise};
+compare_option(run_noise, R, Acc) when is_number(R), R >= 0, R < 100 ->
+    Acc#{run_noise => R};
 compare_option(Key, Value, _Acc) ->
     erlang:error({invalid_option, Key, Value}).
 
@@ -539,19 +593,8 @@ beyond_noise(undefined, Change, Noise) -> abs(Change) > Noise.
 
 %% #{shift, direction, ci, p, statistic, df}: the shift of B against A (in samples'
 %% units), the sign of the effect, and what the test can tell (absent keys: nothing).
-run_test(welch, [_, _ | _] = A, [_, _ | _] = B, Alpha) ->
-    {MeanA, VarA, NA} = moments(A),
-    {MeanB, VarB, NB} = moments(B),
-    {SqA, SqB} = {VarA / NA, VarB / NB},
-    Se2 = SqA + SqB,
-    %% Welch-Satterthwaite, (SqA + SqB)² / (SqA²/(nA - 1) + SqB²/(nB - 1)), with the
-    %% shares of Se2 squared instead of the tiny squares
-    Df = case Se2 == 0 of
-             true -> undefined;
-             false -> 1 / ((SqA / Se2) * (SqA / Se2) / (NA - 1) + (SqB / Se2) * (SqB / Se2) / (NB - 1))
-         end,
-    Result = t_test(MeanB - MeanA, math:sqrt(Se2), Df, Alpha),
-    with_ratio(Result, {MeanA, MeanB, SqA, SqB, 0.0}, Df, Alpha);
+run_test(welch, A, B, Alpha) ->
+    welch(A, B, Alpha, 0);
 run_test(paired, A, B, _Alpha) when length(A) =/= length(B) ->
     erlang:error({paired_lengths, length(A), length(B)});
 run_test(paired, [_, _ | _] = A, B, Alpha) ->
@@ -566,6 +609,40 @@ run_test(_Test, A, B, _Alpha) ->
     %% too few samples for a t-test: the shift of the means, nothing more
     Shift = mean(B) - mean(A),
     #{shift => Shift, direction => sign(Shift)}.
+
+%% Welch's test of B against A, with run noise R percent (0: none) added to both
+%% means' squared standard errors (see the glossary).
+welch([_, _ | _] = A, [_, _ | _] = B, Alpha, R) ->
+    {MeanA, VarA, NA} = moments(A),
+    {MeanB, VarB, NB} = moments(B),
+    {SqA, SqB} = {VarA / NA, VarB / NB},
+    {KnownA, KnownB} = {known_variance(R, MeanA), known_variance(R, MeanB)},
+    Se2 = SqA + SqB + KnownA + KnownB,
+    Df = case Se2 == 0 of
+             true -> undefined;
+             false -> known_df(Se2, [{SqA, NA - 1}, {SqB, NB - 1}])
+         end,
+    Result = t_test(MeanB - MeanA, math:sqrt(Se2), Df, Alpha),
+    with_ratio(Result, {MeanA, MeanB, SqA + KnownA, SqB + KnownB, 0.0}, Df, Alpha);
+welch(A, B, Alpha, _R) ->
+    run_test(too_few, A, B, Alpha).
+
+%% Welch-Satterthwaite degrees of freedom of a variance Total (> 0) made of estimated
+%% parts {Variance, Df} and a known rest: Total² / Σ Variance²/Df, with the shares of
+%% Total squared instead of the tiny squares; ?KNOWN_DF when nothing is estimated.
+known_df(Total, Parts) ->
+    case lists:sum([(V / Total) * (V / Total) / Df || {V, Df} <- Parts]) of
+        Zero when Zero == 0 -> ?KNOWN_DF;
+        Sum -> min(?KNOWN_DF, 1 / Sum)
+    end.
+
+%% The variance of run noise R percent of a mean.
+known_variance(R, Mean) ->
+    Sd = R / 100 * Mean,
+    Sd * Sd.
+
+run_noise(R) when is_number(R), R >= 0, R < 100 -> R;
+run_noise(R) -> erlang:error({invalid_option, run_noise, R}).
 
 %% Fieller's interval of mean(B) / mean(A), added to a t-test's result when bounded.
 with_ratio(#{ci := _} = Result, Moments, Df, Alpha) when Df =/= undefined ->
@@ -762,9 +839,13 @@ detail(#{p := P}, _Sign, _Decimals) ->
     io_lib:format("p = ~.3f", [P]).
 
 %% What the interval knows: the variation between forks, or within one run.
-basis(#{basis := forks, forks := Forks}) -> io_lib:format(", ~b forks", [Forks]);
-basis(#{basis := single_run}) -> ", one run";
-basis(#{}) -> "".
+basis(#{basis := forks, forks := Forks} = C) -> [io_lib:format(", ~b forks", [Forks]), run_noise_text(C)];
+basis(#{basis := single_run} = C) -> [", one run", run_noise_text(C)];
+basis(#{} = C) -> run_noise_text(C).
+
+%% Run noise, when a comparison of two runs took some.
+run_noise_text(#{run_noise := R}) when R > 0 -> [", run noise ", format_number(R), "%"];
+run_noise_text(#{}) -> "".
 
 %% Decimals enough to show two significant digits of the largest magnitude among the
 %% change and its interval, 1 at least: one precision for the whole line.

@@ -147,7 +147,7 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
     end.
 
 measured(Record0, Entries, #{baselines := Baselines, store := Store, run_options := Run} = Parsed) ->
-    Options = maps:with([confidence, noise], maps:merge(erlperf:defaults(), Run)),
+    Options = maps:with([confidence, noise, run_noise], maps:merge(erlperf:defaults(), Run)),
     Rows = case Baselines of
                [] -> previous_rows(Record0, Entries, Options);
                _ -> erlperf_baseline:compare(Baselines, Record0, Options)

@@ -37,8 +37,9 @@
 -define(SLOW_SHARE, 0.1).
 -define(SLOW_MIN, 0.03).
 -define(SLOW_MAX, 0.10).
-%% Simulations take a few seconds at most; eunit's default timeout is 5 s.
--define(SIM_TIMEOUT, 60).
+%% A group of simulations takes some 10 s of one core; the ceiling leaves room for a
+%% machine loaded by other work (three test legs at once take a core each).
+-define(SIM_TIMEOUT, 600).
 
 %%--------------------------------------------------------------------
 %% Reference values (R)

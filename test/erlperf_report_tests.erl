@@ -35,7 +35,7 @@ report(Mode, Label, Run, #{values := Values, stddev := StdDev} = Figures) ->
                code => #{runner => maps:get(runner, Run, unicode:characters_to_list(Label))},
                run_options => maps:merge(#{compare => parallel, concurrency => Concurrency,
                                            cv => undefined, priority => high, report => full,
-                                           confidence => 95, noise => 1, memory => false, latency => false,
+                                           confidence => 95, noise => 1, run_noise => 1.0, memory => false, latency => false,
                                            profile => undefined, forks => 1,
                                            sample_duration => 1000, samples => 3, warmup => 0},
                                          Options),
