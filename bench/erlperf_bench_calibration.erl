@@ -125,11 +125,11 @@ main(Counts) ->
     T0 = erlang:monotonic_time(),
     ?FORKS = erlperf_forks:auto(?SAMPLES),
     ?FORKS = erlperf_forks:auto(?TURNS),
-    #{noise := Noise, confidence := Confidence} = erlperf:defaults(),
+    #{noise := Noise, confidence := Confidence, run_noise := RunNoise} = erlperf:defaults(),
     io:format("calibration: single runs (forks => 1) against ~b forks; per runner ~b samples of ~b ms "
-              "(interleaved: ~b turns of ~b ms); ~b% intervals, noise floor ~p%~n",
-              [?FORKS, ?SAMPLES, ?DURATION, ?TURNS, ?TURN_MS, Confidence, Noise]),
-    coverage(Runs, Confidence),
+              "(interleaved: ~b turns of ~b ms); ~b% intervals, noise floor ~p%, run noise ~p%~n",
+              [?FORKS, ?SAMPLES, ?DURATION, ?TURNS, ?TURN_MS, Confidence, Noise, RunNoise]),
+    coverage(Runs, Confidence, RunNoise),
     false_alarms(Same),
     power(More),
     Seconds = erlang:convert_time_unit(erlang:monotonic_time() - T0, native, millisecond) / 1000,
@@ -138,15 +138,73 @@ main(Counts) ->
 %%--------------------------------------------------------------------
 %% (a) Coverage
 
-coverage(Runs, Confidence) ->
+coverage(Runs, Confidence, RunNoise) ->
     Pairs = [{fresh_run(1), fresh_run(?FORKS)} || _ <- lists:seq(1, Runs)],
     io:format("~-44s ~9s ~9s ~9s ~9s~n",
               ["(a) coverage: phash2, a fresh VM per run", "runs", "covered", "spread %", "half %"]),
     Goal = coverage_goal(Runs, Confidence),
-    lists:foreach(fun ({Forks, Results}) -> coverage_row(Forks, Results, Goal) end,
-                  [{1, [S || {S, _} <- Pairs]}, {?FORKS, [F || {_, F} <- Pairs]}]).
+    Kinds = [{1, [S || {S, _} <- Pairs]}, {?FORKS, [F || {_, F} <- Pairs]}],
+    lists:foreach(fun ({Forks, Runs1}) ->
+                          [coverage_row(Forks, R, [intervals(Runs1, Confidence, R)], Goal)
+                           || R <- lists:usort([0, RunNoise])]
+                  end, Kinds),
+    lists:foreach(fun ({Forks, Runs1}) -> run_noise_row(Forks, Runs1, Confidence, RunNoise) end, Kinds),
+    io:format("~-44s ~9s ~9s~n", ["(d) each run against the one before",
+                                  "pairs", "different"]),
+    lists:foreach(fun ({Forks, Runs1}) ->
+                          [across_runs_row(Forks, R, Runs1, Confidence)
+                           || R <- lists:usort([0, RunNoise])]
+                  end, Kinds).
 
-coverage_row(Forks, Results, Goal) ->
+%% Each run's {Average, Low, High} at Confidence with run noise R.
+intervals(Runs, Confidence, R) ->
+    [case erlperf_stat:interval(Values, Sizes, Confidence, R) of
+         {Lo, Hi} -> {erlperf_stat:mean(Values), Lo, Hi}
+     end || {Values, Sizes} <- Runs].
+
+%% The run noise the runs showed: the spread of their averages beyond what their own
+%% intervals' standard errors account for, in percent of the mean.
+run_noise_row(Forks, Runs, Confidence, Default) ->
+    Averages = [erlperf_stat:mean(V) || {V, _} <- Runs],
+    Mean = erlperf_stat:mean(Averages),
+    Sd = erlperf_stat:stddev(Averages),
+    Se2 = erlperf_stat:mean([element(3, own_se(V, S, Confidence)) || {V, S} <- Runs]),
+    Beyond = math:sqrt(max(0.0, Sd * Sd - Se2)),
+    io:format("  ~-42ts  run noise shown: ~.2f% (spread of the averages ~.2f%, their own "
+              "standard error ~.2f%; the default is ~s%)~n",
+              [kind(Forks), 100 * Beyond / Mean, 100 * Sd / Mean, 100 * math:sqrt(Se2) / Mean,
+               erlperf_units:number(Default)]).
+
+%% {Mean, Se, Se²} of a run's own interval: of its fork means, or of its samples.
+own_se(Values, [_], _Confidence) ->
+    se(Values);
+own_se(Values, Sizes, _Confidence) ->
+    #{means := Means} = erlperf_stat:components(erlperf_stat:split(Values, Sizes)),
+    se(Means).
+
+se(Units) ->
+    Sd = erlperf_stat:stddev(Units),
+    Se = Sd / math:sqrt(length(Units)),
+    {erlperf_stat:mean(Units), Se, Se * Se}.
+
+%% Each run against the run before it, as a baseline is compared (Welch's test of fork
+%% means or samples, the default noise floor, run noise R): how many are called
+%% different, though the code and the machine are the same.
+across_runs_row(Forks, R, Runs, Confidence) ->
+    #{noise := Noise} = erlperf:defaults(),
+    Outcomes = [erlperf_stat:compare_runs(A, B, #{test => welch, confidence => Confidence,
+                                                  noise => Noise, run_noise => R})
+                || {A, B} <- lists:zip(lists:droplast(Runs), tl(Runs))],
+    Changes = [io_lib:format("~.1f%", [C]) || #{change_pct := C} <- Outcomes],
+    io:format("  ~-42ts ~9b ~9b  (goal: at most ~b of ~b; changes ~ts)~n",
+              [[kind(Forks), noise_text(R)], length(Outcomes),
+               length([x || #{significant := true} <- Outcomes]),
+               max(1, length(Outcomes) div 20), length(Outcomes), lists:join(", ", Changes)]).
+
+noise_text(R) when R == 0 -> ", own spread";
+noise_text(R) -> [", run noise ", erlperf_units:number(R), "%"].
+
+coverage_row(Forks, R, [Results], Goal) ->
     Mean = erlperf_stat:mean([A || {A, _, _} <- Results]),
     Covered = [Lo =< Mean andalso Mean =< Hi || {_, Lo, Hi} <- Results],
     Spread = 100 * erlperf_stat:stddev([A || {A, _, _} <- Results]) / Mean,
@@ -155,7 +213,7 @@ coverage_row(Forks, Results, Goal) ->
                || {{A, _, _}, In} <- lists:zip(Results, Covered)],
     io:format("  ~-42ts ~9b ~9b ~9.2f ~9.2f  (goal: at least ~b of ~b; runs against their "
               "mean: ~ts)~n",
-              [kind(Forks), length(Results), length([C || C <- Covered, C]), Spread, Half, Goal,
+              [[kind(Forks), noise_text(R)], length(Results), length([C || C <- Covered, C]), Spread, Half, Goal,
                length(Results), lists:join(", ", Changes)]).
 
 mark(true) -> "";
@@ -174,11 +232,12 @@ binomial_cdf(K, N, P) ->
 choose(N, K) ->
     lists:foldl(fun (I, Acc) -> Acc * (N - K + I) div I end, 1, lists:seq(1, K)).
 
-%% The average and interval of one run in a fresh VM: {Average, Low, High}.
+%% The samples of one run in a fresh VM, and their forks' sizes: {Values, Sizes}.
 fresh_run(Forks) ->
     Opts = #{report => full, samples => ?SAMPLES, sample_duration => ?DURATION, forks => Forks},
-    Eval = io_lib:format("#{result := #{average := A, ci := {Lo, Hi}}} = erlperf:run(~0tp, ~0tp), "
-                         "io:format(\"~~n~~w.~~n\", [{calibration, A, Lo, Hi}]), halt(0).",
+    Eval = io_lib:format("#{result := #{values := V} = R} = erlperf:run(~0tp, ~0tp), "
+                         "S = case R of #{forks := #{sizes := Ss}} -> Ss; _ -> [length(V)] end, "
+                         "io:format(\"~~n~~w.~~n\", [{calibration, V, S}]), halt(0).",
                          [?COVERAGE_CODE, Opts]),
     Ebin = filename:absname(filename:dirname(code:which(erlperf))),
     Port = open_port({spawn_executable, os:find_executable("erl")},
@@ -188,7 +247,7 @@ fresh_run(Forks) ->
     Last = lists:last(string:lexemes(Output, "\n")),
     {ok, Tokens, _} = erl_scan:string(binary_to_list(Last)),
     case erl_parse:parse_term(Tokens) of
-        {ok, {calibration, Avg, Lo, Hi}} -> {Avg, Lo, Hi};
+        {ok, {calibration, Values, Sizes}} -> {Values, Sizes};
         _ -> error({fresh_run_output, Output})
     end.
 

@@ -37,12 +37,15 @@
 %%%   shows: the state of the machine over tens of seconds (other programs, the host's
 %%%   other tenants, frequency), where the VM placed its own code. Taken as a known
 %%%   standard deviation, R percent of the mean (the `run_noise' option; 0 adds nothing).
-%%%   An interval of a runner then is `m ± t(1 - α/2, ν) · √(se² + (R·m/100)²)', `se' the
-%%%   standard error of its interval above (of the fork means, or of the samples of one
-%%%   run) and ν = (se² + (R·m/100)²)² / (se⁴ / df) (Welch-Satterthwaite, the known
-%%%   part having infinite degrees of freedom; normal when se is 0). A comparison of two
-%%%   runs (Welch's test) adds (R·mA/100)² and (R·mB/100)² to the squared standard errors
-%%%   of the means, in the statistic, its degrees of freedom and Fieller's interval.
+%%%   An interval of a runner then is `m ± t(1 - α/2, df) · √(se² + (R·m/100)²)', `se' and
+%%%   `df' those of its interval above (of the fork means, or of the samples of one run).
+%%%   A comparison of two runs (Welch's test) adds (R·mA/100)² and (R·mB/100)² to the
+%%%   squared standard errors of the means, in the statistic and in Fieller's interval,
+%%%   and keeps the Welch-Satterthwaite degrees of freedom of the estimated parts. Both
+%%%   take the degrees of freedom of what was estimated: the known part has more, so
+%%%   this is conservative, and an interval only ever widens, and a p value only ever
+%%%   grows, with R (Satterthwaite's combined degrees of freedom would narrow a
+%%%   three-fork interval as R grows).
 %%%   Runners compared within one run share that run's state: their verdicts take no run
 %%%   noise.</dd>
 %%% <dt>variance components</dt><dd>the one-way random-effects model
@@ -393,13 +396,8 @@ interval(Values, Sizes, Confidence, RunNoise) ->
         {R, _} ->
             {Mean, Var, N} = moments(Units),
             Se2 = Var / N,
-            case Se2 + known_variance(R, Mean) of
-                Zero when Zero == 0 ->
-                    {Mean, Mean};
-                Total ->
-                    Half = t_upper(Alpha / 2, known_df(Total, [{Se2, N - 1}])) * math:sqrt(Total),
-                    {Mean - Half, Mean + Half}
-            end
+            Half = t_upper(Alpha / 2, N - 1) * math:sqrt(Se2 + known_variance(R, Mean)),
+            {Mean - Half, Mean + Half}
     end.
 
 %%--------------------------------------------------------------------
@@ -618,23 +616,18 @@ welch([_, _ | _] = A, [_, _ | _] = B, Alpha, R) ->
     {SqA, SqB} = {VarA / NA, VarB / NB},
     {KnownA, KnownB} = {known_variance(R, MeanA), known_variance(R, MeanB)},
     Se2 = SqA + SqB + KnownA + KnownB,
-    Df = case Se2 == 0 of
-             true -> undefined;
-             false -> known_df(Se2, [{SqA, NA - 1}, {SqB, NB - 1}])
+    %% Welch-Satterthwaite of the estimated parts, (SqA + SqB)² / (SqA²/(nA - 1) +
+    %% SqB²/(nB - 1)), with the shares squared instead of the tiny squares; with none
+    %% estimated (every sample equal) but run noise, the normal
+    Df = case {SqA + SqB, Se2} of
+             {_, Zero} when Zero == 0 -> undefined;
+             {Zero, _} when Zero == 0 -> ?KNOWN_DF;
+             {Est, _} -> 1 / ((SqA / Est) * (SqA / Est) / (NA - 1) + (SqB / Est) * (SqB / Est) / (NB - 1))
          end,
     Result = t_test(MeanB - MeanA, math:sqrt(Se2), Df, Alpha),
     with_ratio(Result, {MeanA, MeanB, SqA + KnownA, SqB + KnownB, 0.0}, Df, Alpha);
 welch(A, B, Alpha, _R) ->
     run_test(too_few, A, B, Alpha).
-
-%% Welch-Satterthwaite degrees of freedom of a variance Total (> 0) made of estimated
-%% parts {Variance, Df} and a known rest: Total² / Σ Variance²/Df, with the shares of
-%% Total squared instead of the tiny squares; ?KNOWN_DF when nothing is estimated.
-known_df(Total, Parts) ->
-    case lists:sum([(V / Total) * (V / Total) / Df || {V, Df} <- Parts]) of
-        Zero when Zero == 0 -> ?KNOWN_DF;
-        Sum -> min(?KNOWN_DF, 1 / Sum)
-    end.
 
 %% The variance of run noise R percent of a mean.
 known_variance(R, Mean) ->

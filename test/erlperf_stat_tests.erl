@@ -583,7 +583,158 @@ verdict_basis_test_() ->
                           p => undefined, ci_pct => undefined})),
      ?_assertEqual(<<"no significant difference (95% CI -2.2..-1.9%, 2 forks), within the 3% noise floor">>,
                    Made(#{basis => forks, forks => 2, verdict => no_difference, significant => false,
-                          within_noise => true, noise => 3}))].
+                          within_noise => true, noise => 3})),
+     %% a comparison of two runs says the run noise it took
+     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, 5 forks, run noise 1.5%)">>,
+                   Made(#{basis => forks, forks => 5, run_noise => 1.5})),
+     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, one run, run noise 1%)">>,
+                   Made(#{basis => single_run, run_noise => 1})),
+     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, one run)">>,
+                   Made(#{basis => single_run, run_noise => 0}))].
+
+%%--------------------------------------------------------------------
+%% Run noise
+
+%% reference.R's run_noise_ci: {Samples, Sizes, R, Confidence, {Lo, Hi}}.
+run_noise_interval_reference() ->
+    [{?BALANCED, [4, 4, 4, 4, 4], 0.5, 95, {978.14515640625405, 1091.0548435937458}},
+     {?BALANCED, [4, 4, 4, 4, 4], 0.5, 99, {940.98264182993296, 1128.2173581700667}},
+     {?BALANCED, [4, 4, 4, 4, 4], 2.0, 95, {955.3447652785851, 1113.8552347214147}},
+     {?BALANCED, [4, 4, 4, 4, 4], 2.0, 99, {903.17344342037302, 1166.0265565796267}},
+     {?UNBALANCED, [3, 2, 2], 0.5, 95, {460.7656645266236, 554.78989102893195}},
+     {?UNBALANCED, [3, 2, 2], 0.5, 99, {399.33587417365237, 616.21968138190323}},
+     {?UNBALANCED, [3, 2, 2], 2.0, 95, {444.53118570615999, 571.02436984939561}},
+     {?UNBALANCED, [3, 2, 2], 2.0, 99, {361.88812580491231, 653.66742975064324}},
+     {?UNEVEN, [4, 1, 1, 3], 0.5, 95, {17.873181036167164, 24.080985630499502}},
+     {?UNEVEN, [4, 1, 1, 3], 0.5, 99, {15.280329928909621, 26.673836737757043}},
+     {?UNEVEN, [4, 1, 1, 3], 2.0, 95, {17.614722848547579, 24.339443818119086}},
+     {?UNEVEN, [4, 1, 1, 3], 2.0, 99, {14.805968167726833, 27.148198498939834}},
+     {?SKEWED, [30], 0.5, 95, {784.59729959268702, 1104.8027004073131}},
+     {?SKEWED, [30], 2.0, 95, {780.28347164078809, 1109.116528359212}}].
+
+run_noise_interval_reference_test_() ->
+    [?_test(begin
+                {Lo, Hi} = erlperf_stat:interval(Samples, Sizes, C, R),
+                ?assertRef(ExpLo, Lo),
+                ?assertRef(ExpHi, Hi)
+            end) || {Samples, Sizes, R, C, {ExpLo, ExpHi}} <- run_noise_interval_reference()].
+
+run_noise_interval_test_() ->
+    Forked = fun (R) -> erlperf_stat:interval(?BALANCED, [4, 4, 4, 4, 4], 95, R) end,
+    Width = fun (R) -> {Lo, Hi} = Forked(R), Hi - Lo end,
+    [%% none: interval/3's
+     ?_assertEqual(erlperf_stat:interval(?BALANCED, [4, 4, 4, 4, 4], 95), Forked(0)),
+     ?_assertEqual(erlperf_stat:interval(?SKEWED, [30], 95), erlperf_stat:interval(?SKEWED, [30], 95, 0.0)),
+     %% only ever wider as the run noise grows, and about the same mean
+     ?_assert(lists:all(fun ({A, B}) -> Width(A) < Width(B) end,
+                        [{0, 0.1}, {0.1, 1}, {1, 5}, {5, 50}])),
+     %% samples that do not vary: the run noise alone, t of their degrees of freedom
+     ?_test(begin
+                {Lo, Hi} = erlperf_stat:interval([100, 100, 100], [3], 95, 2),
+                ?assertClose(100 - erlperf_stat:t_quantile(0.975, 2) * 2, Lo),
+                ?assertClose(100 + erlperf_stat:t_quantile(0.975, 2) * 2, Hi)
+            end),
+     %% a throughput of 0 stays an interval of 0; one sample has none
+     ?_assertEqual({0.0, 0.0}, erlperf_stat:interval([0, 0, 0], [3], 95, 1)),
+     ?_assertEqual(undefined, erlperf_stat:interval([42], [1], 95, 1)),
+     ?_assertError({invalid_option, run_noise, 100}, erlperf_stat:interval(?SINGLES, [4], 95, 100)),
+     ?_assertError({invalid_option, run_noise, -1}, erlperf_stat:interval(?SINGLES, [4], 95, -1)),
+     ?_assertError({invalid_option, run_noise, x}, erlperf_stat:interval(?SINGLES, [4], 95, x))].
+
+%% reference.R's run_noise_welch: {A, B, R, Confidence, ChangePct, CiPct, P, Statistic, Df}.
+run_noise_welch_reference() ->
+    [{fork_means(?BALANCED, 4), fork_means(?BALANCED_B, 4), 0.5, 95, -2.0394355306398522,
+      {-8.0474693109145239, 4.3721824296065526}, 0.47434076254075497, -0.75077286444836966,
+      7.9810144576616224},
+     {?PA, ?PB, 0.5, 95, -1.8193847171683684, {-3.6844439785821081, 0.081796846957282732},
+      0.059695307740811894, -1.9855140385444352, 21.992202048256132},
+     {?SKEWED, ?SKEWED2, 0.5, 99, 45.354080660527153, {-4.641787812901299, 110.92158574683938},
+      0.019518857727661064, 2.4460136651210878, 35.61804466729064},
+     {fork_means(?BALANCED, 4), fork_means(?BALANCED_B, 4), 2.0, 95, -2.0394355306398522,
+      {-10.428256638339484, 7.1463832223834345}, 0.60959169680401426, -0.53142579196927342,
+      7.9810144576616224},
+     {?PA, ?PB, 2.0, 95, -1.8193847171683684, {-7.5362133149699195, 4.2509100875778749},
+      0.53186194424795197, -0.63518449580552938, 21.992202048256132},
+     {?SKEWED, ?SKEWED2, 2.0, 99, 45.354080660527153, {-5.3982169621623282, 112.57662990782124},
+      0.021471572785779637, 2.4055184861342429, 35.61804466729064}].
+
+run_noise_welch_reference_test_() ->
+    [?_test(begin
+                C = erlperf_stat:compare(A, B, #{test => welch, confidence => Conf, run_noise => R}),
+                #{change_pct := Change, ci_pct := {Lo, Hi}, p := P, statistic := T, df := Df} = C,
+                ?assertRef(ExpChange, Change),
+                ?assertRef(ExpLo, Lo),
+                ?assertRef(ExpHi, Hi),
+                ?assertRef(ExpP, P),
+                ?assertRef(ExpT, T),
+                ?assertRef(ExpDf, Df),
+                ?assertMatch(#{run_noise := R}, C)
+            end)
+     || {A, B, R, Conf, ExpChange, {ExpLo, ExpHi}, ExpP, ExpT, ExpDf} <- run_noise_welch_reference()].
+
+run_noise_compare_test_() ->
+    P = fun (R) -> maps:get(p, erlperf_stat:compare(?PA, ?PB, #{run_noise => R})) end,
+    [%% without run noise Welch's test as before: significant; with 0.5% no longer
+     ?_assertMatch(#{significant := true}, erlperf_stat:compare(?PA, ?PB, #{})),
+     ?_assertEqual(erlperf_stat:compare(?PA, ?PB, #{}),
+                   maps:remove(run_noise, erlperf_stat:compare(?PA, ?PB, #{run_noise => 0}))),
+     ?_assertMatch(#{significant := false}, erlperf_stat:compare(?PA, ?PB, #{run_noise => 0.5})),
+     %% the p value only grows with the run noise
+     ?_assert(P(0) < P(0.1) andalso P(0.1) < P(0.5) andalso P(0.5) < P(2)),
+     %% identical samples on both sides: the run noise alone (normal)
+     ?_assertMatch(#{significant := false, df := Df} when Df > 1.0e8,
+                   erlperf_stat:compare([100, 100, 100], [101, 101, 101], #{run_noise => 1})),
+     %% compared runs only: the other tests compare the samples of one run
+     ?_assertError({invalid_option, run_noise, {paired, 1}},
+                   erlperf_stat:compare(?PA, ?PB, #{test => paired, run_noise => 1})),
+     ?_assertError({invalid_option, run_noise, 100}, erlperf_stat:compare(?PA, ?PB, #{run_noise => 100})),
+     %% compare_runs passes it on, for fork means as for samples
+     ?_assertMatch(#{basis := forks, run_noise := 1},
+                   erlperf_stat:compare_runs({?BALANCED, [4, 4, 4, 4, 4]}, {?BALANCED_B, [4, 4, 4, 4, 4]},
+                                             #{run_noise => 1}))].
+
+%% Under the model the run noise describes (each run's mean off by a normal amount of R
+%% percent, its samples spread around that), 95% intervals with run noise R hold the true
+%% mean about 95% of the time, where intervals without it hold it far less often; and
+%% two runs of the same code are called different by Welch's test with run noise at
+%% most about 5% of the time. 2000 simulated runs: a binomial 95% has 93.5..96.5% there.
+run_noise_model_test_() ->
+    {timeout, 120, ?_test(begin
+        rand:seed(exsss, {21, 21, 21}),
+        R = 1.0,
+        Run = fun (Forks, PerFork) ->
+                      Shift = 1000 * (1 + R / 100 * rand:normal()),
+                      lists:append([[Shift + 3 * rand:normal() || _ <- lists:seq(1, PerFork)]
+                                    || _ <- lists:seq(1, Forks)])
+              end,
+        Covers = fun (Noise, Forks, PerFork) ->
+                         V = Run(Forks, PerFork),
+                         {Lo, Hi} = erlperf_stat:interval(V, lists:duplicate(Forks, PerFork), 95, Noise),
+                         Lo =< 1000 andalso 1000 =< Hi
+                 end,
+        Count = fun (F) -> length([x || _ <- lists:seq(1, 2000), F()]) end,
+        With = Count(fun () -> Covers(R, 10, 3) end),
+        WithSingle = Count(fun () -> Covers(R, 1, 30) end),
+        Without = Count(fun () -> Covers(0, 10, 3) end),
+        Alarms = Count(fun () ->
+                               A = Run(10, 3),
+                               B = Run(10, 3),
+                               C = erlperf_stat:compare_runs({A, lists:duplicate(10, 3)},
+                                                             {B, lists:duplicate(10, 3)},
+                                                             #{run_noise => R}),
+                               maps:get(p, C) < 0.05
+                       end),
+        ?debugFmt("run noise model: covered ~b (forks), ~b (single) of 2000 with, ~b without; "
+                  "two runs called different ~b of 2000", [With, WithSingle, Without, Alarms]),
+        %% conservative: at least the nominal coverage, no more than the nominal alarms
+        ?assert(With >= 1870, With),
+        ?assert(WithSingle >= 1870, WithSingle),
+        ?assert(Without < 1000, Without),
+        ?assert(Alarms =< 130, Alarms)
+    end)}.
+
+fork_means(Values, Size) ->
+    [erlperf_stat:mean(F) || F <- erlperf_stat:split(Values, lists:duplicate(length(Values) div Size, Size))].
 
 %%--------------------------------------------------------------------
 %% Samples in forks

@@ -206,3 +206,43 @@ out("%% paired fork means: {fork_compare, Name, Confidence, ChangePct, CiPct, P,
 fork_cmp("balanced", fsets$balanced, fsets$balanced_b, 95)
 fork_cmp("balanced", fsets$balanced, fsets$balanced_b, 99)
 fork_cmp("unbalanced", fsets$unbalanced, fsets$unbalanced_b, 95)
+
+# ---- run noise: a known standard deviation of R percent of the mean ----
+# A runner's interval: mean +- qt(1 - alpha/2, n - 1) * sqrt(se^2 + k), k = (R/100 * mean)^2
+# (the degrees of freedom of the estimated part). The units are the fork means of a
+# forked run, or the samples of one run.
+rn_ci <- function(u, r, conf) {
+  m <- mean(u); se2 <- var(u) / length(u); k <- (r / 100 * m)^2
+  h <- qt(1 - (1 - conf / 100) / 2, length(u) - 1) * sqrt(se2 + k)
+  c(m - h, m + h)
+}
+out("%% run noise intervals: {run_noise_ci, Name, R, Confidence, {Lo, Hi}}")
+for (name in c("balanced", "unbalanced", "uneven"))
+  for (r in c(0.5, 2))
+    for (c in c(95, 99))
+      out("{run_noise_ci, ", name, ", ", erl(r), ", ", erl(c), ", {",
+          erl(rn_ci(fork_means(fsets[[name]]), r, c)), "}}.")
+for (r in c(0.5, 2))
+  out("{run_noise_ci, skewed_samples, ", erl(r), ", 95, {", erl(rn_ci(skewed, r, 95)), "}}.")
+
+# Two runs compared (Welch): the known variances of both means are added to the squared
+# standard errors, in the statistic and Fieller's interval; the degrees of freedom are
+# Welch-Satterthwaite's of the estimated parts.
+rn_welch <- function(name, a, b, r, conf) {
+  ma <- mean(a); mb <- mean(b)
+  sa <- var(a) / length(a); sb <- var(b) / length(b)
+  ka <- (r / 100 * ma)^2; kb <- (r / 100 * mb)^2
+  tot <- sa + sb + ka + kb
+  nu <- (sa + sb)^2 / (sa^2 / (length(a) - 1) + sb^2 / (length(b) - 1))
+  t <- (mb - ma) / sqrt(tot)
+  p <- 2 * pt(-abs(t), nu)
+  ci <- fieller_pct(ma, mb, sa + ka, sb + kb, 0, qt(1 - (1 - conf / 100) / 2, nu))
+  out("{run_noise_welch, ", name, ", ", erl(r), ", ", erl(conf), ", ",
+      erl(100 * (mb - ma) / abs(ma)), ", {", erl(ci), "}, ", erl(p), ", ", erl(t), ", ", erl(nu), "}.")
+}
+out("%% Welch with run noise: {run_noise_welch, Name, R, Confidence, ChangePct, CiPct, P, Statistic, Df}")
+for (r in c(0.5, 2)) {
+  rn_welch("balanced_forks", fork_means(fsets$balanced), fork_means(fsets$balanced_b), r, 95)
+  rn_welch("pa_pb", pa, c(1002, 973, 1002, 1004, 975, 982, 1004, 968, 1000, 1004, 982, 976), r, 95)
+  rn_welch("skewed", skewed, skewed2, r, 99)
+}
