@@ -67,7 +67,7 @@
          formats_stdout/0, formats_stdout/1, output_files/0, output_files/1,
          baseline_gate/0, baseline_gate/1, bad_baseline/0, bad_baseline/1,
          busy_100k/0, busy_100k/1, memory_flag/0, memory_flag/1,
-         noise_floor/0, noise_floor/1,
+         noise_floor/0, noise_floor/1, run_noise/0, run_noise/1,
          squeeze_plateau/0, squeeze_plateau/1,
          latency_flag/0, latency_flag/1, latency_sleep/0, latency_sleep/1,
          latency_formats/0, latency_formats/1, latency_crash/0, latency_crash/1]).
@@ -117,7 +117,7 @@ groups() ->
      %% measurements after the run and verdicts: one at a time, so that the figures they
      %% check are not those of a machine shared with twenty other escripts
      {after_run, [],
-      [memory_flag, noise_floor, squeeze_plateau, latency_flag, latency_formats, profile_tools,
+      [memory_flag, noise_floor, run_noise, squeeze_plateau, latency_flag, latency_formats, profile_tools,
        profile_json, profile_no_files, profile_isolated]},
      {hooks, [parallel],
       [cli_md_init_runner_order, cli_md_init_runner_swapped, init_and_done_order,
@@ -485,6 +485,33 @@ noise_floor(Config) ->
     {0, Off} = run(Config, Args ++ ["--noise", "0"]),
     ?assertNotEqual(nomatch, string:find(Off, "timer:sleep(5). against timer:sleep(1).: "), Off),
     ?assertNotEqual(nomatch, string:find(Off, "% slower (95% CI "), Off).
+
+run_noise() ->
+    [{doc, "--run-noise widens each runner's interval and a baseline's verdict, says so in the "
+      "record, the verdict line and the Markdown interval; --run-noise 0 is a run's own spread"}].
+run_noise(Config) ->
+    Base = filename:join(?config(priv_dir, Config), "run_noise.json"),
+    Args = ["timer:sleep(1).", "-d", "100", "-s", "4", "--forks", "2"],
+    {0, _} = run(Config, Args ++ ["--save", Base]),
+    Record = fun (Noise) ->
+                     {0, Json} = run(Config, Args ++ ["--run-noise", Noise, "--format", "json",
+                                                      "--baseline", Base]),
+                     {ok, #{<<"runs">> := [R]}} = erlperf_json:decode(Json),
+                     R
+             end,
+    #{<<"ci95">> := [Lo0, Hi0], <<"run_noise_pct">> := Zero} = Record("0"),
+    #{<<"ci95">> := [Lo, Hi], <<"run_noise_pct">> := Five, <<"average">> := Avg,
+      <<"baselines">> := [#{<<"run_noise_pct">> := Five}]} = Record("5"),
+    ?assertEqual(0.0, Zero),
+    ?assertEqual(5.0, Five),
+    %% at least the run noise's own 1.96 standard deviations of 5% either side
+    ?assert(Hi - Lo > Hi0 - Lo0, {Lo, Hi, Lo0, Hi0}),
+    ?assert(Hi - Lo > 2 * 1.96 * 0.05 * Avg, {Lo, Hi, Avg}),
+    {0, Text} = run(Config, Args ++ ["--run-noise", "5", "--baseline", Base]),
+    [Line] = [L || L <- lines(Text), lists:prefix("timer:sleep(1). against ", L)],
+    ?assert(lists:suffix(", 2 forks, run noise 5%)", Line), Line),
+    {0, Md} = run(Config, Args ++ ["--run-noise", "5", "--format", "markdown"]),
+    ?assertNotEqual(nomatch, string:find(Md, "(2 forks, run noise 5%)"), Md).
 
 squeeze_plateau() ->
     [{doc, "Squeeze reports the smallest concurrency not significantly below the best, "
