@@ -376,7 +376,8 @@ gone(OsPid) ->
 %% -<OS pid of the escript>@.
 no_node_left(#{os_pid := OsPid}) ->
     Pattern = "-" ++ integer_to_list(OsPid) ++ "@",
-    Left = fun () -> [L || {_, L} <- command_lines(all_pids()), string:find(L, Pattern) =/= nomatch] end,
+    Left = fun () -> [L || {_, L} <- command_lines(all_pids()),
+                           binary:match(L, list_to_binary(Pattern)) =/= nomatch] end,
     ?assert(erlperf_test_lib:wait_for(fun () -> Left() =:= [] end, ?GONE_TIMEOUT_MS, ?POLL_MS), Left()).
 
 %% A node the user runs, given to the escript as a test node (HOSTILE_START=given) besides
@@ -442,7 +443,9 @@ parent(Pid) ->
     end.
 
 %% {Pid, command line} of the processes that still run (arguments joined by spaces).
+%% As bytes: the command line of another program (another test leg's escript) need not
+%% be UTF-8.
 command_lines(Pids) ->
-    [{P, unicode:characters_to_list(binary:replace(Line, <<0>>, <<" ">>, [global]))}
+    [{P, binary:replace(Line, <<0>>, <<" ">>, [global])}
      || P <- Pids, {ok, Line} <- [file:read_file("/proc/" ++ integer_to_list(P) ++ "/cmdline")],
         Line =/= <<>>].
