@@ -945,13 +945,20 @@ overdue_reported(Config) when is_list(Config) ->
     ?assert(Overdue >= 1 andalso Overdue =< 3, Overdue).
 
 evidence_one() ->
-    [{doc, "A full report carries the 95% interval of the average and the outliers; one runner gets no comparison"}].
+    [{doc, "A full report carries the 95% interval of the average (with the run noise) and the outliers; one runner gets no comparison"}].
 evidence_one(Config) when is_list(Config) ->
     #{result := #{ci := {Lo, Hi}, confidence := 95, average := Avg, values := Values,
                   outliers := #{low_mild := LM, low_severe := LS, high_mild := HM, high_severe := HS}}} =
         Report = erlperf:run("rand:uniform().", #{sample_duration => 50, samples => 5, report => full}),
     ?assert(Lo =< Avg andalso Avg =< Hi, {Lo, Avg, Hi}),
-    ?assertEqual(erlperf_stat:confidence_interval(Values, 95), {Lo, Hi}),
+    %% the interval of the samples, with the default run noise; without it, theirs alone
+    #{run_noise := RunNoise} = erlperf:defaults(),
+    ?assert(RunNoise > 0),
+    ?assertEqual(erlperf_stat:interval(Values, [5], 95, RunNoise), {Lo, Hi}),
+    #{result := #{ci := Own, values := OwnValues}} =
+        erlperf:run("rand:uniform().", #{sample_duration => 50, samples => 5, report => full,
+                                         run_noise => 0}),
+    ?assertEqual(erlperf_stat:confidence_interval(OwnValues, 95), Own),
     ?assert(LM + LS + HM + HS =< 5),
     ?assertNot(is_map_key(comparison, Report)),
     %% one sample: no interval

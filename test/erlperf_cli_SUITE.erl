@@ -588,10 +588,13 @@ forks_explicit(Config) ->
                        <<"between_sd">> := Between, <<"within_sd">> := Within}} = Run,
     ?assertEqual(10, length(Samples)),
     ?assertEqual([erlperf_stat:mean(F) || F <- erlperf_stat:split(Samples, Sizes)], Means),
-    ?assertEqual({Lo, Hi}, erlperf_stat:confidence_interval(Means, 95)),
+    #{<<"run_noise_pct">> := RunNoise} = Run,
+    ?assertEqual(maps:get(run_noise, erlperf:defaults()), RunNoise),
+    {L, H} = erlperf_stat:interval(Samples, Sizes, 95, RunNoise),
+    ?assert(abs(L - Lo) =< 1.0e-9 * abs(L) andalso abs(H - Hi) =< 1.0e-9 * abs(H), {{L, H}, {Lo, Hi}}),
     ?assert(is_number(Between) andalso Between >= 0 andalso is_number(Within) andalso Within >= 0),
     {0, Md} = run(Config, Args ++ ["--format", "markdown"]),
-    ?assertNotEqual(nomatch, string:find(Md, " (4 forks) |"), Md).
+    ?assertNotEqual(nomatch, string:find(Md, " (4 forks, run noise 1%) |"), Md).
 
 forks_baseline() ->
     [{doc, "--save and --baseline fork by default (auto): the baseline verdict compares fork "
@@ -605,9 +608,9 @@ forks_baseline(Config) ->
                             <<"forks">> := #{<<"sizes">> := [2, 2, 2]}}]}} = erlperf_json:decode(Bin),
     {0, Out} = run(Config, Opts ++ ["--baseline", Base]),
     [Line] = [L || L <- lines(Out), lists:prefix("w against " ++ Base ++ ": ", L)],
-    ?assertNotEqual(nomatch, string:find(Line, ", 3 forks)"), Line),
+    ?assertNotEqual(nomatch, string:find(Line, ", 3 forks, run noise 1%)"), Line),
     {0, Once} = run(Config, Opts ++ ["--baseline", Base, "--forks", "1"]),
-    ?assertNotEqual(nomatch, string:find(Once, ", one run)"), Once).
+    ?assertNotEqual(nomatch, string:find(Once, ", one run, run noise 1%)"), Once).
 
 interleaved_isolated() ->
     [{doc, "--compare interleaved with -i is a usage error saying why"}].

@@ -84,7 +84,7 @@ merged_report(Config) when is_list(Config) ->
     ?assertMatch([0 | _], Counter),
     ?assertEqual(8, length(Counter)),
     ?assertEqual(lists:sort(Counter), Counter),
-    ?assertEqual(erlperf_stat:interval(Values, [3, 2, 2], 95), Ci).
+    ?assertEqual(erlperf_stat:interval(Values, [3, 2, 2], 95, maps:get(run_noise, RunOptions)), Ci).
 
 timed_samples() ->
     [{doc, "Timed mode: the raw samples are every fork's readings in turn, each its value "
