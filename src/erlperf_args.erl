@@ -270,7 +270,8 @@ options(benchmark) ->
      {report, ["-r", "--report"], report, cli,
       "basic, extended or full; auto is extended from 10 samples"},
      {format, ["--format"], output_format, cli,
-      "standard output: text (tables), json, csv, markdown or html"},
+      "standard output: text (tables), json, csv, markdown, html, or benchee (text laid out as "
+      "Benchee prints it; times calls one by one unless -q)"},
      {output, ["-o", "--output"], out_file, cli,
       "also write the results to FILE, as its extension says (.json .csv .md .markdown .txt .html)"},
      {save, ["--save"], file, cli, "write the results record (JSON) to FILE, atomically"},
@@ -586,7 +587,7 @@ check(Value, Valid, {Name, Text, Arg}) ->
 -spec choices(report | compare | output_format) -> [string()].
 choices(report) -> ["auto", "basic", "extended", "full"];
 choices(compare) -> ["parallel", "sequential", "interleaved"];
-choices(output_format) -> ["text", "json", "csv", "markdown", "html"].
+choices(output_format) -> ["text", "json", "csv", "markdown", "html", "benchee"].
 
 -spec multiply(integer(), char()) -> integer() | error.
 multiply(N, $K) -> N * 1000;
@@ -776,7 +777,14 @@ assign(Key, Values, Maps) ->
 -spec run_options(map()) -> map().
 run_options(Given) ->
     Run = maps:with([Key || {Key, _, _, run, _} <- options(benchmark)], Given),
-    timed(isolation(Run)).
+    timed(isolation(benchee(Given, Run))).
+
+%% --format benchee shows per-call figures: it times calls one by one unless told
+%% otherwise, or estimating concurrency (which cannot).
+-spec benchee(map(), map()) -> map().
+benchee(#{format := benchee, squeeze := true}, Run) -> Run;
+benchee(#{format := benchee}, Run) -> maps:merge(#{latency => true}, Run);
+benchee(_Given, Run) -> Run.
 
 -spec isolation(map()) -> map().
 isolation(#{isolation := true} = Run) -> Run#{isolation => #{}};
@@ -848,7 +856,7 @@ bad_value(percent, Name, Text) ->
 bad_value(noise, Name, Text) ->
     text("~ts: '~ts' is not a percentage from 0 to 100", [Name, Text]);
 bad_value(output_format, Name, Text) ->
-    text("~ts: '~ts' is not text, json, csv, markdown or html", [Name, Text]);
+    text("~ts: '~ts' is not text, json, csv, markdown, html or benchee", [Name, Text]);
 bad_value(out_file, Name, Text) ->
     text("~ts: '~ts' has no known extension (.json, .csv, .md, .txt, .html)", [Name, Text]);
 bad_value(gate, Name, Text) ->
