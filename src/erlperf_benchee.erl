@@ -62,8 +62,12 @@ inputs(Runs, Names) ->
 
 input(Run, Names) ->
     Params = maps:get(<<"params">>, Run, #{}),
-    lists:join(", ", [[N, $=, erlperf_units:record_text(maps:get(N, Params))]
-                      || N <- Names, is_map_key(N, Params)]).
+    case Names of
+        %% Erlperf.run/2's named inputs: the name alone, as Benchee shows it
+        [<<"input">>] -> erlperf_units:record_text(maps:get(<<"input">>, Params, <<>>));
+        _ -> lists:join(", ", [[N, $=, erlperf_units:record_text(maps:get(N, Params))]
+                               || N <- Names, is_map_key(N, Params)])
+    end.
 
 system(System) ->
     Lines = [{"Operating System", os(System)},
@@ -89,8 +93,14 @@ section(Input, Runs, Width, Titled) ->
                 true -> ["##### With input ", Input, " #####\n"];
                 false -> []
             end,
-    Sorted = lists:sort(fun (A, B) -> ips(A) >= ips(B) end, Runs),
-    [Title, statistics(Sorted, Width), comparison(Sorted, Width), memory(Sorted, Width), "\n"].
+    %% runs compared with each other (not a suite's benchmarks): fastest first
+    case lists:any(fun (R) -> is_map_key(<<"comparison">>, R) end, Runs) of
+        true ->
+            Sorted = lists:sort(fun (A, B) -> ips(A) >= ips(B) end, Runs),
+            [Title, statistics(Sorted, Width), comparison(Sorted, Width), memory(Sorted, Width), "\n"];
+        false ->
+            [Title, statistics(Runs, Width), memory(Runs, Width), "\n"]
+    end.
 
 statistics(Runs, Width) ->
     Header = [pad("Name", Width), [lpad(H, ?COLUMN) || H <- ["ips", "average", "deviation", "median", "99th %"]], "\n"],
@@ -205,6 +215,7 @@ fixed(X) -> float_to_list(X / 1, [{decimals, 2}]).
 
 text(Value) when is_binary(Value) -> Value;
 text(Value) when is_integer(Value) -> integer_to_list(Value);
+text([C | _] = Value) when is_integer(C) -> Value;
 text(Value) -> io_lib:format("~0tp", [Value]).
 
 pad(Text, Width) -> string:pad(Text, Width).
