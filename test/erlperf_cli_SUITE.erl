@@ -931,12 +931,13 @@ squeeze_options() ->
     [{doc, "-q with --min, --step, --max and -t"}].
 squeeze_options(Config) ->
     %% sleepers scale with concurrency: every step gains, so the best is the maximum
-    Args = ["timer:sleep(1).", "--min", "2", "--step", "2", "--max", "6", "-t", "1",
-            "-d", "100", "-s", "1"],
+    %% (sleeps of 5 ms: a loaded machine's late wake-ups are small beside them)
+    Args = ["timer:sleep(5).", "--min", "2", "--step", "2", "--max", "6", "-t", "1",
+            "-d", "300", "-s", "1"],
     {0, Out} = run(Config, Args ++ ["-q"]),
     [#{"||" := 6}] = table(?BASIC, Out),
-    {0, Out2} = run(Config, ["timer:sleep(1).", "-q", "--max", "3", "--threshold", "5",
-                             "-d", "100", "-s", "1"]),
+    {0, Out2} = run(Config, ["timer:sleep(5).", "-q", "--max", "3", "--threshold", "5",
+                             "-d", "300", "-s", "1"]),
     [#{"||" := 3}] = table(?BASIC, Out2).
 
 init_and_done() ->
