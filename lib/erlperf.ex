@@ -50,22 +50,16 @@ defmodule Erlperf do
         reports = :erlperf.benchmark(codes, run_options, :undefined)
         case input_name do
           nil -> reports
-          _ -> for r <- reports, do: Map.put(r, :params, [{:input, input_name}])
+          _ -> for r <- reports, do: Map.put(r, :params, [{:input, String.to_charlist(input_name)}])
         end
       end
       |> List.flatten()
 
-    # the record's runs are the reports, in order: each input's name as plain text
     record = :erlperf_record.from_reports(reports)
-    names = for r <- reports, do: r |> Map.get(:params, []) |> Keyword.get(:input)
-    record = Map.update!(record, "runs", fn runs -> Enum.zip_with(runs, names, &name_input/2) end)
     print(Map.get(options, :print, true), record)
     if path = options[:save], do: :ok = :erlperf_output.write_record(path, :json, record, %{})
     results(record)
   end
-
-  defp name_input(run, nil), do: run
-  defp name_input(run, name), do: put_in(run, ["params", "input"], name)
 
   defp inputs(nil), do: [{nil, nil}]
   defp inputs(inputs), do: Enum.map(inputs, fn {name, value} -> {to_string(name), value} end)
@@ -92,29 +86,44 @@ defmodule Erlperf do
   # A job as erlperf's code map, labelled; with an input, the input is the runner's
   # argument (erlperf's init_runner result).
   defp code(name, %{} = code, nil), do: Map.put(code, :label, name)
-  defp code(name, %{} = code, input), do: code |> Map.put(:label, name) |> Map.put(:init_runner, fn -> input end)
+  defp code(name, %{} = code, input), do: code |> Map.put(:label, name) |> Map.put(:init_runner, given(input))
   defp code(name, job, nil), do: %{runner: job, label: name}
-  defp code(name, job, input), do: %{runner: job, label: name, init_runner: fn -> input end}
+  defp code(name, job, input), do: %{runner: job, label: name, init_runner: given(input)}
+
+  # The input as erlperf's init_runner: a call returning it, which erlperf's generated code
+  # holds as a literal when it can be one (erlperf_cli's --input does the same).
+  defp given(input), do: {:erlang, :hd, [[input]]}
 
   defp print(false, _record), do: :ok
   defp print(:text, record), do: IO.write(:erlperf_output.render(:text, record, %{format: :extended, width: :infinity, colour: false}))
   defp print(_, record), do: IO.write(:erlperf_benchee.format(record))
 
   defp results(%{"runs" => runs}) do
-    for run <- runs do
-      latency = run["latency_us"]
-      %{
-        name: run["label"],
-        input: get_in(run, ["params", "input"]),
-        ips: ips(run),
-        average_ns: run["iteration_ns"],
-        deviation_pct: deviation(run, latency),
-        median_ns: latency && latency["p50"] * 1000,
-        p99_ns: latency && latency["p99"] * 1000,
-        memory_bytes: run["bytes_per_iteration"],
-        comparison: comparison(run["comparison"])
-      }
-    end
+    runs
+    |> Enum.with_index()
+    |> Enum.sort_by(fn {run, i} -> {input_order(runs, run), -ips(run), i} end)
+    |> Enum.map(fn {run, _} -> result(run) end)
+  end
+
+  # Inputs in the order they ran.
+  defp input_order(runs, run) do
+    Enum.find_index(runs, &(get_in(&1, ["params", "input"]) == get_in(run, ["params", "input"])))
+  end
+
+  defp result(run) do
+    latency = run["latency_us"]
+
+    %{
+      name: run["label"],
+      input: get_in(run, ["params", "input"]),
+      ips: ips(run),
+      average_ns: run["iteration_ns"],
+      deviation_pct: deviation(run, latency),
+      median_ns: latency && latency["p50"] * 1000,
+      p99_ns: latency && latency["p99"] * 1000,
+      memory_bytes: run["bytes_per_iteration"],
+      comparison: comparison(run["comparison"])
+    }
   end
 
   defp ips(%{"iteration_ns" => ns}) when is_number(ns) and ns > 0, do: 1.0e9 / ns

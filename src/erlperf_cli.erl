@@ -241,14 +241,51 @@ benchmark_command(Args, Options) ->
 
 %% The code maps' text through the `code' option: labelled with the runner's text.
 -spec compiled(parsed(), run_options()) -> {ok, parsed()} | {error, string()}.
-compiled(#{codes := Codes} = Parsed, #{code := Compile}) ->
+compiled(#{codes := Codes, inputs := Inputs} = Parsed, Options) ->
+    Compile = maps:get(code, Options, none),
     try
-        {ok, Parsed#{codes := [compile_code(C, Compile) || C <- Codes]}}
+        Compiled = case Compile of
+                       none -> Codes;
+                       _ -> [compile_code(C, Compile) || C <- Codes]
+                   end,
+        Inputs =/= [] andalso lists:any(fun (C) -> is_map_key(init_runner, C) end, Codes)
+            andalso throw({code, "--input gives each runner its argument: it cannot go with --init_runner"}),
+        {ok, Parsed#{codes := Compiled, inputs := [input(I, Compile) || I <- Inputs]}}
     catch
         throw:{code, Message} -> {error, Message}
+    end.
+
+%% --input NAME=CODE: the value of CODE, evaluated here once (Erlang source, or through
+%% the `code' option: a fun of no argument to call).
+input({Name, Text}, Compile) ->
+    Result = try input_value(Text, Compile)
+             catch Class:Reason -> {error, io_lib:format("~s:~0tP", [Class, Reason, 10])}
+             end,
+    case Result of
+        {ok, Value} -> {Name, Value};
+        {error, Message} -> throw({code, io_lib:format("--input ~ts: ~ts", [Name, Message])})
+    end.
+
+input_value(Text, none) ->
+    case erl_scan:string(Text) of
+        {ok, Tokens, End} ->
+            Dotted = case lists:last(Tokens) of {dot, _} -> Tokens; _ -> Tokens ++ [{dot, End}] end,
+            case erl_parse:parse_exprs(Dotted) of
+                {ok, Exprs} ->
+                    {value, Value, _} = erl_eval:exprs(Exprs, erl_eval:new_bindings()),
+                    {ok, Value};
+                {error, {_, Mod, Desc}} ->
+                    {error, Mod:format_error(Desc)}
+            end;
+        {error, {_, Mod, Desc}, _} ->
+            {error, Mod:format_error(Desc)}
     end;
-compiled(Parsed, _Options) ->
-    {ok, Parsed}.
+input_value(Text, Compile) ->
+    case Compile(init_runner, Text) of
+        {ok, Fun} when is_function(Fun, 0) -> {ok, Fun()};
+        {ok, _Other} -> {error, "is not a value"};
+        {error, Message} -> {error, Message}
+    end.
 
 compile_code(#{runner := Runner} = Code, Compile) ->
     Labelled = maps:merge(#{label => Runner}, Code),
@@ -373,12 +410,22 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
             erlperf_cli_outcome:fail(Why)
     end.
 
-%% A sweep with --param or --bytes, else one benchmark.
+%% A sweep with --param or --bytes, a benchmark per --input, else one benchmark.
 -spec measure([erlperf_job:code_map()], map(), map() | undefined, parsed()) -> [map()].
+measure(Codes, Options, Conc, #{params := [], bytes := undefined, inputs := [_ | _] = Inputs}) ->
+    lists:append([[R#{params => [{input, Name}]}
+                   || R <- erlperf:benchmark([with_input(C, Value) || C <- Codes], Options, Conc)]
+                  || {Name, Value} <- Inputs]);
 measure(Codes, Options, Conc, #{params := [], bytes := undefined}) ->
     erlperf:benchmark(Codes, Options, Conc);
 measure(Codes, Options, Conc, #{params := Params, bytes := Bytes}) ->
     erlperf:sweep(Codes, Options#{params => Params, bytes => Bytes}, Conc).
+
+%% The input as every runner's init_runner result: `erlang:hd([Value])', a call whose
+%% literal argument the generated code holds (a fun returning it, when it cannot be a
+%% literal).
+with_input(Code, Value) ->
+    Code#{init_runner => {erlang, hd, [[Value]]}}.
 
 -spec print_results(map(), {erlperf_record:results(), [erlperf_baseline:row()]}) -> ok.
 print_results(#{report := Report, format := Format}, {Record, Rows}) ->

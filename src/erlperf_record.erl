@@ -338,9 +338,13 @@ outliers(Values) ->
     maps:fold(fun (K, V, Acc) -> Acc#{atom_to_binary(K) => V} end, #{},
               erlperf_stat:outliers(Values)).
 
-%% A sweep's combination: numbers as they are, other terms as their Erlang text.
+%% A sweep's combination: numbers as they are, other terms as their Erlang text; an
+%% input's name (`--input', erlperf_cli) as it is.
 combination(Combination) ->
-    maps:from_list([{atom_to_binary(N), erlperf_units:record_value(V)} || {N, V} <- Combination]).
+    maps:from_list([{atom_to_binary(N), param_value(N, V)} || {N, V} <- Combination]).
+
+param_value(input, Name) when is_list(Name); is_binary(Name) -> unicode:characters_to_binary(Name);
+param_value(_Name, V) -> erlperf_units:record_value(V).
 
 bounds([Lo, Hi]) -> {Lo, Hi};
 bounds(null) -> undefined.

@@ -124,7 +124,8 @@ resolve_format(Format, _Record) ->
 table(#{format := Format, names := Names, options := Options} = View, Runs) ->
     Rel = length(Runs) > 1 andalso maps:get(relative, Options, true),
     Bytes = lists:any(fun (R) -> is_map_key(<<"bytes_per_second">>, R) end, Runs),
-    Sweep = Names =/= [],
+    %% a sweep marks its best run (runs of --input are compared within each input only)
+    Sweep = lists:any(fun (R) -> is_map_key(<<"best">>, R) end, Runs),
     Columns = param_columns(Names) ++ columns(Format, Rel)
         ++ [{"Bytes/s", ?RATE_WIDTH} || Bytes] ++ [{"Best", 5} || Sweep],
     Best = lists:max([rank(R) || R <- Runs]),
