@@ -139,6 +139,9 @@
                     best_concurrency => pos_integer(),
                     concurrency_options => concurrency_options(),
                     cv_met => boolean(),
+                    %% a role left as an interpreted fun ({interpreted, Role} warning): what
+                    %% interpreting a call costs in that VM, nanoseconds
+                    interpreted_call_ns => float(),
                     qps => float(),
                     relative => float(),
                     comparison => comparison(),

@@ -197,7 +197,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:interval(Values, Sizes, C, RunNoise))}
              end,
-    lists:foldl(fun maps:merge/2, Base, [Chosen, forks(Result), dead_code(Report), cv(Report),
+    lists:foldl(fun maps:merge/2, Base, [Chosen, forks(Result), dead_code(Report), interpreted(Report),
+                                         cv(Report),
                                          cost(Result),
                                          latency(Result),
                                          search(Report),
@@ -215,6 +216,14 @@ dead_code(Report) ->
     case [atom_to_binary(Role) || {dead_code, Role} <- maps:get(warnings, Report, [])] of
         [] -> #{};
         Roles -> #{<<"dead_code">> => Roles}
+    end.
+
+%% Roles left as interpreted funs, and what interpreting a call costs in that VM.
+interpreted(Report) ->
+    case [atom_to_binary(Role) || {interpreted, Role} <- maps:get(warnings, Report, [])] of
+        [] -> #{};
+        Roles -> #{<<"interpreted">> => Roles,
+                   <<"interpreted_call_ns">> => maps:get(interpreted_call_ns, Report, null)}
     end.
 
 %% With `cv': the goal, and whether the samples met it before the cap on their number.
