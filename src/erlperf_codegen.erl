@@ -185,8 +185,8 @@ label(#{runner := Runner}) when is_function(Runner) ->
 label(#{runner := Runner}) ->
     iolist_to_binary(io_lib:format("~0p", [Runner])).
 
-%% An external fun by its name (`lists:seq/2', Elixir's `Enum.sum/1'), an interpreted one
-%% by its clauses as Erlang source, other funs as printed.
+%% An external fun as its language writes it (`fun lists:seq/2', Elixir's `&Enum.sum/1'),
+%% an interpreted one by its clauses as Erlang source, other funs as printed.
 fun_label(Fun) ->
     case {erlang:fun_info(Fun, type), erlang:fun_info(Fun, module)} of
         {{type, external}, {module, M}} ->
@@ -194,9 +194,9 @@ fun_label(Fun) ->
             {arity, A} = erlang:fun_info(Fun, arity),
             case atom_to_binary(M) of
                 <<"Elixir.", Alias/binary>> ->
-                    iolist_to_binary(io_lib:format("~ts.~ts/~b", [Alias, F, A]));
+                    iolist_to_binary(io_lib:format("&~ts.~ts/~b", [Alias, F, A]));
                 _ ->
-                    iolist_to_binary(io_lib:format("~0tp:~0tp/~b", [M, F, A]))
+                    iolist_to_binary(io_lib:format("~0tp", [Fun]))
             end;
         {_, {module, erl_eval}} ->
             case erl_eval:fun_data(Fun) of
@@ -313,6 +313,10 @@ interpreted(Role, Fun, Arity) ->
             Name = role_name(Role, 'fun'),
             case maps:fold(fun (_, V, Ok) -> Ok andalso is_literal(V) end, true, Bindings)
                 andalso local_calls(Clauses) =:= [] of
+                true when Arity =:= 0, length(Clauses) =:= 1, element(4, hd(Clauses)) =:= [] ->
+                    %% one clause without guards: its body inlined, as source text's is
+                    Body = bind_body(element(5, hd(Clauses)), Bindings),
+                    #role{name = Role, arity = 0, inlined = true, exprs = Body, call = fun ([]) -> Body end};
                 true ->
                     Function = {function, ?ANNO, Name, Arity, [bind_clause(Role, C, Bindings) || C <- Clauses]},
                     #role{name = Role, arity = Arity, forms = [Function],
