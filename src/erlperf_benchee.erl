@@ -124,8 +124,13 @@ slower(Run, Fastest) ->
 %% The comparison's change interval of the throughput (C% slower: the ratio is
 %% 1 / (1 + C/100)), as an interval of "times slower".
 verdict(#{<<"ci95_pct">> := [Lo, Hi], <<"significant">> := Significant}, Run)
-  when is_number(Lo), is_number(Hi), Lo > -100, Hi > -100 ->
-    Range = [ratio(100 / (100 + Hi)), "..", ratio(100 / (100 + Lo))],
+  when is_number(Lo), is_number(Hi), Hi > -100 ->
+    %% a change down to -100% or below: the throughput may be 0, infinitely slower
+    Far = case Lo > -100 of
+              true -> ratio(100 / (100 + Lo));
+              false -> "∞"
+          end,
+    Range = [ratio(100 / (100 + Hi)), "..", Far],
     Basis = erlperf_record:interval_label(Run),
     case Significant of
         true -> [" (95% CI ", Range, ", ", Basis, ")"];

@@ -64,6 +64,13 @@ not_significant_test() ->
     ?assertEqual(nomatch, string:find(Text, "Memory usage")).
 
 %% A suite's benchmarks are not alternatives: no comparison, their order kept.
+%% A change whose interval reaches -100% or below: infinitely slower at the far end.
+unbounded_test() ->
+    B = run(<<"b">>, 5000, #{<<"comparison">> => #{<<"change_pct">> => -80.0, <<"ci95_pct">> => [-130.0, -30.0],
+                                                  <<"significant">> => true}}),
+    Text = text(record([run(<<"a">>, 1000, #{}), B])),
+    ?assertNotEqual(nomatch, string:find(Text, "5.00x slower +4.00 μs (95% CI 1.43x..∞, 5 forks)")).
+
 suite_test() ->
     Text = text(record([run(<<"second">>, 3000, #{}), run(<<"first">>, 1000, #{})])),
     ?assertEqual(nomatch, string:find(Text, "Comparison:")),
