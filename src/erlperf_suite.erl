@@ -190,16 +190,21 @@ load_elixir(File, Rest, Acc) ->
 compile_elixir(File) ->
     case filelib:is_regular(File) of
         true ->
-            try 'Elixir.Code':compile_file(unicode:characters_to_binary(File)) of
+            try elixir(<<"Code">>, compile_file, [unicode:characters_to_binary(File)]) of
                 Compiled -> {ok, [M || {M, _Binary} <- Compiled]}
             catch
                 error:Exception:_ when is_map(Exception) ->
-                    Message = 'Elixir.Exception':message(Exception),
+                    Message = elixir(<<"Exception">>, message, [Exception]),
                     {error, {elixir, binary_to_list(hd(binary:split(Message, <<"\n">>)))}}
             end;
         false ->
             {error, {read, enoent}}
     end.
+
+%% A function of Elixir's, its module named at run time: erlperf needs no Elixir, and its
+%% dialyzer and xref do not look for one.
+elixir(Module, Function, Args) ->
+    erlang:apply(binary_to_atom(<<"Elixir.", Module/binary>>), Function, Args).
 
 load_erlang(File, Rest, Acc) ->
     case compile_file(File) of
