@@ -8,10 +8,11 @@ all: escript
 
 # Prerequisites, as "what to look for:Debian package" pairs: commands on the PATH, and
 # modules of Erlang/OTP applications. Building needs erl with the compiler and rebar3;
-# the tests also need common_test, dialyzer, xref, edoc, eunit and PropEr.
+# the tests also need common_test, dialyzer, xref, edoc, eunit, PropEr and Elixir (mix erlperf
+# and the Elixir API are tested with the real mix and elixir).
 BUILD_COMMANDS = erl:erlang-base $(REBAR):rebar3
 BUILD_MODULES = compile:erlang-base
-TEST_COMMANDS = ct_run:erlang-common-test dialyzer:erlang-dialyzer
+TEST_COMMANDS = ct_run:erlang-common-test dialyzer:erlang-dialyzer elixir:elixir mix:elixir
 TEST_MODULES = xref:erlang-tools edoc:erlang-edoc eunit:erlang-eunit proper:erlang-proper
 
 # $(call prereq,KIND,COMMANDS,MODULES): installs the Debian packages of what is missing

@@ -9,6 +9,12 @@
 %%%   <li>scaling: throughput with 2 workers over throughput with 1 (goal: >= 0.9 x N,
 %%%       here 1.8 on a 2-core machine; N is the number of schedulers, at most 2), beside
 %%%       the same ratio for a hand-written loop in N processes: what the machine allows;</li>
+%%%   <li>funs: the rate of a runner given as a fun against the same call given as
+%%%       `{M, F, A}' (`erlperf_bench:work/0', a call of `erlang:phash2/1'): an external
+%%%       fun (`fun erlperf_bench:work/0', what Elixir's `&Mod.f/0' is) and a fun made by
+%%%       `erl_eval' (what IEx, `elixir -e' and scripts make) are compiled into the loop
+%%%       (goal: >= 0.95 each); a fun of compiled code is called as a fun (no goal: what
+%%%       a fun call costs);</li>
 %%%   <li>start-up: wall time of `./erlperf 'ok.' -l 1' against a bare VM start
 %%%       (goal: =< 0.2 s);</li>
 %%%   <li>100,000 busy workers, the whole command: wall time of one run of
@@ -41,6 +47,8 @@
 
 %% Internal exports: hand-written reference loops, run in spawned processes.
 -export([phash2_loop/1, empty_loop/1]).
+%% Internal export: the function the funs figure calls.
+-export([work/0]).
 
 -define(ROUNDS, 25).
 %% Length of a round, and iterations of the reference loops per round (about as long).
@@ -69,6 +77,7 @@ main() ->
     overhead(),
     empty(),
     scaling(),
+    funs(),
     Bare = startup(),
     command_many(Bare),
     workers_many().
@@ -85,6 +94,10 @@ phash2_loop(N) -> erlang:phash2(12345), phash2_loop(N - 1).
 -spec empty_loop(non_neg_integer()) -> ok.
 empty_loop(0) -> ok;
 empty_loop(N) -> empty_loop(N - 1).
+
+%% @private
+-spec work() -> non_neg_integer().
+work() -> erlang:phash2(12345).
 
 %% Iterations per second of a reference loop, run in fresh processes (all of them
 %% together for the rate of several).
@@ -139,6 +152,21 @@ scaling() ->
     io:format("~-44s ~12s ~12s ~8.3f  (what this machine allows)~n",
               [io_lib:format("  hand-written loop in ~b processes / in 1", [N]),
                si(HandOne), si(HandMany), HandMany / HandOne]).
+
+funs() ->
+    {ok, Tokens, _} = erl_scan:string("fun () -> erlperf_bench:work() end."),
+    {ok, [Expr]} = erl_parse:parse_exprs(Tokens),
+    {value, Eval, _} = erl_eval:expr(Expr, erl_eval:new_bindings()),
+    Mfa = fun () -> erlperf_rate({?MODULE, work, []}, 1) end,
+    io:format("~-44s ~12s ~12s ~8s~n", ["funs (a call of erlperf_bench:work/0)", "{M,F,A}/s", "fun/s", "ratio"]),
+    lists:foreach(
+      fun ({Label, Fun, Goal}) ->
+              {Ref, Ours} = rounds(Mfa, fun () -> erlperf_rate(Fun, 1) end),
+              io:format("~-44s ~12s ~12s ~8.3f  (~ts)~n", [Label, si(Ref), si(Ours), Ours / Ref, Goal])
+      end,
+      [{"  fun erlperf_bench:work/0 (Elixir's &Mod.f/0)", fun ?MODULE:work/0, "goal >= 0.95"},
+       {"  an erl_eval fun (IEx, elixir -e, a script)", Eval, "goal >= 0.95"},
+       {"  a fun of compiled code", fun () -> ?MODULE:work() end, "no goal: a fun call"}]).
 
 startup() ->
     Escript = filename:absname("erlperf"),

@@ -52,9 +52,13 @@
 -export([defaults/0, concurrency_defaults/0, sweep_defaults/0, limit/1, limit_reason/1]).
 
 -export_type([code/0, run_options/0, sweep_options/0, concurrency_options/0, concurrency_test/0,
-              report/0, result/0, run_statistics/0, system_information/0]).
+              report/0, result/0, run_statistics/0, system_information/0, keywords/0]).
 
--type code() :: erlperf_job:code_map() | erlperf_job:callable().
+-type code() :: erlperf_job:code_map() | erlperf_job:callable() | keywords().
+%% Options (and code maps) may also be given as a keyword list, as Elixir writes them:
+%% `[{samples, 5}, {report, full}]' is `#{samples => 5, report => full}' (the first of
+%% repeated keys counts, as in Elixir's Keyword.get/2).
+-type keywords() :: [{atom(), term()}].
 %% Run options; the defaults are {@link defaults/0}.
 -type run_options() :: #{concurrency => pos_integer(),          % workers per job [1]
                          samples => pos_integer(),              % samples kept [3]
@@ -135,6 +139,9 @@
                     best_concurrency => pos_integer(),
                     concurrency_options => concurrency_options(),
                     cv_met => boolean(),
+                    %% a role left as an interpreted fun ({interpreted, Role} warning): what
+                    %% interpreting a call costs in that VM, nanoseconds
+                    interpreted_call_ns => float(),
                     qps => float(),
                     relative => float(),
                     comparison => comparison(),
@@ -176,28 +183,32 @@ run(Code) ->
     run(Code, #{}).
 
 %% @doc Runs a benchmark with the given run options.
--spec run(code(), run_options()) -> result().
+-spec run(code(), run_options() | keywords()) -> result().
 run(Code, RunOptions) ->
     hd(benchmark([Code], RunOptions, undefined)).
 
 %% @doc `run(Module, Function, Args)' benchmarks `{Module, Function, Args}';
 %% `run(Code, RunOptions, ConcurrencyOptions)' estimates concurrency.
--spec run(code() | module(), run_options() | atom(), concurrency_options() | [term()]) -> result().
+-spec run(code() | module(), run_options() | keywords() | atom(),
+          concurrency_options() | keywords() | [term()]) -> result().
 run(Module, Function, Args) when is_atom(Module), is_atom(Function), is_list(Args) ->
     run({Module, Function, Args});
-run(Code, RunOptions, ConcurrencyOptions) when is_map(RunOptions), is_map(ConcurrencyOptions) ->
+run(Code, RunOptions, ConcurrencyOptions)
+  when (is_map(RunOptions) orelse is_list(RunOptions)),
+       (is_map(ConcurrencyOptions) orelse is_list(ConcurrencyOptions)) ->
     hd(benchmark([Code], RunOptions, ConcurrencyOptions)).
 
 %% @doc Runs several benchmarks with the same options, at the same time unless
 %% `compare => sequential'; a result per code, in order.
--spec compare([code()], run_options()) -> [result()].
+-spec compare([code()], run_options() | keywords()) -> [result()].
 compare(Codes, RunOptions) when is_list(Codes) ->
     benchmark(Codes, RunOptions, undefined).
 
 %% @doc Runs benchmarks, one job per code; returns a result per code, in order. Jobs run
 %% at the same time (`compare => parallel', the default) or one after another
 %% (`sequential'); concurrency estimation runs one job at a time.
--spec benchmark([code()], run_options(), concurrency_options() | undefined) -> [result()].
+-spec benchmark([code()], run_options() | keywords(), concurrency_options() | keywords() | undefined) ->
+          [result()].
 benchmark([_ | _] = Codes, RunOptions, ConcurrencyOptions) ->
     {CodeMaps, #{report := Shape} = Opts, Conc} = prepare(Codes, RunOptions, ConcurrencyOptions),
     [shape(R, Shape) || R <- measure(CodeMaps, Opts, Conc)];
@@ -205,7 +216,7 @@ benchmark(Codes, _RunOptions, _ConcurrencyOptions) ->
     erlang:error({invalid_option, code, Codes}).
 
 %% @doc {@link sweep/3} without concurrency estimation.
--spec sweep([code()], sweep_options()) -> [report()].
+-spec sweep([code()], sweep_options() | keywords()) -> [report()].
 sweep(Codes, Options) ->
     sweep(Codes, Options, undefined).
 
@@ -217,7 +228,10 @@ sweep(Codes, Options) ->
 %% Raises `{invalid_option, params | bytes, Bad}' for bad options and
 %% `{sweep, Reason}' (see {@link format_error/1}) for a parameter no source text uses
 %% or bytes that cannot be computed, before anything runs.
--spec sweep([code()], sweep_options(), concurrency_options() | undefined) -> [report()].
+-spec sweep([code()], sweep_options() | keywords(), concurrency_options() | keywords() | undefined) ->
+          [report()].
+sweep(Codes, [{_, _} | _] = Options, ConcurrencyOptions) ->
+    sweep(Codes, keywords(Options), ConcurrencyOptions);
 sweep([_ | _] = Codes, Options, ConcurrencyOptions) when is_map(Options) ->
     {Sweep, RunOptions} = erlperf_sweep:options(maps:merge(sweep_defaults(), Options)),
     {CodeMaps, Opts, Conc} = prepare(Codes, RunOptions#{report => full}, ConcurrencyOptions),
@@ -421,12 +435,23 @@ check_concurrency_option(Key, Value) ->
 
 code_map(#{runner := _} = Code) -> Code;
 code_map(Code) when is_map(Code) -> erlang:error({invalid_option, code, Code});
+code_map([{Key, _} | _] = Code) when is_atom(Key) -> code_map(keywords(Code));
 code_map(Callable) -> #{runner => Callable}.
+
+%% A keyword list as a map, the first of repeated keys counting (Keyword.get/2); a map
+%% as it is; anything else as it is, for the checks to refuse.
+keywords(List) when is_list(List) ->
+    case lists:all(fun ({K, _}) -> is_atom(K); (_) -> false end, List) of
+        true -> maps:from_list(lists:reverse(List));
+        false -> List
+    end;
+keywords(Other) ->
+    Other.
 
 %% Options and code maps checked, before anything starts.
 prepare(Codes, RunOptions, ConcurrencyOptions) ->
-    Opts = run_options(RunOptions),
-    Conc = concurrency_options(ConcurrencyOptions),
+    Opts = run_options(keywords(RunOptions)),
+    Conc = concurrency_options(keywords(ConcurrencyOptions)),
     %% concurrency estimation compares throughputs: it needs continuous mode
     case {Opts, Conc} of
         {#{sample_duration := {timed, _} = Timed}, #{}} ->

@@ -58,7 +58,7 @@
 %% How an option's value is read.
 -type arg() :: flag | no_flag | count | non_neg_count | report | compare | ratio | percent
              | noise | code | text | regex | name | dir | nodes | output_format | file | out_file | gate
-             | param | bytes | profiler | files | tolerance | ms | forks.
+             | param | bytes | profiler | files | tolerance | ms | forks | input.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, every runner's code map (as a default), a list the option adds to
 %% (repeatable options), or the performance test's options.
@@ -78,6 +78,8 @@
                     baselines := [file:filename()] | [{file:filename(), erlperf_record:results()}],
                     gate := float() | none,
                     params := erlperf_sweep:params(),
+                    %% --input NAME=CODE, in the order given
+                    inputs := [{string(), string()}],
                     bytes := string() | undefined,
                     verbose := boolean(),
                     paths := [string()],
@@ -101,6 +103,7 @@
                 | {bad_value, Name :: string(), Text :: string(), arg()}
                 | {param, Name :: string(), Why :: string()}
                 | {param_twice, Name :: string(), Variable :: string()}
+                | {input, Name :: string(), Text :: string()}
                 | {bytes, Name :: string(), Text :: string(), Why :: string()}
                 | {limit, Name :: string(), Text :: string(), Key :: atom()}
                 | {too_many_hooks, Key :: atom(), Hooks :: pos_integer(), Runners :: pos_integer()}
@@ -202,6 +205,8 @@ format_error({param, Name, Why}) ->
     text("~ts: ~ts", [Name, Why]);
 format_error({param_twice, Name, Var}) ->
     text("~ts ~ts is given twice", [Name, Var]);
+format_error({input, Name, Text}) ->
+    text("~ts: '~ts' is not NAME=CODE (a name, then the code of its value)", [Name, Text]);
 format_error({bytes, Name, Text, Why}) ->
     text("~ts: '~ts': ~ts", [Name, Text, Why]);
 format_error({too_many_hooks, Key, Hooks, Runners}) ->
@@ -270,7 +275,8 @@ options(benchmark) ->
      {report, ["-r", "--report"], report, cli,
       "basic, extended or full; auto is extended from 10 samples"},
      {format, ["--format"], output_format, cli,
-      "standard output: text (tables), json, csv, markdown or html"},
+      "standard output: text (tables), json, csv, markdown, html, or benchee (text laid out as "
+      "Benchee prints it; times calls one by one unless -q)"},
      {output, ["-o", "--output"], out_file, cli,
       "also write the results to FILE, as its extension says (.json .csv .md .markdown .txt .html)"},
      {save, ["--save"], file, cli, "write the results record (JSON) to FILE, atomically"},
@@ -310,6 +316,9 @@ options(benchmark) ->
       "also measure each runner's cost per call: heap bytes, reductions, CPU and wall time"},
      {params, ["--param"], param, cli,
       "sweep: run once per value of the variable NAME of the code (repeatable: every combination)"},
+     {inputs, ["--input"], input, cli,
+      "run once per input NAME=CODE: CODE's value (evaluated once) is each runner's argument "
+      "(repeatable; the runners take one argument)"},
      {bytes, ["--bytes"], bytes, cli,
       "bytes processed per iteration, an expression of the parameters (N * 8): adds bytes/s"},
      {latency, ["--latency"], flag, run,
@@ -388,6 +397,7 @@ metavar(name) -> " NAME";
 metavar(dir) -> " DIR";
 metavar(nodes) -> " NODES";
 metavar(param) -> " NAME=V1,V2,...";
+metavar(input) -> " NAME=CODE";
 metavar(bytes) -> " EXPR";
 metavar(profiler) -> " TOOL";
 metavar(ms) -> " MS";
@@ -485,6 +495,10 @@ apply_option({Key, _, _, runner, _}, _Name, Value, #{hooks := Hooks} = State) ->
     State#{hooks := Hooks#{Key => [Value | maps:get(Key, Hooks, [])]}};
 apply_option({Key, _, _, all_runners, _}, _Name, Value, #{all := All} = State) ->
     State#{all := All#{all_role(Key) => Value}};
+apply_option({inputs, _, _, cli, _}, Name, {Input, _} = Value, #{given := Given} = State) ->
+    Inputs = maps:get(inputs, Given, []),
+    lists:keymember(Input, 1, Inputs) andalso usage({param_twice, Name, Input}),
+    State#{given := Given#{inputs => Inputs ++ [Value]}};
 apply_option({params, _, _, cli, _}, Name, {Var, _} = Value, #{given := Given} = State) ->
     Params = maps:get(params, Given, []),
     lists:keymember(Var, 1, Params) andalso usage({param_twice, Name, atom_to_list(Var)}),
@@ -533,6 +547,11 @@ value(out_file, Name, Text) ->
     end;
 value(code, _Name, Text) ->
     callable(Text);
+value(input, Name, Text) ->
+    case string:split(Text, "=") of
+        [[_ | _] = Input, [_ | _] = Code] -> {Input, Code};
+        _ -> usage({input, Name, Text})
+    end;
 value(param, Name, Text) ->
     case erlperf_sweep:parse_param(Text) of
         {ok, Param} -> Param;
@@ -586,7 +605,7 @@ check(Value, Valid, {Name, Text, Arg}) ->
 -spec choices(report | compare | output_format) -> [string()].
 choices(report) -> ["auto", "basic", "extended", "full"];
 choices(compare) -> ["parallel", "sequential", "interleaved"];
-choices(output_format) -> ["text", "json", "csv", "markdown", "html"].
+choices(output_format) -> ["text", "json", "csv", "markdown", "html", "benchee"].
 
 -spec multiply(integer(), char()) -> integer() | error.
 multiply(N, $K) -> N * 1000;
@@ -655,7 +674,7 @@ mfa_list(List, Text) ->
 finish(#{given := #{help := true}}) ->
     #{codes => [], run_options => #{}, concurrency_options => undefined, report => auto,
       format => text, outputs => [], verbose => false, baselines => [], gate => none,
-      params => [], bytes => undefined, paths => [], suites => [], filter => undefined,
+      params => [], inputs => [], bytes => undefined, paths => [], suites => [], filter => undefined,
       store => ?STORE, save_baseline => undefined, history => false, help => true};
 finish(#{given := #{version := true}} = State) ->
     (finish(State#{given := #{help => true}}))#{help := version};
@@ -686,6 +705,7 @@ benchmark(Codes, Hooks, Given, All) ->
       baselines => maps:get(baselines, Settings, []),
       gate => maps:get(fail_on_regression, Settings, none),
       params => maps:get(params, Settings),
+      inputs => maps:get(inputs, Settings, []),
       bytes => maps:get(bytes, Settings),
       paths => maps:get(paths, Settings, []),
       help => false}.
@@ -700,6 +720,8 @@ combination_rules() ->
      {needs, store, [suites, history]},
      {excludes, squeeze, suites},
      {excludes, params, suites},
+     {excludes, inputs, suites},
+     {excludes, inputs, params},
      {excludes, bytes, suites},
      {excludes, isolation, suites},
      {excludes, nodes, suites},
@@ -776,7 +798,14 @@ assign(Key, Values, Maps) ->
 -spec run_options(map()) -> map().
 run_options(Given) ->
     Run = maps:with([Key || {Key, _, _, run, _} <- options(benchmark)], Given),
-    timed(isolation(Run)).
+    timed(isolation(benchee(Given, Run))).
+
+%% --format benchee shows per-call figures: it times calls one by one unless told
+%% otherwise, or estimating concurrency (which cannot).
+-spec benchee(map(), map()) -> map().
+benchee(#{format := benchee, squeeze := true}, Run) -> Run;
+benchee(#{format := benchee}, Run) -> maps:merge(#{latency => true}, Run);
+benchee(_Given, Run) -> Run.
 
 -spec isolation(map()) -> map().
 isolation(#{isolation := true} = Run) -> Run#{isolation => #{}};
@@ -848,7 +877,7 @@ bad_value(percent, Name, Text) ->
 bad_value(noise, Name, Text) ->
     text("~ts: '~ts' is not a percentage from 0 to 100", [Name, Text]);
 bad_value(output_format, Name, Text) ->
-    text("~ts: '~ts' is not text, json, csv, markdown or html", [Name, Text]);
+    text("~ts: '~ts' is not text, json, csv, markdown, html or benchee", [Name, Text]);
 bad_value(out_file, Name, Text) ->
     text("~ts: '~ts' has no known extension (.json, .csv, .md, .txt, .html)", [Name, Text]);
 bad_value(gate, Name, Text) ->

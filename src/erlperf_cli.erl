@@ -43,9 +43,9 @@
 
 %% API: the escript entry point, the command line without halting (the rebar3 provider),
 %% and the table for escript-based benchmarks
--export([main/1, run/1, format/2]).
+-export([main/1, run/1, run/2, format/2]).
 
--export_type([format_options/0, argument/0]).
+-export_type([format_options/0, argument/0, run_options/0]).
 
 %% Show progress when the run is expected to take longer than this (milliseconds).
 -define(PROGRESS_AFTER_MS, 3000).
@@ -70,6 +70,13 @@
 %% tuple of unicode:characters_to_list/2 (the text before the bad byte, the rest).
 -type argument() :: string() | {error | incomplete, string(), binary()}.
 -type parsed() :: erlperf_args:parsed().
+%% How run/2 runs a command line. `code': turns the text of each runner and hook into
+%% what erlperf runs (`mix erlperf' compiles Elixir source this way): `{ok, Callable}',
+%% or `{error, Message}' for a usage error naming the role [none: the text is Erlang
+%% source]. `format': standard output's format when `--format' is not given [text].
+-type run_options() :: #{code => fun((erlperf_codegen:role(), string()) ->
+                                        {ok, erlperf_job:callable()} | {error, string()}),
+                         format => erlperf_output:format()}.
 
 %%--------------------------------------------------------------------
 %% API
@@ -167,15 +174,31 @@ unicode_output(latin1) ->
 %% returns its exit status instead of halting: 0 success, 1 a benchmark failed, 2 a
 %% usage error, 3 a regression gate or requirement failed.
 -spec run([string()]) -> non_neg_integer().
-run([]) ->
+run(Args) ->
+    run(Args, #{}).
+
+%% @doc {@link run/1} with `Options' (see {@link run_options()}): how code text is
+%% compiled, and the default format of standard output.
+-spec run([string()], run_options()) -> non_neg_integer().
+run([], _Options) ->
     io:put_chars(standard_error, erlperf_args:help()),
     erlperf_args:exit_code(usage);
-run(Args) ->
+run(Args, Options) ->
     case erlperf_args:command(Args) of
         perf_test -> erlperf_perf_cli:run(Args);
         render -> render_command(Args);
-        benchmark -> benchmark_command(Args)
+        benchmark -> benchmark_command(with_format(Args, Options), Options)
     end.
+
+%% The default format of standard output, unless --format is given.
+-spec with_format([string()], run_options()) -> [string()].
+with_format(Args, #{format := Format}) ->
+    case lists:any(fun (A) -> A =:= "--format" orelse lists:prefix("--format=", A) end, Args) of
+        true -> Args;
+        false -> Args ++ ["--format", atom_to_list(Format)]
+    end;
+with_format(Args, _Options) ->
+    Args.
 
 %% --render FILE [-o OUT]: a saved record as an HTML report, beside it by default.
 -spec render_command([string()]) -> non_neg_integer().
@@ -196,8 +219,8 @@ render_command(Args) ->
             erlperf_cli_outcome:fail({args, Reason})
     end.
 
--spec benchmark_command([string()]) -> non_neg_integer().
-benchmark_command(Args) ->
+-spec benchmark_command([string()], run_options()) -> non_neg_integer().
+benchmark_command(Args, Options) ->
     case erlperf_args:parse(Args) of
         {ok, #{help := true}} ->
             io:put_chars(erlperf_args:help()),
@@ -208,10 +231,73 @@ benchmark_command(Args) ->
                        erlang:system_info(version)]),
             erlperf_args:exit_code(success);
         {ok, Parsed} ->
-            execute(Parsed);
+            case compiled(Parsed, Options) of
+                {ok, Compiled} -> execute(Compiled);
+                {error, Message} -> erlperf_cli_outcome:fail({usage, Message})
+            end;
         {error, Reason} ->
             erlperf_cli_outcome:fail({args, Reason})
     end.
+
+%% The code maps' text through the `code' option: labelled with the runner's text.
+-spec compiled(parsed(), run_options()) -> {ok, parsed()} | {error, string()}.
+compiled(#{codes := Codes, inputs := Inputs} = Parsed, Options) ->
+    Compile = maps:get(code, Options, none),
+    try
+        Compiled = case Compile of
+                       none -> Codes;
+                       _ -> [compile_code(C, Compile) || C <- Codes]
+                   end,
+        Inputs =/= [] andalso lists:any(fun (C) -> is_map_key(init_runner, C) end, Codes)
+            andalso throw({code, "--input gives each runner its argument: it cannot go with --init_runner"}),
+        {ok, Parsed#{codes := Compiled, inputs := [input(I, Compile) || I <- Inputs]}}
+    catch
+        throw:{code, Message} -> {error, Message}
+    end.
+
+%% --input NAME=CODE: the value of CODE, evaluated here once (Erlang source, or through
+%% the `code' option: a fun of no argument to call).
+input({Name, Text}, Compile) ->
+    Result = try input_value(Text, Compile)
+             catch Class:Reason -> {error, io_lib:format("~s:~0tP", [Class, Reason, 10])}
+             end,
+    case Result of
+        {ok, Value} -> {Name, Value};
+        {error, Message} -> throw({code, io_lib:format("--input ~ts: ~ts", [Name, Message])})
+    end.
+
+input_value(Text, none) ->
+    case erl_scan:string(Text) of
+        {ok, Tokens, End} ->
+            Dotted = case lists:last(Tokens) of {dot, _} -> Tokens; _ -> Tokens ++ [{dot, End}] end,
+            case erl_parse:parse_exprs(Dotted) of
+                {ok, Exprs} ->
+                    {value, Value, _} = erl_eval:exprs(Exprs, erl_eval:new_bindings()),
+                    {ok, Value};
+                {error, {_, Mod, Desc}} ->
+                    {error, Mod:format_error(Desc)}
+            end;
+        {error, {_, Mod, Desc}, _} ->
+            {error, Mod:format_error(Desc)}
+    end;
+input_value(Text, Compile) ->
+    case Compile(init_runner, Text) of
+        {ok, Fun} when is_function(Fun, 0) -> {ok, Fun()};
+        {ok, _Other} -> {error, "is not a value"};
+        {error, Message} -> {error, Message}
+    end.
+
+compile_code(#{runner := Runner} = Code, Compile) ->
+    Labelled = maps:merge(#{label => Runner}, Code),
+    maps:map(fun (Role, Text) when Role =:= runner; Role =:= init; Role =:= init_runner; Role =:= done ->
+                     case is_list(Text) andalso Compile(Role, Text) of
+                         false -> Text;
+                         {ok, Callable} -> Callable;
+                         {error, Message} -> throw({code, io_lib:format("~s ~ts: ~ts", [Role, Text, Message])})
+                     end;
+                 (_Key, Value) ->
+                     Value
+             end, Labelled).
 
 -spec execute(parsed()) -> non_neg_integer().
 execute(#{paths := Paths} = Parsed) ->
@@ -324,12 +410,22 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
             erlperf_cli_outcome:fail(Why)
     end.
 
-%% A sweep with --param or --bytes, else one benchmark.
+%% A sweep with --param or --bytes, a benchmark per --input, else one benchmark.
 -spec measure([erlperf_job:code_map()], map(), map() | undefined, parsed()) -> [map()].
+measure(Codes, Options, Conc, #{params := [], bytes := undefined, inputs := [_ | _] = Inputs}) ->
+    lists:append([[R#{params => [{input, Name}]}
+                   || R <- erlperf:benchmark([with_input(C, Value) || C <- Codes], Options, Conc)]
+                  || {Name, Value} <- Inputs]);
 measure(Codes, Options, Conc, #{params := [], bytes := undefined}) ->
     erlperf:benchmark(Codes, Options, Conc);
 measure(Codes, Options, Conc, #{params := Params, bytes := Bytes}) ->
     erlperf:sweep(Codes, Options#{params => Params, bytes => Bytes}, Conc).
+
+%% The input as every runner's init_runner result: `erlang:hd([Value])', a call whose
+%% literal argument the generated code holds (a fun returning it, when it cannot be a
+%% literal).
+with_input(Code, Value) ->
+    Code#{init_runner => {erlang, hd, [[Value]]}}.
 
 -spec print_results(map(), {erlperf_record:results(), [erlperf_baseline:row()]}) -> ok.
 print_results(#{report := Report, format := Format}, {Record, Rows}) ->

@@ -7,6 +7,16 @@
 %%%       of `{M, F, A}' (replayed in order, one iteration calls each).</li>
 %%%   <li><b>context</b>: a tuple of the funs given as callables; generated code reaches a
 %%%       fun callable through it, because funs cannot be literals in generated code.</li>
+%%%   <li><b>inlined fun</b>: a fun callable that the generated code does not call as a
+%%%       fun. An external fun (`fun lists:seq/2', Elixir's `&Enum.sum/1') is a remote
+%%%       call, as `{M, F, A}' is. An interpreted fun (made by `erl_eval': the Erlang shell,
+%%%       `erl -eval', Elixir's `Code.eval_string', IEx, `elixir -e', `.exs' scripts)
+%%%       carries its clauses (`erl_eval:fun_data/1'): they are compiled into the generated
+%%%       module as a function of its own, its bound variables given their values as source
+%%%       text's bindings are, so that a call costs what compiled code costs rather than
+%%%       an interpretation (a microsecond or more). An interpreted fun whose values cannot
+%%%       be literals (pids, funs), or which calls functions of the shell, stays a fun and
+%%%       gets an `{interpreted, Role}' warning.</li>
 %%%   <li><b>binding</b>: a value given for a variable of source text (the code map's
 %%%       `bindings', `#{'N' => 100}'; parameter sweeps set it, see {@link erlperf_sweep}).
 %%%       An expression sequence that uses the variable is compiled as if it started with
@@ -67,6 +77,7 @@
                       done => callable(), label => string() | binary(),
                       bindings => #{atom() => term()}}.
 -type warning() :: {dead_code, role()}
+                 | {interpreted, role()}
                  | {compiler, role(), Line :: non_neg_integer(), Column :: non_neg_integer(), string()}.
 -type error_detail() :: {parse, non_neg_integer(), non_neg_integer(), string()}
                       | {compile, [{non_neg_integer(), non_neg_integer(), string()}]}
@@ -105,6 +116,8 @@
     %% expressions making a call, given the argument variables
     call :: fun(([erl_parse:abstract_expr()]) -> [erl_parse:abstract_expr()]),
     fun_value :: fun() | undefined,
+    %% an interpreted fun kept as a fun
+    interpreted = false :: boolean(),
     inlined = false :: boolean(),
     %% source text: the expressions (inlined) or the functions, before bindings
     exprs = [] :: [erl_parse:abstract_expr()]
@@ -167,8 +180,36 @@ label(#{label := Label}) ->
     unicode:characters_to_binary(Label);
 label(#{runner := Runner}) when is_list(Runner), is_integer(hd(Runner)); is_binary(Runner) ->
     unicode:characters_to_binary(Runner);
+label(#{runner := Runner}) when is_function(Runner) ->
+    fun_label(Runner);
 label(#{runner := Runner}) ->
     iolist_to_binary(io_lib:format("~0p", [Runner])).
+
+%% An external fun as its language writes it (`fun lists:seq/2', Elixir's `&Enum.sum/1'),
+%% an interpreted one by its clauses as Erlang source, other funs as printed.
+fun_label(Fun) ->
+    case {erlang:fun_info(Fun, type), erlang:fun_info(Fun, module)} of
+        {{type, external}, {module, M}} ->
+            {name, F} = erlang:fun_info(Fun, name),
+            {arity, A} = erlang:fun_info(Fun, arity),
+            case atom_to_binary(M) of
+                <<"Elixir.", Alias/binary>> ->
+                    iolist_to_binary(io_lib:format("&~ts.~ts/~b", [Alias, F, A]));
+                _ ->
+                    iolist_to_binary(io_lib:format("~0tp", [Fun]))
+            end;
+        {_, {module, erl_eval}} ->
+            case erl_eval:fun_data(Fun) of
+                {fun_data, _, Clauses} ->
+                    Text = erl_pp:expr({'fun', ?ANNO, {clauses, Clauses}}, -1, none),
+                    %% on one line, whatever erl_pp wrapped
+                    unicode:characters_to_binary(string:trim(re:replace(Text, "\\s+", " ", [global, unicode])));
+                _ ->
+                    iolist_to_binary(io_lib:format("~0p", [Fun]))
+            end;
+        _ ->
+            iolist_to_binary(io_lib:format("~0p", [Fun]))
+    end.
 
 %% @doc Renders an error detail as one line of text.
 -spec format_error(error_detail()) -> string().
@@ -232,8 +273,18 @@ parse_role(Role, [C | _] = Text) when is_integer(C) ->
 parse_role(Role, Fun) when is_function(Fun) ->
     {arity, Arity} = erlang:fun_info(Fun, arity),
     Arity =< 2 orelse bad(Role, {arity, Arity, "a fun callable takes at most 2 arguments"}),
-    #role{name = Role, arity = Arity, fun_value = Fun,
-          call = fun ([FunVar | Args]) -> [{call, ?ANNO, FunVar, Args}] end};
+    case erlang:fun_info(Fun, type) of
+        {type, external} ->
+            {module, M} = erlang:fun_info(Fun, module),
+            {name, F} = erlang:fun_info(Fun, name),
+            #role{name = Role, arity = Arity,
+                  call = fun (Args) -> [{call, ?ANNO, {remote, ?ANNO, {atom, ?ANNO, M}, {atom, ?ANNO, F}}, Args}] end};
+        {type, local} ->
+            case interpreted(Role, Fun, Arity) of
+                #role{} = Compiled -> Compiled;
+                Interpreted -> fun_role(Role, Fun, Arity, Interpreted)
+            end
+    end;
 parse_role(Role, {M, F, A} = MFA) when is_atom(M), is_atom(F), is_list(A) ->
     case is_literal(A) of
         true ->
@@ -247,6 +298,51 @@ parse_role(Role, [{_, _, _} | _] = List) ->
     #role{name = Role, arity = 0, call = fun ([]) -> [remote_call(MFA) || MFA <- List] end};
 parse_role(Role, Other) ->
     bad(Role, {bad_callable, Other}).
+
+%% A fun the generated code calls through the context.
+fun_role(Role, Fun, Arity, Interpreted) ->
+    #role{name = Role, arity = Arity, fun_value = Fun, interpreted = Interpreted,
+          call = fun ([FunVar | Args]) -> [{call, ?ANNO, FunVar, Args}] end}.
+
+%% An interpreted fun as a function of the generated module (see the glossary); true
+%% when it is interpreted but cannot be compiled, false for a fun of compiled code.
+interpreted(Role, Fun, Arity) ->
+    case erlang:fun_info(Fun, module) =:= {module, erl_eval} andalso erl_eval:fun_data(Fun) of
+        {fun_data, Imported, Clauses} ->
+            Bindings = maps:from_list(binding_list(Imported)),
+            Name = role_name(Role, 'fun'),
+            case maps:fold(fun (_, V, Ok) -> Ok andalso is_literal(V) end, true, Bindings)
+                andalso local_calls(Clauses) =:= [] of
+                true when Arity =:= 0, length(Clauses) =:= 1, element(4, hd(Clauses)) =:= [] ->
+                    %% one clause without guards: its body inlined, as source text's is
+                    Body = bind_body(element(5, hd(Clauses)), Bindings),
+                    #role{name = Role, arity = 0, inlined = true, exprs = Body, call = fun ([]) -> Body end};
+                true ->
+                    Function = {function, ?ANNO, Name, Arity, [bind_clause(Role, C, Bindings) || C <- Clauses]},
+                    #role{name = Role, arity = Arity, forms = [Function],
+                          call = fun (Args) -> [{call, ?ANNO, {atom, ?ANNO, Name}, Args}] end};
+                false ->
+                    true
+            end;
+        {named_fun_data, _, _, _} ->
+            true;
+        _ ->
+            erlang:fun_info(Fun, module) =:= {module, erl_eval}
+    end.
+
+%% erl_eval's bindings: an orddict, or a map from OTP 25 on.
+binding_list(Map) when is_map(Map) -> maps:to_list(Map);
+binding_list(List) when is_list(List) -> List.
+
+%% Calls without a module that are not to auto-imported BIFs: the shell's own functions.
+local_calls({call, _, {atom, _, Name}, Args} = Call) ->
+    case erl_internal:bif(Name, length(Args)) of
+        true -> local_calls(Args);
+        false -> [Call | local_calls(Args)]
+    end;
+local_calls(Tuple) when is_tuple(Tuple) -> local_calls(tuple_to_list(Tuple));
+local_calls(List) when is_list(List) -> lists:append([local_calls(E) || E <- List]);
+local_calls(_Other) -> [].
 
 %% @doc True for a term that can be a literal in generated code: no pid, port,
 %% reference or fun inside.
@@ -677,7 +773,8 @@ compile_forms(Module, Forms, Context, Roles, Label) ->
         {ok, Module, Asm, Warnings} ->
             {ok, Module, Bin, _} = assemble(Asm),
             Runner = lists:keyfind(runner, #role.name, Roles),
-            Dead = [{dead_code, runner} || dead_loop(Asm)],
+            Dead = [{dead_code, runner} || dead_loop(Asm)]
+                ++ [{interpreted, N} || #role{name = N, interpreted = true} <- Roles],
             %% the runner is inlined twice (continuous and timed loops): report once
             {ok, #{module => Module, binary => Bin, forms => Forms, context => Context,
                    arity => Runner#role.arity, roles => [N || #role{name = N} <- Roles],

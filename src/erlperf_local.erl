@@ -47,6 +47,10 @@
 %% workers, the code server (a process of normal priority) would take seconds to load
 %% them on demand.
 -define(RUN_MODULES, [erlperf_sampler, erlperf_stat, erlperf_job]).
+%% Calls of an empty interpreted fun timed to tell what interpreting a call costs, in
+%% each of a few rounds (a few milliseconds in all).
+-define(INTERPRETED_CALLS, 500).
+-define(INTERPRETED_ROUNDS, 5).
 
 %%--------------------------------------------------------------------
 %% API
@@ -213,10 +217,38 @@ report(#{code := Code, info := Info}, Mode, Concurrency, Run, Opts) ->
                sleep => maps:get(sleep, Run),
                run_options => maps:remove(progress, Opts#{concurrency => Concurrency}),
                result => result(Mode, Concurrency, Run, Opts)},
+    Interpreted = interpreted(maps:get(warnings, Info)),
     case Run of
-        #{cv_met := Met} -> Report#{cv_met => Met};
-        #{} -> Report
+        #{cv_met := Met} -> maps:merge(Report#{cv_met => Met}, Interpreted);
+        #{} -> maps:merge(Report, Interpreted)
     end.
+
+%% A role left as an interpreted fun (see erlperf_codegen): what interpreting a call of an
+%% empty fun costs in this VM, in nanoseconds, the least a call of it costs more than
+%% compiled code.
+interpreted(Warnings) ->
+    case [R || {interpreted, R} <- Warnings] of
+        [] -> #{};
+        _ -> #{interpreted_call_ns => interpreted_call_ns()}
+    end.
+
+interpreted_call_ns() ->
+    {ok, Tokens, _} = erl_scan:string("fun () -> ok end."),
+    {ok, [Expr]} = erl_parse:parse_exprs(Tokens),
+    {value, Empty, _} = erl_eval:expr(Expr, erl_eval:new_bindings()),
+    Compiled = fun () -> ok end,
+    Calls = ?INTERPRETED_CALLS,
+    %% the least of a few rounds: what a call costs when nothing else takes the CPU
+    Least = fun (F) -> lists:min([call_ns(F, Calls) || _ <- lists:seq(1, ?INTERPRETED_ROUNDS)]) end,
+    max(0, Least(Empty) - Least(Compiled)) / Calls.
+
+call_ns(Fun, Calls) ->
+    T0 = erlang:monotonic_time(),
+    ok = call_times(Fun, Calls),
+    erlang:convert_time_unit(erlang:monotonic_time() - T0, native, nanosecond).
+
+call_times(_Fun, 0) -> ok;
+call_times(Fun, N) -> Fun(), call_times(Fun, N - 1).
 
 %% @private
 %% Statistics over the per-sample values, the raw samples, the time of one iteration

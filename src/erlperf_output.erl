@@ -24,7 +24,7 @@
 
 -export_type([format/0]).
 
--type format() :: text | json | csv | markdown | html.
+-type format() :: text | json | csv | markdown | html | benchee.
 
 %% Links followed before a name is taken to loop.
 -define(MAX_LINKS, 40).
@@ -54,7 +54,9 @@ render(csv, Record, _Options) ->
 render(markdown, Record, _Options) ->
     erlperf_markdown:format(Record);
 render(html, Record, _Options) ->
-    erlperf_html_bench:render(Record).
+    erlperf_html_bench:render(Record);
+render(benchee, Record, Options) ->
+    [erlperf_benchee:format(Record), erlperf_baseline:format(maps:get(baselines, Options, []))].
 
 %% @doc Writes full reports to `File' in a format, atomically.
 -spec write(file:name_all(), format(), [erlperf:report(), ...]) -> ok | {error, {write, string(), term()}}.

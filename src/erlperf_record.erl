@@ -197,7 +197,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:interval(Values, Sizes, C, RunNoise))}
              end,
-    lists:foldl(fun maps:merge/2, Base, [Chosen, forks(Result), dead_code(Report), cv(Report),
+    lists:foldl(fun maps:merge/2, Base, [Chosen, forks(Result), dead_code(Report), interpreted(Report),
+                                         cv(Report),
                                          cost(Result),
                                          latency(Result),
                                          search(Report),
@@ -215,6 +216,14 @@ dead_code(Report) ->
     case [atom_to_binary(Role) || {dead_code, Role} <- maps:get(warnings, Report, [])] of
         [] -> #{};
         Roles -> #{<<"dead_code">> => Roles}
+    end.
+
+%% Roles left as interpreted funs, and what interpreting a call costs in that VM.
+interpreted(Report) ->
+    case [atom_to_binary(Role) || {interpreted, Role} <- maps:get(warnings, Report, [])] of
+        [] -> #{};
+        Roles -> #{<<"interpreted">> => Roles,
+                   <<"interpreted_call_ns">> => maps:get(interpreted_call_ns, Report, null)}
     end.
 
 %% With `cv': the goal, and whether the samples met it before the cap on their number.
@@ -338,9 +347,13 @@ outliers(Values) ->
     maps:fold(fun (K, V, Acc) -> Acc#{atom_to_binary(K) => V} end, #{},
               erlperf_stat:outliers(Values)).
 
-%% A sweep's combination: numbers as they are, other terms as their Erlang text.
+%% A sweep's combination: numbers as they are, other terms as their Erlang text; an
+%% input's name (`--input', erlperf_cli) as it is.
 combination(Combination) ->
-    maps:from_list([{atom_to_binary(N), erlperf_units:record_value(V)} || {N, V} <- Combination]).
+    maps:from_list([{atom_to_binary(N), param_value(N, V)} || {N, V} <- Combination]).
+
+param_value(input, Name) when is_list(Name); is_binary(Name) -> unicode:characters_to_binary(Name);
+param_value(_Name, V) -> erlperf_units:record_value(V).
 
 bounds([Lo, Hi]) -> {Lo, Hi};
 bounds(null) -> undefined.

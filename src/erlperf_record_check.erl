@@ -130,6 +130,8 @@ run() ->
      {required, <<"params">>, {map_of, {either, [number, text]}}},
      {together, [<<"best_concurrency">>, <<"steps">>]},
      {optional, <<"dead_code">>, {list, text}},
+     {optional, <<"interpreted">>, {list, text}},
+     {optional, <<"interpreted_call_ns">>, {either, [number, null]}},
      {optional, <<"cv_met">>, bool},
      {optional, <<"best">>, bool},
      {optional, <<"bytes_processed_per_iteration">>, number},

@@ -102,6 +102,7 @@ render(#{<<"runs">> := Runs} = Record, Options) ->
      table(View, Sorted),
      verdicts(View, Sorted, Record),
      [Line(View, R) || Line <- [fun forks_line/2, fun search_line/2, fun dead_code_lines/2,
+                                fun interpreted_lines/2,
                                 fun overdue_line/2, fun cost_line/2], R <- Sorted],
      latency_table(View, Sorted),
      [profile(View, R, P) || #{<<"profile">> := P} = R <- Sorted]].
@@ -124,7 +125,8 @@ resolve_format(Format, _Record) ->
 table(#{format := Format, names := Names, options := Options} = View, Runs) ->
     Rel = length(Runs) > 1 andalso maps:get(relative, Options, true),
     Bytes = lists:any(fun (R) -> is_map_key(<<"bytes_per_second">>, R) end, Runs),
-    Sweep = Names =/= [],
+    %% a sweep marks its best run (runs of --input are compared within each input only)
+    Sweep = lists:any(fun (R) -> is_map_key(<<"best">>, R) end, Runs),
     Columns = param_columns(Names) ++ columns(Format, Rel)
         ++ [{"Bytes/s", ?RATE_WIDTH} || Bytes] ++ [{"Best", 5} || Sweep],
     Best = lists:max([rank(R) || R <- Runs]),
@@ -313,6 +315,22 @@ dead_code_lines(View, R) ->
     [io_lib:format("Note: the compiler removed the benchmarked code of ~ts (~ts); "
                    "the figures measure an empty loop~n", [name(View, R), Role])
      || Role <- maps:get(<<"dead_code">>, R, [])].
+
+%% A role left as an interpreted fun: every call of it is interpreted.
+-spec interpreted_lines(view(), run()) -> unicode:chardata().
+interpreted_lines(View, R) ->
+    Cost = case maps:get(<<"interpreted_call_ns">>, R, null) of
+               Ns when is_number(Ns) -> io_lib:format(" (a call of an empty one costs ~ts more than compiled "
+                                                      "code here, each expression of its body more)",
+                                                      [erlperf_units:time(Ns)]);
+               _ -> ""
+           end,
+    [io_lib:format("Note: the ~ts of ~ts is an interpreted fun (erl_eval: a shell, IEx, elixir -e "
+                   "or a script made it) that could not be compiled, as it holds a value that cannot "
+                   "be a literal (a pid, a fun) or calls the shell's own functions: every call is "
+                   "interpreted~ts; define it in a module, or give its code as source text~n",
+                   [Role, name(View, R), Cost])
+     || Role <- maps:get(<<"interpreted">>, R, [])].
 
 %% Samples that ended while a worker of the job had run far longer than its batches
 %% usually take: the runner's cost per call jumped, or it blocked.

@@ -379,7 +379,7 @@ interval(Values, Sizes, Confidence) ->
 %% @doc {@link interval/3} with run noise `RunNoise' percent of the mean (see the
 %% glossary): what a single run or a forked run can say of the mean of all its runs.
 %% `undefined' for one sample of one fork, as without. Raises `{invalid_option,
-%% run_noise, RunNoise}' unless 0 =< RunNoise < 100.
+%% run_noise, RunNoise}' unless RunNoise is at least 0 and below 100.
 -spec interval([number(), ...], [pos_integer(), ...], number(), number()) ->
           {float(), float()} | undefined.
 interval(Values, Sizes, Confidence, RunNoise) ->

@@ -17,6 +17,10 @@
 %%%       which the generated loop calls directly (no fun call per iteration); a runner
 %%%       of arity 1 gets the `init_runner' result. The other roles likewise: arity 0,
 %%%       or 1 to get `init''s result (`init_runner', `done').</li>
+%%%   <li><b>Elixir suite</b>: a `.exs' (or `.ex') file defining a module with
+%%%       `@behaviour :erlperf_suite' and `benchmarks/0', compiled by Elixir's
+%%%       `Code.compile_file/1' when Elixir is loaded in this VM (as it is under `mix
+%%%       erlperf'); benchmarks and their options may be keyword lists there.</li>
 %%%   <li><b>filter</b>: a regular expression (`re' syntax) a benchmark's name must match
 %%%       to run.</li>
 %%% </ul>
@@ -74,7 +78,9 @@
 %% API
 
 %% @doc Compiles the `.erl' files given (a directory stands for the `.erl' files in it,
-%% in name order) in memory and loads them. Include files are looked for beside each
+%% in name order, and its `.exs' files when Elixir is loaded) in memory and loads them;
+%% an Elixir file is compiled by Elixir (`{suite, File, no_elixir}' when Elixir is not
+%% loaded). Include files are looked for beside each
 %% file, in `include/' next to its directory, and in the code path (`include_lib').
 %% Errors: `{suite, no_files, Paths}', `{suite, File, {compile, Errors}}' (the first
 %% errors, as `File:Line: text'), `{suite, File, {clash, Module, LoadedFrom}}',
@@ -118,6 +124,10 @@ unload(Loaded) ->
 -spec format_error({suite, term(), term()}) -> string().
 format_error({suite, no_files, Paths}) ->
     text("--suite: no .erl files in ~ts", [lists:join(", ", Paths)]);
+format_error({suite, File, no_elixir}) ->
+    text("suite ~ts is an Elixir file: run it with mix erlperf (Elixir is not loaded here)", [File]);
+format_error({suite, File, {elixir, Message}}) ->
+    text("suite ~ts does not compile: ~ts", [File, Message]);
 format_error({suite, File, {read, Reason}}) ->
     text("suite ~ts: ~ts", [File, file:format_error(Reason)]);
 format_error({suite, File, {compile, Errors}}) ->
@@ -144,13 +154,59 @@ format_error({suite, none_match, Regex}) ->
 
 files(Path) ->
     case filelib:is_dir(Path) of
-        true -> lists:sort(filelib:wildcard(filename:join(Path, "*.erl")));
-        false -> [Path]
+        true ->
+            Elixir = [filelib:wildcard(filename:join(Path, "*.exs")) || elixir()],
+            lists:sort(filelib:wildcard(filename:join(Path, "*.erl")) ++ lists:append(Elixir));
+        false ->
+            [Path]
     end.
+
+%% Whether Elixir's compiler is loaded in this VM (it is under Mix, never in the escript).
+elixir() ->
+    code:is_loaded('Elixir.Code') =/= false orelse
+        (code:which('Elixir.Code') =/= non_existing andalso code:ensure_loaded('Elixir.Code') =:= {module, 'Elixir.Code'}).
 
 load_files([], Acc) ->
     {ok, lists:reverse(Acc)};
 load_files([File | Rest], Acc) ->
+    case lists:member(filename:extension(File), [".exs", ".ex"]) of
+        true -> load_elixir(File, Rest, Acc);
+        false -> load_erlang(File, Rest, Acc)
+    end.
+
+%% Elixir compiles and loads the file's modules itself.
+load_elixir(File, Rest, Acc) ->
+    case elixir() andalso compile_elixir(File) of
+        false ->
+            unload(Acc),
+            {error, {suite, File, no_elixir}};
+        {ok, Modules} ->
+            load_files(Rest, lists:reverse([{M, File} || M <- Modules], Acc));
+        {error, Reason} ->
+            unload(Acc),
+            {error, {suite, File, Reason}}
+    end.
+
+compile_elixir(File) ->
+    case filelib:is_regular(File) of
+        true ->
+            try elixir(<<"Code">>, compile_file, [unicode:characters_to_binary(File)]) of
+                Compiled -> {ok, [M || {M, _Binary} <- Compiled]}
+            catch
+                error:Exception:_ when is_map(Exception) ->
+                    Message = elixir(<<"Exception">>, message, [Exception]),
+                    {error, {elixir, binary_to_list(hd(binary:split(Message, <<"\n">>)))}}
+            end;
+        false ->
+            {error, {read, enoent}}
+    end.
+
+%% A function of Elixir's, its module named at run time: erlperf needs no Elixir, and its
+%% dialyzer and xref do not look for one.
+elixir(Module, Function, Args) ->
+    erlang:apply(binary_to_atom(<<"Elixir.", Module/binary>>), Function, Args).
+
+load_erlang(File, Rest, Acc) ->
     case compile_file(File) of
         {ok, Module, Binary} ->
             case clash(Module) of
@@ -218,14 +274,16 @@ declared(Module) ->
     is_list(List) orelse throw({suite, Module, {bad_benchmark, List, "benchmarks/0 must return a list"}}),
     [prepare(Module, B) || B <- List].
 
+prepare(Module, [{_, _} | _] = Keywords) ->
+    prepare(Module, keywords(Keywords));
 prepare(Module, #{name := Name, runner := _} = B) ->
     Ctx = {Module, B},
     [] =:= maps:keys(B) -- ?KEYS orelse bad(Ctx, text("unknown keys ~0tp", [maps:keys(B) -- ?KEYS])),
     Label = name(Name, Ctx),
     Code = maps:from_list([{Role, role(Module, Role, V, Ctx)}
                            || Role <- ?ROLES, {ok, V} <- [maps:find(Role, B)]]),
-    Options = maps:get(options, B, #{}),
-    is_map(Options) orelse bad(Ctx, "options must be a map"),
+    Options = keywords(maps:get(options, B, #{})),
+    is_map(Options) orelse bad(Ctx, "options must be a map or a keyword list"),
     #{name => Label, suite => Module, code => Code#{label => Label},
       params => params(maps:get(params, B, []), Ctx), options => Options};
 prepare(Module, B) ->
@@ -255,6 +313,15 @@ role(Module, Role, Function, Ctx) when is_atom(Function) ->
     end;
 role(_Module, _Role, Code, _Ctx) ->
     Code.
+
+%% A keyword list (Elixir's) as a map, the first of repeated keys counting.
+keywords(List) when is_list(List) ->
+    case lists:all(fun ({K, _}) -> is_atom(K); (_) -> false end, List) of
+        true -> maps:from_list(lists:reverse(List));
+        false -> List
+    end;
+keywords(Other) ->
+    Other.
 
 params(Params, _Ctx) when is_list(Params) -> Params;
 params(Params, _Ctx) when is_map(Params) -> lists:sort(maps:to_list(Params));

@@ -157,7 +157,7 @@ measured(Record0, Entries, #{baselines := Baselines, store := Store, run_options
     io:put_chars(erlperf_output:render(Format, shown(Format, Record),
                                        #{format => Report, width => infinity, colour => false,
                                          baselines => [], relative => false})),
-    Format =:= text andalso io:put_chars(verdicts(Rows)),
+    (Format =:= text orelse Format =:= benchee) andalso io:put_chars(verdicts(Rows)),
     Entry = erlperf_store:entry(Record0, [unicode:characters_to_binary(P) || P <- maps:get(suites, Parsed)]),
     case store(Store, Entry, Parsed) of
         ok ->

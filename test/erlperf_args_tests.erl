@@ -9,7 +9,7 @@
 %% What parse/1 returns for a lone runner: every key, with nothing given.
 -define(PLAIN, #{codes => [#{runner => "ok."}], run_options => #{},
                  concurrency_options => undefined, report => auto, format => text,
-                 outputs => [], baselines => [], gate => none, params => [],
+                 outputs => [], baselines => [], gate => none, params => [], inputs => [],
                  bytes => undefined, verbose => false, paths => [], help => false,
                  suites => [], filter => undefined, store => "_build/erlperf",
                  save_baseline => undefined, history => false}).
@@ -161,6 +161,25 @@ help_flag_test_() ->
 %%--------------------------------------------------------------------
 %% The benchmark: usage errors, their shapes and lines
 
+%% --input NAME=CODE (repeatable, in order) and --format benchee (calls timed one by one).
+inputs_and_benchee_test_() ->
+    Parsed = fun (Args) -> {ok, P} = erlperf_args:parse(Args), P end,
+    [?_assertMatch(#{inputs := [{"small", "lists:seq(1, 10)."}, {"large", "a=b."}]},
+                   Parsed(["r(L) -> L.", "--input", "small=lists:seq(1, 10).", "--input=large=a=b."])),
+     ?_assertMatch(#{format := benchee, run_options := #{latency := true}},
+                   Parsed(["ok.", "--format", "benchee"])),
+     %% squeezing cannot time calls: benchee leaves latency out
+     ?_assertMatch(#{format := benchee, run_options := Run} when not is_map_key(latency, Run),
+                   Parsed(["ok.", "--format", "benchee", "-q"])),
+     ?_assertMatch({error, {input, "--input", "small"}}, erlperf_args:parse(["ok.", "--input", "small"])),
+     ?_assertMatch({error, {input, "--input", "=x."}}, erlperf_args:parse(["ok.", "--input", "=x."])),
+     ?_assertMatch({error, {param_twice, "--input", "a"}},
+                   erlperf_args:parse(["ok.", "--input", "a=1.", "--input", "a=2."])),
+     ?_assertMatch({error, {cannot_combine, _, _}},
+                   erlperf_args:parse(["ok.", "--input", "a=1.", "--param", "N=1,2"])),
+     ?_assertEqual("--input: 'small' is not NAME=CODE (a name, then the code of its value)",
+                   erlperf_args:format_error({input, "--input", "small"}))].
+
 benchmark_errors_test_() ->
     Profilers = erlperf_profile:choices(),
     Cases =
@@ -204,7 +223,7 @@ benchmark_errors_test_() ->
          {["ok.", "--run-noise", "x"], {bad_value, "--run-noise", "x", noise},
           "--run-noise: 'x' is not a percentage from 0 to 100"},
          {["ok.", "--format", "xml"], {bad_value, "--format", "xml", output_format},
-          "--format: 'xml' is not text, json, csv, markdown or html"},
+          "--format: 'xml' is not text, json, csv, markdown, html or benchee"},
          {["ok.", "-o", "results.xyz"], {bad_value, "-o", "results.xyz", out_file},
           "-o: 'results.xyz' has no known extension (.json, .csv, .md, .txt, .html)"},
          {["ok.", "--fail-on-regression", "-1"], {bad_value, "--fail-on-regression", "-1", gate},
@@ -390,7 +409,7 @@ help_test_() ->
                   "-pa DIR", "-i, --isolated, --isolation", "-q, --squeeze", "--min N", "--step N",
                   "--max N", "-t, --threshold N", "--init CODE", "--done CODE", "--init_runner CODE",
                   "--label TEXT", "--init_all CODE", "--done_all CODE", "--init_runner_all CODE",
-                  "-h, --help", "--nodes NODES", "--param NAME=V1,V2,...", "--bytes EXPR",
+                  "-h, --help", "--nodes NODES", "--param NAME=V1,V2,...", "--input NAME=CODE", "--bytes EXPR",
                   "--profile TOOL", "--noise PCT", "--run-noise PCT", "--confidence PCT", "--compare HOW", "--latency",
                   "--memory", "--format FORMAT", "-o, --output FILE", "--save FILE", "--html FILE",
                   "--baseline FILE", "--fail-on-regression PCT",
@@ -449,7 +468,7 @@ fuzz_test_() ->
              Names = lists:usort(["-c", "-d", "-s", "-l", "-w", "--cv", "-r", "--format", "-o",
                                   "--save", "--html", "--baseline", "--fail-on-regression", "-v",
                                   "-pa", "--compare", "--confidence", "--noise", "--run-noise", "-i", "--memory",
-                                  "--param", "--bytes", "--latency", "--profile", "--nodes", "-q",
+                                  "--param", "--input", "--bytes", "--latency", "--profile", "--nodes", "-q",
                                   "--min", "--step", "--max", "-t", "--init", "--done",
                                   "--init_runner", "--label", "--init_all", "--done_all",
                                   "--init_runner_all", "-h", "--version", "--perf-test",

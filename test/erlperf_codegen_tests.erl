@@ -359,6 +359,12 @@ label_test_() ->
      ?_assertEqual(<<"{erlang,phash2,[1]}">>, erlperf_codegen:label(#{runner => {erlang, phash2, [1]}})),
      ?_assertEqual(<<"[{erlang,phash2,[1]}]">>, erlperf_codegen:label(#{runner => [{erlang, phash2, [1]}]})),
      ?_assertEqual(<<"fun erlang:node/0">>, erlperf_codegen:label(#{runner => fun erlang:node/0})),
+     %% an Elixir module's function as Elixir writes its capture
+     ?_assertEqual(<<"&Enum.sum/1">>, erlperf_codegen:label(#{runner => fun 'Elixir.Enum':sum/1})),
+     %% an interpreted fun by its clauses, on one line
+     ?_assertEqual(<<"fun(X) -> lists:seq(1, X + N) end">>,
+                   erlperf_codegen:label(#{runner => eval("fun (X) ->\n  lists:seq(1, X + N)\nend.",
+                                                          [{'N', 5}])})),
      ?_assertEqual(<<"ünïcode"/utf8>>, erlperf_codegen:label(#{runner => "ok.", label => "ünïcode"}))].
 
 source_test() ->
@@ -384,7 +390,88 @@ format_error_test_() ->
       end} || {D, Words} <- Details].
 
 %%--------------------------------------------------------------------
+%% Funs: external funs are remote calls, interpreted funs are compiled
+
+external_fun_test_() ->
+    {ok, #{context := Ctx, forms := Forms, warnings := Warnings}} =
+        erlperf_codegen:generate(#{runner => fun lists:seq/2, init_runner => "{1, 10}.",
+                                   init => fun erlang:node/0}, erlperf_codegen_tests_ext),
+    Source = lists:flatten([erl_pp:form(F) || F <- Forms]),
+    [%% no fun in the context: the loop calls lists:seq/2 and the init erlang:node/0
+     ?_assertEqual({}, Ctx),
+     ?_assertEqual([], Warnings),
+     ?_assertNotEqual(nomatch, string:find(Source, "lists:seq(")),
+     ?_assertNotEqual(nomatch, string:find(Source, "node()")),
+     %% and it runs: arity 2 gets the init_runner result and the state
+     ?_assert(is_integer(erlperf:run(#{runner => fun erlang:phash2/1, init_runner => "42."},
+                                     #{sample_duration => 20, samples => 1})))].
+
+interpreted_fun_test_() ->
+    Seq = eval("fun () -> lists:seq(1, N) end.", [{'N', 100}]),
+    {ok, #{context := Ctx, forms := Forms, warnings := Warnings}} =
+        erlperf_codegen:generate(#{runner => Seq}, erlperf_codegen_tests_eval),
+    Source = lists:flatten([erl_pp:form(F) || F <- Forms]),
+    State = eval("fun (L) -> lists:reverse(L) end.", []),
+    [%% compiled: its body inlined into the loop, its binding a match in front of it
+     ?_assertEqual({}, Ctx),
+     ?_assertEqual([], Warnings),
+     ?_assertEqual(nomatch, string:find(Source, "'runner fun'")),
+     ?_assertNotEqual(nomatch, string:find(Source, "N = 100")),
+     ?_assertNotEqual(nomatch, string:find(Source, "lists:seq(1, N)")),
+     %% a fun of arguments: a function of the module
+     ?_assertMatch({ok, #{context := {}, forms := [_ | _]}},
+                   erlperf_codegen:generate(#{runner => State, init_runner => "[1]."}, erlperf_codegen_tests_state)),
+     ?_test(begin
+                {ok, #{forms := StateForms}} =
+                    erlperf_codegen:generate(#{runner => State, init_runner => "[1]."}, erlperf_codegen_tests_state),
+                ?assertNotEqual(nomatch, string:find(lists:flatten([erl_pp:form(F) || F <- StateForms]),
+                                                     "'runner fun'(L) ->"))
+            end),
+     %% it runs, and so does one taking the init_runner result
+     ?_assert(erlperf:run(Seq, #{sample_duration => 20, samples => 1}) > 0),
+     ?_assert(erlperf:run(#{runner => State, init_runner => eval("fun () -> [1, 2, 3] end.", [])},
+                          #{sample_duration => 20, samples => 1}) > 0),
+     %% a dead body is found as in source text
+     ?_assertMatch({ok, #{warnings := [{dead_code, runner}]}},
+                   erlperf_codegen:generate(#{runner => eval("fun () -> ok end.", [])}, erlperf_codegen_tests_dead))].
+
+%% Funs erl_eval made that cannot be compiled stay funs, with a warning.
+interpreted_left_test_() ->
+    Self = self(),
+    Pid = eval("fun () -> P ! hello end.", [{'P', Self}]),
+    Local = eval("fun () -> shell_only(1) end.", [], {value, fun (shell_only, [X]) -> X end}),
+    [?_assertMatch({ok, #{context := {_}, warnings := [{interpreted, runner}]}},
+                   erlperf_codegen:generate(#{runner => Pid}, erlperf_codegen_tests_pid)),
+     ?_assertMatch({ok, #{context := {_}, warnings := [{interpreted, runner}]}},
+                   erlperf_codegen:generate(#{runner => Local}, erlperf_codegen_tests_local)),
+     %% an auto-imported BIF is not a shell function
+     ?_assertMatch({ok, #{context := {}, warnings := []}},
+                   erlperf_codegen:generate(#{runner => eval("fun () -> put(k, 1) end.", [])},
+                                            erlperf_codegen_tests_bif)),
+     %% a fun of compiled code is called as a fun, and is no interpreted one
+     ?_assertMatch({ok, #{context := {_}, warnings := []}},
+                   erlperf_codegen:generate(#{runner => fun () -> ok end}, erlperf_codegen_tests_compiled)),
+     %% the run says what interpreting costs
+     ?_test(begin
+                #{interpreted_call_ns := Ns, warnings := [{interpreted, runner}]} =
+                    erlperf:run(Pid, #{sample_duration => 20, samples => 1, report => full}),
+                ?assert(is_float(Ns) andalso Ns >= 0, Ns),
+                drain(hello)
+            end)].
+
+%%--------------------------------------------------------------------
 %% Helpers
+
+%% A fun made by erl_eval from source text, with bindings and a local function handler.
+eval(Text, Bindings) ->
+    eval(Text, Bindings, none).
+
+eval(Text, Bindings, LocalHandler) ->
+    {ok, Tokens, _} = erl_scan:string(Text),
+    {ok, [Expr]} = erl_parse:parse_exprs(Tokens),
+    Bound = lists:foldl(fun ({K, V}, B) -> erl_eval:add_binding(K, V, B) end, erl_eval:new_bindings(), Bindings),
+    {value, Fun, _} = erl_eval:expr(Expr, Bound, LocalHandler),
+    Fun.
 
 %% The worker loop's instructions, without line information.
 loop_asm(Code) ->

@@ -19,7 +19,7 @@
                        erlperf_forks],
           facade => [erlperf, erlperf_sweep, erlperf_app, erlperf_sup, erlperf_suite],
           model => [erlperf_record, erlperf_record_check, erlperf_baseline, erlperf_series],
-          presentation => [erlperf_report, erlperf_table, erlperf_csv, erlperf_markdown,
+          presentation => [erlperf_report, erlperf_table, erlperf_csv, erlperf_markdown, erlperf_benchee,
                            erlperf_html, erlperf_svg, erlperf_html_bench, erlperf_html_perf,
                            erlperf_output, erlperf_render, erlperf_trend],
           command_line => [erlperf_cli, erlperf_perf_cli, erlperf_args, erlperf_cli_vm,

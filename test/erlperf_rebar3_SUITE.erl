@@ -96,7 +96,7 @@ second_run(Config) ->
                        ["regressed", "improved", "no change"])) || L <- Lines].
 
 regression() ->
-    [{doc, "my_app doing ten times the work: --fail-on-regression 20 exits 3"}].
+    [{doc, "my_app waiting fifteen times as long: --fail-on-regression 20 exits 3"}].
 regression(Config) ->
     Project = ?config(project, Config),
     {ok, _} = file:copy(filename:join(?config(data_dir, Config), "slower_my_app.erl"),

@@ -1,0 +1,76 @@
+defmodule Mix.Tasks.Erlperf do
+  @shortdoc "Benchmarks Elixir code, or the project's benchmark suites in bench/"
+
+  @moduledoc """
+  Runs erlperf in this project: its compiled code and consolidated protocols on the code
+  path, results printed as Benchee prints them (`--format text` for erlperf's tables).
+
+      mix erlperf "Enum.sum(1..100)" "Enum.reduce(1..100, 0, &+/2)" --memory
+      mix erlperf "fn list -> Enum.sort(list) end" --init_runner "Enum.shuffle(1..1000)"
+      mix erlperf                          # the suite files of bench/ (.exs and .erl)
+      mix erlperf --fail-on-regression 10  # exit status 3 on a regression
+      mix erlperf --history
+
+  A runner (and `--init`, `--init_runner`, `--done`) is Elixir source text: an expression,
+  run once per iteration, or a `fn` taking the `--init_runner` result (`fn state -> ... end`).
+  It is compiled into erlperf's generated loop: no interpretation and no fun call per
+  iteration. Every other option is erlperf's command line (`mix erlperf --help`,
+  doc/cli.md). Without a runner, the suite files in `bench/` run, each run kept in
+  `_build/erlperf` and compared with the previous one (doc/suites.md).
+
+  The exit status is erlperf's: 0 success, 1 a benchmark failed, 2 a usage error, 3 a
+  regression gate failed.
+  """
+
+  use Mix.Task
+
+  @impl Mix.Task
+  def run(args) do
+    Mix.Task.run("compile", [])
+    consolidated = Mix.Project.consolidation_path()
+    if File.dir?(consolidated), do: Code.prepend_path(consolidated)
+
+    args = if runner?(args) or suite?(args) or not File.dir?("bench"), do: args, else: args ++ ["--suite", "bench"]
+    status = :erlperf_cli.run(Enum.map(args, &String.to_charlist/1), %{code: &compile/2, format: :benchee})
+    if status != 0, do: exit({:shutdown, status})
+    :ok
+  end
+
+  # Options that take no value; every other option takes the next argument.
+  @flags ~w(-v --verbose -i --isolated --isolation -q --squeeze --memory --latency --history -h --help --version)
+
+  defp runner?(args), do: runners(args) != []
+
+  defp suite?(args), do: Enum.any?(args, &(&1 in ["--suite", "--history", "-h", "--help", "--version"]))
+
+  defp runners([]), do: []
+  defp runners(["--" <> _ = opt | rest]) when opt in @flags, do: runners(rest)
+  defp runners(["-" <> _ = opt | rest]) when opt in @flags, do: runners(rest)
+  defp runners(["--" <> opt | rest]) do
+    if String.contains?(opt, "="), do: runners(rest), else: runners(Enum.drop(rest, 1))
+  end
+  defp runners(["-" <> _ | rest]), do: runners(Enum.drop(rest, 1))
+  defp runners([code | rest]), do: [code | runners(rest)]
+
+  @doc false
+  # Elixir source as an interpreted fun, which erlperf compiles into its loop: `fn ... end`
+  # as it is, any other expression as the body of a fn of no argument.
+  def compile(_role, text) do
+    source = List.to_string(text)
+    wrapped = if String.starts_with?(String.trim_leading(source), "fn "), do: source, else: "fn -> #{source}\nend"
+
+    try do
+      # the text alone first: a syntax error points into what the user wrote
+      Code.string_to_quoted!(source)
+
+      case Code.eval_string(wrapped) do
+        {fun, _} when is_function(fun) -> {:ok, fun}
+        {other, _} -> {:error, ~c"is not a fn: #{inspect(other)}"}
+      end
+    rescue
+      e -> {:error, String.to_charlist(first_line(Exception.message(e)))}
+    end
+  end
+
+  defp first_line(message), do: message |> String.split("\n", trim: true) |> List.first("")
+end

@@ -1,0 +1,228 @@
+%%% @doc Writes a results record ({@link erlperf_record}) the way Benchee prints its
+%%% results, for people who read those at once (`--style benchee', and the default of
+%%% `mix erlperf' and `Erlperf.run/2'). Pure: returns iodata.
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>input</b>: a combination of parameter values of a sweep (`--param', or the
+%%%       named inputs of `Erlperf.run/2'); each gets a section of its own, "With input
+%%%       N=100", its runs compared within it.</li>
+%%%   <li><b>ips</b>: iterations per second of one worker, `1e9 / iteration_ns' (with one
+%%%       worker, the throughput); <b>average</b>: the time of one iteration,
+%%%       `iteration_ns', from erlperf's loop (no clock read per call).</li>
+%%%   <li><b>deviation, median, 99th %</b>: of the calls timed one by one when the run
+%%%       timed them (`--latency'): the standard deviation in percent of their average,
+%%%       their median and 99th percentile, as Benchee's are; without latency, the
+%%%       deviation of the samples (throughput per sample) in percent of their average
+%%%       and the median and 99th percentile of the time per iteration over samples.</li>
+%%%   <li><b>comparison</b>: each run against the fastest of its input, `N.NNx slower'
+%%%       (the fastest's ips over its own) and the extra time per iteration, with
+%%%       erlperf's verdict: the interval of the ratio (from the comparison's interval of
+%%%       the change) and what it knows (forks, one run), or "no significant
+%%%       difference".</li>
+%%%   <li><b>memory usage</b>: heap bytes per call (`--memory'), compared the same way
+%%%       with the least.</li>
+%%% </ul>
+%%%
+%%% Example:
+%%% ```
+%%% Reports = erlperf:compare(["lists:seq(1, 100).", "lists:seq(1, 200)."],
+%%%                           #{report => full, latency => true, memory => true}),
+%%% io:put_chars(erlperf_benchee:format(erlperf_record:from_reports(Reports))).
+%%% '''
+-module(erlperf_benchee).
+
+%% API: called by the command line and the Elixir API.
+-export([format/1]).
+
+%% Width of the Name column at least, and of each figure column.
+-define(NAME_MIN, 16).
+-define(COLUMN, 13).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc The Benchee-style text of a record: the system, then per input the statistics,
+%% the comparison and the memory usage.
+-spec format(erlperf_record:results()) -> unicode:chardata().
+format(#{<<"runs">> := Runs} = Record) ->
+    Names = erlperf_record:param_names(Record),
+    Inputs = inputs(Runs, Names),
+    Width = max(?NAME_MIN, lists:max([string:length(name(R)) || R <- Runs]) + 2),
+    [system(maps:get(<<"system">>, Record, #{})),
+     [section(Input, Group, Width, length(Inputs) > 1 orelse Names =/= []) || {Input, Group} <- Inputs]].
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+%% Runs grouped by their combination, in the order first seen.
+inputs(Runs, Names) ->
+    Keys = lists:uniq([input(R, Names) || R <- Runs]),
+    [{K, [R || R <- Runs, input(R, Names) =:= K]} || K <- Keys].
+
+input(Run, Names) ->
+    Params = maps:get(<<"params">>, Run, #{}),
+    case Names of
+        %% Erlperf.run/2's named inputs: the name alone, as Benchee shows it
+        [<<"input">>] -> erlperf_units:record_text(maps:get(<<"input">>, Params, <<>>));
+        _ -> lists:join(", ", [[N, $=, erlperf_units:record_text(maps:get(N, Params))]
+                               || N <- Names, is_map_key(N, Params)])
+    end.
+
+system(System) ->
+    Lines = [{"Operating System", os(System)},
+             {"CPU Information", maps:get(<<"cpu">>, System, null)},
+             {"Number of Available Cores", maps:get(<<"schedulers">>, System, null)},
+             {"Erlang/OTP", maps:get(<<"otp_release">>, System, null)},
+             {"Elixir", elixir()}],
+    [[[Label, ": ", text(Value), "\n"] || {Label, Value} <- Lines, Value =/= null], "\n"].
+
+os(#{<<"os_name">> := Name}) -> Name;
+os(#{<<"os">> := Os}) -> Os;
+os(_System) -> null.
+
+%% The Elixir release of this VM, when Elixir is loaded (never started here).
+elixir() ->
+    case application:get_key(elixir, vsn) of
+        {ok, Vsn} -> Vsn;
+        undefined -> null
+    end.
+
+section(Input, Runs, Width, Titled) ->
+    Title = case Titled of
+                true -> ["##### With input ", Input, " #####\n"];
+                false -> []
+            end,
+    %% runs compared with each other (not a suite's benchmarks): fastest first
+    case lists:any(fun (R) -> is_map_key(<<"comparison">>, R) end, Runs) of
+        true ->
+            Sorted = lists:sort(fun (A, B) -> ips(A) >= ips(B) end, Runs),
+            [Title, statistics(Sorted, Width), comparison(Sorted, Width), memory(Sorted, Width), "\n"];
+        false ->
+            [Title, statistics(Runs, Width), memory(Runs, Width), "\n"]
+    end.
+
+statistics(Runs, Width) ->
+    Header = [pad("Name", Width), [lpad(H, ?COLUMN) || H <- ["ips", "average", "deviation", "median", "99th %"]], "\n"],
+    [Header | [[pad(name(R), Width), lpad(ips_text(ips(R)), ?COLUMN), lpad(time(average(R)), ?COLUMN),
+                lpad(deviation(R), ?COLUMN), lpad(time(median(R)), ?COLUMN), lpad(time(p99(R)), ?COLUMN), "\n"]
+               || R <- Runs]].
+
+comparison([_], _Width) ->
+    [];
+comparison([Fastest | Others], Width) ->
+    ["\nComparison:\n", pad(name(Fastest), Width), lpad(ips_text(ips(Fastest)), ?COLUMN), "\n"
+     | [[pad(name(R), Width), lpad(ips_text(ips(R)), ?COLUMN), " - ", slower(R, Fastest), "\n"] || R <- Others]].
+
+%% "1.95x slower +416 ns (95% CI 1.90..2.01x, 10 forks)", or "... (no significant
+%% difference, 95% CI ...)"; the ratio from the two averages.
+slower(Run, Fastest) ->
+    Ratio = ips(Fastest) / max(ips(Run), 1.0e-300),
+    Extra = average(Run) - average(Fastest),
+    [ratio(Ratio), " slower +", time(Extra), verdict(maps:get(<<"comparison">>, Run, none), Run)].
+
+%% The comparison's change interval of the throughput (C% slower: the ratio is
+%% 1 / (1 + C/100)), as an interval of "times slower".
+verdict(#{<<"ci95_pct">> := [Lo, Hi], <<"significant">> := Significant}, Run)
+  when is_number(Lo), is_number(Hi), Hi > -100 ->
+    %% a change down to -100% or below: the throughput may be 0, infinitely slower
+    Far = case Lo > -100 of
+              true -> ratio(100 / (100 + Lo));
+              false -> "∞"
+          end,
+    Range = [ratio(100 / (100 + Hi)), "..", Far],
+    Basis = erlperf_record:interval_label(Run),
+    case Significant of
+        true -> [" (95% CI ", Range, ", ", Basis, ")"];
+        false -> [" (no significant difference, 95% CI ", Range, ", ", Basis, ")"]
+    end;
+verdict(#{<<"significant">> := false}, _Run) ->
+    " (no significant difference)";
+verdict(_Comparison, _Run) ->
+    "".
+
+memory(Runs, Width) ->
+    case [{R, B} || R <- Runs, B <- [maps:get(<<"bytes_per_iteration">>, R, null)], is_number(B)] of
+        [] ->
+            [];
+        Measured ->
+            Least = lists:min([B || {_, B} <- Measured]),
+            Sorted = lists:keysort(2, Measured),
+            ["\nMemory usage statistics:\n\n", pad("Name", Width), lpad("Memory usage", ?COLUMN), "\n"
+             | [[pad(name(R), Width), lpad(bytes(B), ?COLUMN), memory_against(B, Least), "\n"]
+                || {R, B} <- Sorted]]
+    end.
+
+memory_against(B, Least) when B == Least -> "";
+memory_against(B, Least) when Least == 0 -> [" - +", bytes(B)];
+memory_against(B, Least) -> [" - ", ratio(B / Least), " memory usage +", bytes(B - Least)].
+
+name(#{<<"label">> := Label}) -> unicode:characters_to_list(Label).
+
+ips(#{<<"iteration_ns">> := Ns}) when is_number(Ns), Ns > 0 -> 1.0e9 / Ns;
+ips(#{<<"qps">> := Qps}) when is_number(Qps) -> float(Qps);
+ips(_Run) -> 0.0.
+
+average(#{<<"iteration_ns">> := Ns}) when is_number(Ns) -> float(Ns);
+average(Run) -> 1.0e9 / max(ips(Run), 1.0e-300).
+
+%% Per call when timed one by one; else over the samples.
+deviation(#{<<"latency_us">> := #{<<"stddev">> := Sd, <<"average">> := Avg}}) when Avg > 0 ->
+    percent(100 * Sd / Avg);
+deviation(#{<<"stddev">> := Sd, <<"average">> := Avg}) when is_number(Sd), Avg /= 0 ->
+    percent(100 * Sd / abs(Avg));
+deviation(_Run) ->
+    "-".
+
+median(#{<<"latency_us">> := #{<<"p50">> := P50}}) -> 1000 * P50;
+median(Run) -> per_iteration(Run, <<"median">>).
+
+p99(#{<<"latency_us">> := #{<<"p99">> := P99}}) -> 1000 * P99;
+p99(#{<<"mode">> := <<"timed">>} = Run) -> per_iteration(Run, <<"p99">>);
+%% continuous: the slowest 1% of samples are the lowest throughput
+p99(#{<<"samples">> := Samples} = Run) ->
+    scale_to_iteration(Run, erlperf_stat:percentile(Samples, 1)).
+
+per_iteration(Run, Key) ->
+    scale_to_iteration(Run, maps:get(Key, Run, null)).
+
+%% A sample's figure as the time of one iteration: the average's iteration time scaled
+%% by how the figure stands to the average (throughput: inversely; timed: directly).
+scale_to_iteration(#{<<"average">> := Avg} = Run, Value) when is_number(Value), Value /= 0, Avg /= 0 ->
+    case maps:get(<<"mode">>, Run, <<"continuous">>) of
+        <<"timed">> -> average(Run) * Value / Avg;
+        _ -> average(Run) * Avg / Value
+    end;
+scale_to_iteration(_Run, _Value) ->
+    null.
+
+ips_text(Ips) when Ips >= 1.0e9 -> [fixed(Ips / 1.0e9), " G"];
+ips_text(Ips) when Ips >= 1.0e6 -> [fixed(Ips / 1.0e6), " M"];
+ips_text(Ips) when Ips >= 1.0e3 -> [fixed(Ips / 1.0e3), " K"];
+ips_text(Ips) -> fixed(Ips).
+
+time(null) -> "-";
+time(Ns) when abs(Ns) >= 1.0e9 -> [fixed(Ns / 1.0e9), " s"];
+time(Ns) when abs(Ns) >= 1.0e6 -> [fixed(Ns / 1.0e6), " ms"];
+time(Ns) when abs(Ns) >= 1.0e3 -> [fixed(Ns / 1.0e3), " μs"];
+time(Ns) -> [fixed(Ns), " ns"].
+
+bytes(B) when B >= 1048576 -> [fixed(B / 1048576), " MB"];
+bytes(B) when B >= 1024 -> [fixed(B / 1024), " KB"];
+bytes(B) when B == round(B) -> [integer_to_list(round(B)), " B"];
+bytes(B) -> [fixed(B), " B"].
+
+ratio(R) -> [fixed(R), "x"].
+
+percent(P) -> ["±", fixed(P), "%"].
+
+fixed(X) -> float_to_list(X / 1, [{decimals, 2}]).
+
+text(Value) when is_binary(Value) -> Value;
+text(Value) when is_integer(Value) -> integer_to_list(Value);
+text([C | _] = Value) when is_integer(C) -> Value;
+text(Value) -> io_lib:format("~0tp", [Value]).
+
+pad(Text, Width) -> string:pad(Text, Width).
+
+lpad(Text, Width) -> string:pad(Text, Width, leading).
