@@ -50,6 +50,8 @@
 
 %% Internal exports: default options and limits, shared with the command line.
 -export([defaults/0, concurrency_defaults/0, sweep_defaults/0, limit/1, limit_reason/1]).
+%% Internal export: suite files (erlperf_suite) take keyword lists as this API does.
+-export([keywords/1]).
 
 -export_type([code/0, run_options/0, sweep_options/0, concurrency_options/0, concurrency_test/0,
               report/0, result/0, run_statistics/0, system_information/0, keywords/0]).
@@ -438,8 +440,9 @@ code_map(Code) when is_map(Code) -> erlang:error({invalid_option, code, Code});
 code_map([{Key, _} | _] = Code) when is_atom(Key) -> code_map(keywords(Code));
 code_map(Callable) -> #{runner => Callable}.
 
-%% A keyword list as a map, the first of repeated keys counting (Keyword.get/2); a map
+%% @doc A keyword list as a map, the first of repeated keys counting (Keyword.get/2); a map
 %% as it is; anything else as it is, for the checks to refuse.
+-spec keywords(term()) -> term().
 keywords(List) when is_list(List) ->
     case lists:all(fun ({K, _}) -> is_atom(K); (_) -> false end, List) of
         true -> maps:from_list(lists:reverse(List));

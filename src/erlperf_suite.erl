@@ -275,14 +275,14 @@ declared(Module) ->
     [prepare(Module, B) || B <- List].
 
 prepare(Module, [{_, _} | _] = Keywords) ->
-    prepare(Module, keywords(Keywords));
+    prepare(Module, erlperf:keywords(Keywords));
 prepare(Module, #{name := Name, runner := _} = B) ->
     Ctx = {Module, B},
     [] =:= maps:keys(B) -- ?KEYS orelse bad(Ctx, text("unknown keys ~0tp", [maps:keys(B) -- ?KEYS])),
     Label = name(Name, Ctx),
     Code = maps:from_list([{Role, role(Module, Role, V, Ctx)}
                            || Role <- ?ROLES, {ok, V} <- [maps:find(Role, B)]]),
-    Options = keywords(maps:get(options, B, #{})),
+    Options = erlperf:keywords(maps:get(options, B, #{})),
     is_map(Options) orelse bad(Ctx, "options must be a map or a keyword list"),
     #{name => Label, suite => Module, code => Code#{label => Label},
       params => params(maps:get(params, B, []), Ctx), options => Options};
@@ -313,15 +313,6 @@ role(Module, Role, Function, Ctx) when is_atom(Function) ->
     end;
 role(_Module, _Role, Code, _Ctx) ->
     Code.
-
-%% A keyword list (Elixir's) as a map, the first of repeated keys counting.
-keywords(List) when is_list(List) ->
-    case lists:all(fun ({K, _}) -> is_atom(K); (_) -> false end, List) of
-        true -> maps:from_list(lists:reverse(List));
-        false -> List
-    end;
-keywords(Other) ->
-    Other.
 
 params(Params, _Ctx) when is_list(Params) -> Params;
 params(Params, _Ctx) when is_map(Params) -> lists:sort(maps:to_list(Params));
