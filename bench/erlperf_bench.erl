@@ -158,7 +158,7 @@ funs() ->
     {ok, [Expr]} = erl_parse:parse_exprs(Tokens),
     {value, Eval, _} = erl_eval:expr(Expr, erl_eval:new_bindings()),
     Mfa = fun () -> erlperf_rate({?MODULE, work, []}, 1) end,
-    io:format("~-44s ~12s ~12s ~8s~n", ["funs (a call of erlperf_bench:work/0)", "{M,F,A}/s", "fun/s", "ratio"]),
+    io:format("~-44s ~12s ~12s ~8s~n", ["funs (a call of work/0 in bench/)", "{M,F,A}/s", "fun/s", "ratio"]),
     lists:foreach(
       fun ({Label, Fun, Goal}) ->
               {Ref, Ours} = rounds(Mfa, fun () -> erlperf_rate(Fun, 1) end),

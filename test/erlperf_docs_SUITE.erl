@@ -95,7 +95,8 @@ commands_found(Config) when is_list(Config) ->
     ?assertEqual([], Unused).
 
 functions_exist() ->
-    [{doc, "Every erlperf function README.md and doc/*.md name, with arguments or an arity, is "
+    [{doc, "Every erlperf function README.md and doc/*.md name (in Erlang's or Elixir's syntax), "
+           "with arguments or an arity, is "
            "exported with that arity (or is an exported type: `erlperf:report()')"}].
 functions_exist(Config) when is_list(Config) ->
     Files = [filename:join(erlperf_test_lib:root(), "README.md") | doc_files()],
@@ -196,9 +197,12 @@ figure_free(Lines) ->
 %% {Module, Function, Arity} of every `erlperf*:f(...)' and `erlperf*:f/N[,M]' in a file.
 references(File) ->
     {ok, Text} = file:read_file(File),
-    {match, Found} = re:run(Text, "\\b(erlperf[a-z0-9_]*):([a-z][a-zA-Z0-9_]*)(/[0-9]+(?:,[0-9]+)*|\\()",
-                            [global, {capture, all_but_first, index}]),
-    lists:append([reference(Text, M, F, A) || [M, F, A] <- Found]).
+    %% Erlang's erlperf:run( and Elixir's :erlperf.run( (a page may name none)
+    lists:append([case re:run(Text, Pattern ++ "([a-z][a-zA-Z0-9_]*)(/[0-9]+(?:,[0-9]+)*|\\()",
+                              [global, {capture, all_but_first, index}]) of
+                       {match, Found} -> lists:append([reference(Text, M, F, A) || [M, F, A] <- Found]);
+                       nomatch -> []
+                   end || Pattern <- ["\\b(erlperf[a-z0-9_]*):", "(?<![A-Za-z0-9_]):(erlperf[a-z0-9_]*)\\."]]).
 
 %% Offsets are of bytes: the text is UTF-8.
 reference(Text, M, F, {AS, _} = A) ->
