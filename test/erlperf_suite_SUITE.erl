@@ -301,7 +301,7 @@ sleeper(Config, Ms) ->
     write(Config, "sleep_bench.erl",
           io_lib:format("-module(sleep_bench).~n-behaviour(erlperf_suite).~n-export([benchmarks/0, wait/0]).~n"
                         "benchmarks() -> [#{name => \"wait\", runner => wait, "
-                        "options => #{samples => 6, sample_duration => 200}}].~n"
+                        "options => #{samples => 20, sample_duration => 100}}].~n"
                         "wait() -> timer:sleep(~b).~n", [Ms])).
 
 store(Config, Case) ->

@@ -3,6 +3,6 @@
 -behaviour(erlperf_suite).
 -export([benchmarks/0, work/0]).
 
-benchmarks() -> [#{name => "work", runner => work, options => #{samples => 6, sample_duration => 100}}].
+benchmarks() -> [#{name => "work", runner => work, options => #{samples => 20, sample_duration => 100}}].
 
 work() -> my_app:work().
