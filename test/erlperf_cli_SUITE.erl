@@ -450,10 +450,10 @@ bad_baseline(Config) ->
                 "baseline /nonexistent/base.json: no such file or directory").
 
 baseline_gate() ->
-    [{doc, "--save, then --baseline with --fail-on-regression: the same code passes (exit 0), code made about 10 times slower exits 3; limits wide enough that a loaded machine cannot turn either"}].
+    [{doc, "--save, then --baseline with --fail-on-regression: the same code passes (exit 0), code made about 10 times slower exits 3; limits wide enough, and 10 forks a run, so that a loaded machine cannot turn either"}].
 baseline_gate(Config) ->
     Base = filename:join(?config(priv_dir, Config), "base.json"),
-    Opts = ["--label", "work", "-d", "100", "-s", "8"],
+    Opts = ["--label", "work", "-d", "100", "-s", "20"],
     {0, _} = run(Config, ["timer:sleep(2)." | Opts] ++ ["--save", Base]),
     {0, Same} = run(Config, ["timer:sleep(2)." | Opts] ++ ["--baseline", Base,
                                                            "--fail-on-regression", "75"]),
