@@ -235,9 +235,14 @@ interpreted(Warnings) ->
 %% In a process of its own: the caller's heap and message queue (a runner may send it
 %% messages by the million) would weigh on every garbage collection of the measurement.
 interpreted_call_ns() ->
-    {Pid, Ref} = spawn_monitor(fun () -> exit({interpreted_call_ns, measure_interpreted()}) end),
+    Self = self(),
+    {Pid, Ref} = spawn_monitor(fun () -> Self ! {self(), measure_interpreted()} end),
     receive
-        {'DOWN', Ref, process, Pid, {interpreted_call_ns, Ns}} -> Ns
+        {Pid, Ns} ->
+            erlang:demonitor(Ref, [flush]),
+            Ns;
+        {'DOWN', Ref, process, Pid, Reason} ->
+            erlang:error({interpreted_call_ns, Reason})
     end.
 
 measure_interpreted() ->
