@@ -1373,7 +1373,9 @@ readme_mfa_loop(Config) ->
                         ?BASIC ++ ["Rel"], unordered),
     ?assertMatch(#{"Rel" := 100}, Fast),
     ?assert(maps:get("QPS", Fast) >= maps:get("QPS", Slow)),
-    ?assert(maps:get("Time", Fast) < 1000, Fast).   % one rand:uniform() is nanoseconds
+    %% one rand:uniform() is tens of nanoseconds: below 10 us even on a machine busy with
+    %% other test legs, and well above what a wrong unit would show
+    ?assert(in(maps:get("Time", Fast), 1, 10000), {Fast, Slow}).
 
 readme_duration_doubles() ->
     [{doc, "README continuous mode: -d 200 doubles the counts of -d 100, not the iteration time"}].
