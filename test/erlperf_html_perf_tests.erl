@@ -9,12 +9,16 @@
 
 -define(RECORDS, ["httpd", "invariants", "det_failed"]).
 -define(HOSTILE, <<"<script>alert(\"x\")</script>'&">>).
+%% Rendering the httpd record and reading every chart back takes 0.2-0.8 s on a quiet
+%% machine; eunit's 5 s default, once exceeded, ends the whole run, so the tests that
+%% render a whole record take a minute.
+-define(RENDER_TIMEOUT_S, 60).
 
 %%--------------------------------------------------------------------
 %% Every page of every record
 
 pages_test_() ->
-    [{Name, fun () -> pages(record(Name)) end} || Name <- ?RECORDS].
+    [{Name, {timeout, ?RENDER_TIMEOUT_S, fun () -> pages(record(Name)) end}} || Name <- ?RECORDS].
 
 pages(Record) ->
     Pages = erlperf_html_perf:render(Record),
@@ -46,7 +50,7 @@ pages(Record) ->
 %% The front page
 
 front_page_test_() ->
-    [{Name, fun () -> front_page(record(Name)) end} || Name <- ?RECORDS].
+    [{Name, {timeout, ?RENDER_TIMEOUT_S, fun () -> front_page(record(Name)) end}} || Name <- ?RECORDS].
 
 front_page(#{<<"runs">> := Runs} = Record) ->
     Index = index(Record),
@@ -76,7 +80,7 @@ failed_run_test() ->
 %% The top functions' charts: a point per size where the function was called, per
 %% function; the most time-consuming function among them.
 top_functions_test_() ->
-    [{Name, fun () -> top_functions(record(Name)) end} || Name <- ?RECORDS].
+    [{Name, {timeout, ?RENDER_TIMEOUT_S, fun () -> top_functions(record(Name)) end}} || Name <- ?RECORDS].
 
 top_functions(#{<<"runs">> := Runs} = Record) ->
     Ok = [R || #{<<"status">> := <<"ok">>} = R <- Runs],
@@ -101,7 +105,10 @@ top_functions(#{<<"runs">> := Runs} = Record) ->
 %%--------------------------------------------------------------------
 %% Function and process pages
 
-function_pages_test() ->
+function_pages_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun function_pages/0}.
+
+function_pages() ->
     #{<<"runs">> := Runs} = Record = record("httpd"),
     Pages = erlperf_html_perf:render(Record),
     Mfas = lists:usort([M || #{<<"functions">> := Fs} <- Runs, #{<<"mfa">> := M} <- Fs]),
@@ -120,7 +127,10 @@ function_pages_test() ->
                            Calls)
       end, lists:zip(Mfas, lists:seq(1, length(Mfas)))).
 
-process_pages_test() ->
+process_pages_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun process_pages/0}.
+
+process_pages() ->
     #{<<"runs">> := Runs} = Record = record("httpd"),
     Pages = erlperf_html_perf:render(Record),
     Names = lists:usort([N || #{<<"processes">> := Ps} <- Runs, #{<<"name">> := N} <- Ps]),
@@ -195,7 +205,10 @@ custom_agent_raw_test() ->
 
 %% `<script>', quotes and an ampersand in every field a person or a system under test
 %% chooses: escaped on every page, in tables, headings, links, chart titles and legends.
-hostile_test() ->
+hostile_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun hostile/0}.
+
+hostile() ->
     Record = hostile(record("invariants")),
     Pages = erlperf_html_perf:render(Record),
     lists:foreach(

@@ -173,7 +173,11 @@ undefined_interval_test() ->
 
 %% 1000 runs of 20 benchmarks: the page and the text keep to the latest runs (and say
 %% so), every step is still listed; the JSON has every point.
-long_history_test() ->
+long_history_test_() ->
+    %% about 1 s on a quiet machine: more than eunit's 5 s default on a loaded one ends the run
+    {timeout, 60, fun long_history/0}.
+
+long_history() ->
     Runs = 1000,
     Benchmarks = [#{name => iolist_to_binary(["bench ", integer_to_list(N)]),
                     points => [point(R, 1.0e6 + R) || R <- lists:seq(1, Runs)],
