@@ -18,7 +18,11 @@
 %% Every page of every record
 
 pages_test_() ->
-    [{Name, {timeout, ?RENDER_TIMEOUT_S, fun () -> pages(record(Name)) end}} || Name <- ?RECORDS].
+    per_record(fun pages/1).
+
+%% A test of each record, under the rendering timeout.
+per_record(Test) ->
+    [{Name, {timeout, ?RENDER_TIMEOUT_S, fun () -> Test(record(Name)) end}} || Name <- ?RECORDS].
 
 pages(Record) ->
     Pages = erlperf_html_perf:render(Record),
@@ -50,7 +54,7 @@ pages(Record) ->
 %% The front page
 
 front_page_test_() ->
-    [{Name, {timeout, ?RENDER_TIMEOUT_S, fun () -> front_page(record(Name)) end}} || Name <- ?RECORDS].
+    per_record(fun front_page/1).
 
 front_page(#{<<"runs">> := Runs} = Record) ->
     Index = index(Record),
@@ -80,7 +84,7 @@ failed_run_test() ->
 %% The top functions' charts: a point per size where the function was called, per
 %% function; the most time-consuming function among them.
 top_functions_test_() ->
-    [{Name, {timeout, ?RENDER_TIMEOUT_S, fun () -> top_functions(record(Name)) end}} || Name <- ?RECORDS].
+    per_record(fun top_functions/1).
 
 top_functions(#{<<"runs">> := Runs} = Record) ->
     Ok = [R || #{<<"status">> := <<"ok">>} = R <- Runs],
@@ -206,9 +210,9 @@ custom_agent_raw_test() ->
 %% `<script>', quotes and an ampersand in every field a person or a system under test
 %% chooses: escaped on every page, in tables, headings, links, chart titles and legends.
 hostile_test_() ->
-    {timeout, ?RENDER_TIMEOUT_S, fun hostile/0}.
+    {timeout, ?RENDER_TIMEOUT_S, fun hostile_pages/0}.
 
-hostile() ->
+hostile_pages() ->
     Record = hostile(record("invariants")),
     Pages = erlperf_html_perf:render(Record),
     lists:foreach(
