@@ -21,6 +21,9 @@
 %%%   <li><b>precise waiting</b>: when the timer wakes the sampler late (lock contention,
 %%%       overloaded schedulers), it busy-waits the last `?BUSY_MARGIN_MS' before each
 %%%       deadline for the rest of the run, and says so (`sleep => busy_wait').</li>
+%%%   <li><b>stall</b>: the sampler woken more than half a period late. The late sample
+%%%       spans the stall (its value is normalised with its measured time); the next
+%%%       reading is a period after it: missed deadlines are not caught up.</li>
 %%% </ul>
 %%%
 %%% Example (jobs started by the caller, see {@link erlperf_local}):
@@ -276,12 +279,21 @@ running_mean(NewestFirst, N, Clock) ->
 cv_flag(#{cv := undefined}, _Met, Run) -> Run;
 cv_flag(_Opts, Met, Run) -> Run#{cv_met => Met}.
 
-%% Waits for the next deadline, then reads all jobs.
+%% Waits for the next deadline, then reads all jobs. Deadlines are a period apart from
+%% the first reading (no drift from wake-up delays), until the sampler is woken more
+%% than half a period late (the VM or the machine stalled it): the next deadline is then
+%% a period after this reading, not the deadlines it missed, which would give readings
+%% microseconds apart (samples of a few iterations, scaled up to a period, or none).
 next_reading(Jobs, #{origin := Origin, tick := Tick, period := Period, sleep := Sleep} = Clock) ->
     Deadline = Origin + (Tick + 1) * Period,
     NewSleep = wait_until(Deadline, Period, Sleep, Jobs),
     Now = erlang:monotonic_time(),
-    {Clock#{tick := Tick + 1, sleep := NewSleep}, {Now, read_all(Jobs)}}.
+    Reading = {Now, read_all(Jobs)},
+    Next = case Now - Deadline > Period div 2 of
+               true -> Clock#{origin := Now, tick := 0};
+               false -> Clock#{tick := Tick + 1}
+           end,
+    {Next#{sleep := NewSleep}, Reading}.
 
 read_all(Jobs) ->
     [read(Job) || Job <- Jobs].

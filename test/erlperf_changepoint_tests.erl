@@ -92,15 +92,17 @@ reference_test_() ->
 %%--------------------------------------------------------------------
 %% False alarms: flat histories
 
+%% A timeout on a group of several tests is the group's alone (each test keeps eunit's
+%% 5 s): every test here has its own.
 false_alarm_test_() ->
-    {timeout, ?SIM_TIMEOUT,
+    [{timeout, ?SIM_TIMEOUT, Test} || Test <-
      [?_test(false_alarms(12, normal, #{}, {1201, 1, 1}, 0.02)),
       ?_test(false_alarms(30, normal, #{}, {3001, 1, 1}, 0.02)),
       ?_test(false_alarms(12, heavy, #{}, {1202, 1, 1}, 0.03)),
       ?_test(false_alarms(30, heavy, #{}, {3002, 1, 1}, 0.03)),
       %% the segmentation's level alone: no noise floor to drop what it finds
       ?_test(false_alarms(12, normal, #{noise => 0}, {1203, 1, 1}, 0.02)),
-      ?_test(false_alarms(30, normal, #{noise => 0}, {3003, 1, 1}, 0.02))]}.
+      ?_test(false_alarms(30, normal, #{noise => 0}, {3003, 1, 1}, 0.02))]].
 
 false_alarms(Runs, Noise, Options, Seed, Bound) ->
     rand:seed(exsss, Seed),

@@ -25,6 +25,9 @@
 %% Longest an example may go without printing (the performance test of httpd prints a
 %% line a size, about 15 s apart).
 -define(EXAMPLE_TIMEOUT_MS, 300000).
+%% Lines of its output a failed example shows in the failure (all of it is in the log):
+%% those saying what failed, else its last lines.
+-define(TAIL_LINES, 8).
 
 %% A command, the exit status the page shows, the lines it shows printed, and the line
 %% of the page the command starts on.
@@ -59,7 +62,8 @@ check(Dir, #{command := Command, status := Status, shown := Shown}) ->
     Missing = [L || L <- Shown, not has_digit(L), words(L) =/= [], not lists:member(words(L), OutWords)],
     case {Got, Missing} of
         {Status, []} -> ok;
-        _ -> #{exit => Got, expected_exit => Status, lines_missing => Missing}
+        _ -> #{exit => Got, expected_exit => Status, lines_missing => Missing,
+               output => telling(Out, ?TAIL_LINES)}
     end.
 
 %% @doc Runs a command line through `sh' in `Dir': its exit status (or `timeout') and its
@@ -73,6 +77,15 @@ shell(Dir, Command) ->
 
 %%--------------------------------------------------------------------
 %% Internal functions
+
+%% At most N lines of Text that say what failed (an error, a warning, a failed
+%% requirement), else its last N lines.
+telling(Text, N) ->
+    Lines = string:split(string:trim(Text, trailing), "\n", all),
+    case [L || L <- Lines, re:run(L, "fail|error|warning|crash", [caseless]) =/= nomatch] of
+        [] -> lists:nthtail(max(0, length(Lines) - N), Lines);
+        Telling -> lists:sublist(Telling, N)
+    end.
 
 parse([], Acc) ->
     lists:reverse(Acc);

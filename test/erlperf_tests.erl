@@ -8,7 +8,7 @@
 -define(QUICK, [{samples, 1}, {sample_duration, 20}]).
 
 keyword_options_test_() ->
-    {timeout, 60,
+    [{timeout, 60, Test} || Test <-
      [?_assert(is_integer(erlperf:run("ok.", ?QUICK))),
       ?_assertMatch([A, B] when is_integer(A) andalso is_integer(B),
                     erlperf:compare(["ok.", "rand:uniform()."], ?QUICK)),
@@ -26,7 +26,7 @@ keyword_options_test_() ->
                     erlperf:run("ok.", [{report, full}, {samples, 2}, {samples, 9}, {sample_duration, 20}])),
       %% sweeps
       ?_assertMatch([#{params := [{'N', 1}]}, #{params := [{'N', 2}]}],
-                    erlperf:sweep(["lists:seq(1, N)."], [{params, [{'N', [1, 2]}]} | ?QUICK]))]}.
+                    erlperf:sweep(["lists:seq(1, N)."], [{params, [{'N', [1, 2]}]} | ?QUICK]))]].
 
 keyword_errors_test_() ->
     [%% an unknown key in a keyword list, as in a map
