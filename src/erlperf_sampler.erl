@@ -232,13 +232,15 @@ sample_loop(Jobs, #{samples := N} = Opts, Clock, Readings) ->
 
 %% Whether sampling stops after Taken samples: once there are `samples' of them, and in
 %% cv mode once every job's window (Windows() computes them) varies less than `cv', or
-%% at the cap. Returns {true, CvMet} or false.
+%% at the cap. A window of no iterations (a runner the machine did not run) varies by
+%% nothing and tells nothing: it does not meet the goal. Returns {true, CvMet} or false.
 enough(Taken, _Windows, #{samples := N}) when Taken < N ->
     false;
 enough(_Taken, _Windows, #{cv := undefined}) ->
     {true, true};
 enough(Taken, Windows, #{samples := N, cv := Cv}) ->
-    Met = lists:all(fun (Values) -> erlperf_stat:cv(Values) =< Cv end, Windows()),
+    Met = lists:all(fun (Values) -> erlperf_stat:mean(Values) > 0 andalso erlperf_stat:cv(Values) =< Cv end,
+                    Windows()),
     case Met orelse Taken >= max(?CV_MIN_CAP, ?CV_CAP_FACTOR * N) of
         true -> {true, Met};
         false -> false

@@ -508,7 +508,9 @@ continuous_full(Config) when is_list(Config) ->
     #{result := #{average := Avg, min := Min, max := Max, stddev := StdDev, median := Median,
                   p99 := P99, samples := Raw, values := Samples, time := Time,
                   iteration_time := IterNs, best := Best, worst := Worst,
-                  variance := Variance, overdue := 0}} = Report,
+                  variance := Variance, overdue := Overdue}} = Report,
+    %% no sample is overdue unless the machine stalled a worker through a reading
+    ?assert(is_integer(Overdue) andalso Overdue >= 0 andalso Overdue =< 3, Overdue),
     %% erlperf 2.3: the raw counter, read at the start and after each sample
     ?assertMatch([_, _, _, _], Raw),
     ?assert(lists:all(fun erlang:is_integer/1, Raw) andalso lists:sort(Raw) =:= Raw, Raw),
@@ -1168,7 +1170,7 @@ start_job(Config) when is_list(Config) ->
     %% the job outlives its caller: it belongs to the application's supervisor
     Self = self(),
     Other = spawn(fun () -> Self ! {job, erlperf:start("ok.", 1)} end),
-    Job2 = receive {job, J} -> J after 5000 -> ct:fail(no_job) end,
+    Job2 = receive {job, J} -> J after 30000 -> ct:fail(no_job) end,
     Mon = erlang:monitor(process, Other),
     receive {'DOWN', Mon, process, Other, _} -> ok end,
     ?assertEqual(1, erlperf_job:concurrency(Job2)),

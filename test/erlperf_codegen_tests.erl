@@ -155,10 +155,13 @@ no_files_written_test() ->
 %%--------------------------------------------------------------------
 %% The generated loops, loaded and called
 
+%% Each with a timeout of its own (the loops run for real: a loaded machine slows them).
 loops_test_() ->
-    [fun runner2_threads_state/0, fun runner1_gets_init_runner/0, fun role_calls/0,
-     fun continuous_publishes/0, fun helpers_do_not_clash/0, fun latency_fills_slots/0,
-     fun latency_stops_at_deadline/0, fun latency_threads_state/0].
+    [{timeout, 60, Test}
+     || Test <- [fun runner2_threads_state/0, fun runner1_gets_init_runner/0, fun role_calls/0,
+                 fun continuous_publishes/0, fun helpers_do_not_clash/0,
+                 fun latency_fills_slots/0, fun latency_stops_at_deadline/0,
+                 fun latency_threads_state/0]].
 
 runner2_threads_state() ->
     Self = self(),
@@ -403,8 +406,9 @@ external_fun_test_() ->
      ?_assertNotEqual(nomatch, string:find(Source, "lists:seq(")),
      ?_assertNotEqual(nomatch, string:find(Source, "node()")),
      %% and it runs: arity 2 gets the init_runner result and the state
-     ?_assert(is_integer(erlperf:run(#{runner => fun erlang:phash2/1, init_runner => "42."},
-                                     #{sample_duration => 20, samples => 1})))].
+     {timeout, 60,
+      ?_assert(is_integer(erlperf:run(#{runner => fun erlang:phash2/1, init_runner => "42."},
+                                      #{sample_duration => 20, samples => 1})))}].
 
 interpreted_fun_test_() ->
     Seq = eval("fun () -> lists:seq(1, N) end.", [{'N', 100}]),
@@ -428,9 +432,10 @@ interpreted_fun_test_() ->
                                                      "'runner fun'(L) ->"))
             end),
      %% it runs, and so does one taking the init_runner result
-     ?_assert(erlperf:run(Seq, #{sample_duration => 20, samples => 1}) > 0),
-     ?_assert(erlperf:run(#{runner => State, init_runner => eval("fun () -> [1, 2, 3] end.", [])},
-                          #{sample_duration => 20, samples => 1}) > 0),
+     {timeout, 60, ?_assert(erlperf:run(Seq, #{sample_duration => 20, samples => 1}) > 0)},
+     {timeout, 60,
+      ?_assert(erlperf:run(#{runner => State, init_runner => eval("fun () -> [1, 2, 3] end.", [])},
+                           #{sample_duration => 20, samples => 1}) > 0)},
      %% a dead body is found as in source text
      ?_assertMatch({ok, #{warnings := [{dead_code, runner}]}},
                    erlperf_codegen:generate(#{runner => eval("fun () -> ok end.", [])}, erlperf_codegen_tests_dead))].
@@ -452,12 +457,13 @@ interpreted_left_test_() ->
      ?_assertMatch({ok, #{context := {_}, warnings := []}},
                    erlperf_codegen:generate(#{runner => fun () -> ok end}, erlperf_codegen_tests_compiled)),
      %% the run says what interpreting costs
-     ?_test(begin
-                #{interpreted_call_ns := Ns, warnings := [{interpreted, runner}]} =
-                    erlperf:run(Pid, #{sample_duration => 20, samples => 1, report => full}),
-                ?assert(is_float(Ns) andalso Ns >= 0, Ns),
-                drain(hello)
-            end)].
+     {timeout, 60,
+      ?_test(begin
+                 #{interpreted_call_ns := Ns, warnings := [{interpreted, runner}]} =
+                     erlperf:run(Pid, #{sample_duration => 20, samples => 1, report => full}),
+                 ?assert(is_float(Ns) andalso Ns >= 0, Ns),
+                 drain(hello)
+             end)}].
 
 %%--------------------------------------------------------------------
 %% Helpers

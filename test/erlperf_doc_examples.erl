@@ -24,7 +24,7 @@
 
 %% Longest an example may go without printing (the performance test of httpd prints a
 %% line a size, about 15 s apart).
--define(EXAMPLE_TIMEOUT_MS, 300000).
+-define(EXAMPLE_TIMEOUT_MS, 480000).
 %% Lines of its output a failed example shows in the failure (all of it is in the log):
 %% those saying what failed, else its last lines.
 -define(TAIL_LINES, 8).

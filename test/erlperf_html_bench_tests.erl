@@ -7,14 +7,15 @@
 -include_lib("stdlib/include/assert.hrl").
 
 -define(EVIL, <<"<script>alert(\"x\")</script> & 'q'">>).
+%% Seconds each test may take: each renders a record and parses its charts (tens of ms
+%% here, far more on a loaded machine, where eunit's 5 s default would end the run).
+-define(RENDER_TIMEOUT_S, 60).
 
 %%--------------------------------------------------------------------
 %% Two runners with --memory and --latency
 
-%% The module's first test reads and renders the fixture (some 0.1 s here): a timeout of
-%% its own for a loaded machine.
 throughput_bars_test_() ->
-    {timeout, 60, fun throughput_bars/0}.
+    {timeout, ?RENDER_TIMEOUT_S, fun throughput_bars/0}.
 
 throughput_bars() ->
     #{<<"runs">> := Runs} = Record = record("memory_latency.json"),
@@ -31,7 +32,10 @@ throughput_bars() ->
     ?assertNotEqual(nomatch, string:find(First, "fastest")),
     ?assertNotEqual(nomatch, string:find(Second, "rand:uniform().")).
 
-samples_test() ->
+samples_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun samples/0}.
+
+samples() ->
     #{<<"runs">> := Runs} = Record = record("memory_latency.json"),
     {_, Doc} = lists:keyfind("Samples in the order taken", 1, charts(Record)),
     ?assertEqual([{binary_to_list(L), lists:zip(lists:seq(1, length(S)), S)}
@@ -39,7 +43,10 @@ samples_test() ->
                  erlperf_html_test_lib:series(Doc)),
     ?assertEqual(8, length(lists:append([S || #{<<"samples">> := S} <- Runs]))).
 
-latency_test() ->
+latency_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun latency/0}.
+
+latency() ->
     #{<<"runs">> := Runs} = Record = record("memory_latency.json"),
     {_, Doc} = lists:keyfind("Latency percentiles", 1, charts(Record)),
     Keys = [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>],
@@ -52,19 +59,28 @@ latency_test() ->
     ?assertNotEqual(nomatch, binary:match(Page, list_to_binary([">", erlperf_units:time(P999 * 1000), "<"]))).
 
 %% Tables write figures as the text tables do: no raw floats.
-memory_table_test() ->
+memory_table_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun memory_table/0}.
+
+memory_table() ->
     #{<<"runs">> := [#{<<"cpu_ns_per_iteration">> := Cpu} | _]} = Record = record("memory_latency.json"),
     Page = iolist_to_binary(erlperf_html_bench:render(Record)),
     ?assertNotEqual(nomatch, binary:match(Page, list_to_binary([">", erlperf_units:time(Cpu), "<"]))),
     ?assertEqual(nomatch, binary:match(Page, float_to_binary(Cpu / 1, [short]))).
 
-memory_test() ->
+memory_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun memory/0}.
+
+memory() ->
     #{<<"runs">> := Runs} = Record = record("memory_latency.json"),
     {_, Doc} = lists:keyfind("Heap allocated per call", 1, charts(Record)),
     ?assertEqual([B || #{<<"bytes_per_iteration">> := B} <- Runs],
                  [V || {V, _, _} <- erlperf_html_test_lib:bars(Doc)]).
 
-no_sweep_no_baseline_test() ->
+no_sweep_no_baseline_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun no_sweep_no_baseline/0}.
+
+no_sweep_no_baseline() ->
     Record = record("memory_latency.json"),
     Titles = [T || {T, _} <- charts(Record)],
     ?assertEqual(["Throughput, with 95% intervals", "Samples in the order taken",
@@ -76,7 +92,10 @@ no_sweep_no_baseline_test() ->
 %%--------------------------------------------------------------------
 %% Sweeps
 
-sweep_test() ->
+sweep_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun sweep/0}.
+
+sweep() ->
     #{<<"runs">> := Runs} = Record = record("sweep.json"),
     Charts = charts(Record),
     {_, Bars} = lists:keyfind("Throughput, with 95% intervals", 1, Charts),
@@ -102,7 +121,10 @@ sweep_test() ->
     ?assertEqual(1, length(binary:matches(Page, <<"<tr class=\"best\">">>))).
 
 %% Two parameters: against each, one line per value of the other.
-sweep_two_params_test() ->
+sweep_two_params_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun sweep_two_params/0}.
+
+sweep_two_params() ->
     #{<<"runs">> := Runs} = Record = record("sweep_two_params.json"),
     Charts = charts(Record),
     {_, ByN} = lists:keyfind("iterations per second against N", 1, Charts),
@@ -122,7 +144,10 @@ sweep_two_params_test() ->
     ?assertEqual(false, lists:keyfind("bytes per second against N", 1, Charts)).
 
 %% Parameter values that are not numbers: placed in the order given, named on the axis.
-sweep_text_values_test() ->
+sweep_text_values_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun sweep_text_values/0}.
+
+sweep_text_values() ->
     #{<<"runs">> := Runs, <<"options">> := Options} = Record = record("sweep.json"),
     Names = #{10 => <<"small">>, 100 => <<"'medium'">>, 1000 => ?EVIL},
     Text = Record#{<<"runs">> := [R#{<<"params">> := #{<<"N">> => maps:get(N, Names)}}
@@ -137,7 +162,10 @@ sweep_text_values_test() ->
 %%--------------------------------------------------------------------
 %% Baselines
 
-baseline_test() ->
+baseline_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun baseline/0}.
+
+baseline() ->
     #{<<"runs">> := Runs} = Record = record("baseline.json"),
     {_, Doc} = lists:keyfind("Change against the baselines", 1, charts(Record)),
     Entries = [E || #{<<"baselines">> := Es} <- Runs, E <- Es],
@@ -159,7 +187,10 @@ baseline_test() ->
 %%--------------------------------------------------------------------
 %% Concurrency mode, profiles, timed mode, a single sample
 
-squeeze_profile_test() ->
+squeeze_profile_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun squeeze_profile/0}.
+
+squeeze_profile() ->
     #{<<"runs">> := [#{<<"label">> := Label, <<"steps">> := Steps, <<"best_concurrency">> := Best,
                        <<"profile">> := #{<<"functions">> := Functions}}]} = Record =
         record("squeeze_profile.json"),
@@ -173,7 +204,10 @@ squeeze_profile_test() ->
     %% one runner: nobody is "the fastest"
     ?assertEqual(nomatch, binary:match(Page, <<"fastest">>)).
 
-timed_test() ->
+timed_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun timed/0}.
+
+timed() ->
     #{<<"runs">> := [#{<<"samples">> := Samples}]} = Record = record("timed.json"),
     {_, Doc} = lists:keyfind("Samples in the order taken", 1, charts(Record)),
     ?assertMatch([{_, Points}] when length(Points) =:= length(Samples),
@@ -181,7 +215,10 @@ timed_test() ->
     Page = iolist_to_binary(erlperf_html_bench:render(Record)),
     ?assertNotEqual(nomatch, binary:match(Page, <<"microseconds per sample">>)).
 
-one_sample_test() ->
+one_sample_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun one_sample/0}.
+
+one_sample() ->
     #{<<"runs">> := [#{<<"samples">> := [Sample], <<"ci95">> := null, <<"qps">> := Qps}]} = Record =
         record("one_sample.json"),
     Charts = charts(Record),
@@ -193,7 +230,10 @@ one_sample_test() ->
     ?assertMatch([{_, [{1, Sample}]}], erlperf_html_test_lib:series(Samples)).
 
 %% Absent figures (null) anywhere a run may have them.
-nulls_test() ->
+nulls_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun nulls/0}.
+
+nulls() ->
     #{<<"runs">> := [Run | _]} = Record = record("memory_latency.json"),
     Nulls = Run#{<<"qps">> := null, <<"ci95">> := null, <<"iteration_ns">> := null,
                  <<"latency_us">> := null, <<"bytes_per_iteration">> := null},

@@ -160,7 +160,10 @@ process_pages() ->
 %%--------------------------------------------------------------------
 %% Custom agents
 
-custom_agent_tables_test() ->
+custom_agent_tables_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun custom_agent_tables/0}.
+
+custom_agent_tables() ->
     #{<<"runs">> := Runs} = Record = record("invariants"),
     Index = index(Record),
     ?assert(has(Index, "<h2>Custom agent: invariant_checker_agent</h2>")),
@@ -176,7 +179,10 @@ custom_agent_tables_test() ->
                          integer_to_list(Checks), "</td>"]))
      || {Size, #{<<"checks">> := Checks}} <- Results].
 
-custom_agent_series_test() ->
+custom_agent_series_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun custom_agent_series/0}.
+
+custom_agent_series() ->
     %% the real record, with the violations over time the agent reports when an
     %% invariant fails, at two sizes
     Series = fun (Points) -> #{<<"title">> => <<"Violations over time">>,
@@ -193,7 +199,10 @@ custom_agent_series_test() ->
 
 %% A result with no report and no text is shown as JSON; a report of the wrong shape
 %% draws what it can and never breaks the page.
-custom_agent_raw_test() ->
+custom_agent_raw_test_() ->
+    {timeout, ?RENDER_TIMEOUT_S, fun custom_agent_raw/0}.
+
+custom_agent_raw() ->
     Record = with_report(record("invariants"),
                          fun (1) -> #{<<"tables">> => <<"not a list">>, <<"series">> => [#{}, 3]};
                              (4) -> [1, 2];

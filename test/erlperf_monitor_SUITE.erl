@@ -542,7 +542,10 @@ full_second(Job) ->
 %% interval was (lines are stamped in whole seconds).
 full_second_after(T) ->
     case stamp(next_line()) of
-        From when From >= T ->
+        Stamped when Stamped >= T ->
+            %% the totals of the line stamped after T may have been read before it (a
+            %% loaded machine delays the stamp): the second after the next line's
+            From = stamp(next_line()),
             Line = next_line(),
             {stamp(Line) - From + 1000, job_rate(Line)};
         _ ->
