@@ -81,6 +81,9 @@
                          %% (a standard deviation), added to every runner's interval [RUN_NOISE]
                          run_noise => number(),
                          memory => boolean(),                   % cost per call in result.cost [false]
+                         %% exact counts per call (reductions, bytes allocated) in
+                         %% result.counts, from one short batch after the run [false]
+                         counts => boolean(),
                          latency => boolean(),                  % per-call latency in result.latency [false]
                          %% after the run, profile each runner: the report's `profile' [undefined]
                          profile => erlperf_profile:tool() | undefined,
@@ -111,7 +114,10 @@
 %% worker). `overdue': samples ending while a worker ran far longer than usual.
 %% `ci': the `confidence' interval of the average (undefined for one sample);
 %% `outliers': Tukey's fences and the values outside them, counted, never dropped.
-%% `cost' (`memory => true') and `latency' (`latency => true'): measured after the run.
+%% `cost' (`memory => true'), `counts' (`counts => true' or `memory => true') and
+%% `latency' (`latency => true'): measured after the run. `interference' (Linux): per
+%% sample, what the host's other programs took of the schedulers' time, and
+%% `cpu_values' the samples as they would have been without it (see erlperf_local).
 %% `forks': a run of several forks, their sizes, means and variance components.
 -type run_statistics() :: #{average := float(), min := number(), max := number(),
                             best := number(), worst := number(), stddev := float(),
@@ -123,6 +129,9 @@
                             confidence => number(),
                             outliers => erlperf_stat:outliers(),
                             cost => erlperf_cost:cost(),
+                            counts => erlperf_cost:counts(),
+                            interference => [erlperf_interference:figures()],
+                            cpu_values => [float()],
                             latency => erlperf_latency:latency(),
                             forks => erlperf_stat:components()}.
 %% A runner against the fastest of the same call (see erlperf_comparison).
@@ -329,7 +338,7 @@ defaults() ->
     #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
       cv => undefined, report => basic, priority => high, compare => parallel,
       forks => auto, confidence => 95, noise => 1, run_noise => ?RUN_NOISE, memory => false,
-      latency => false,
+      counts => false, latency => false,
       profile => undefined}.
 
 %% @doc Default sweep options (besides the run options).
@@ -407,6 +416,7 @@ valid_option(confidence, C) -> is_number(C) andalso C > 0 andalso C < 100;
 valid_option(noise, N) -> is_number(N) andalso N >= 0 andalso N < 100;
 valid_option(run_noise, N) -> is_number(N) andalso N >= 0 andalso N < 100;
 valid_option(memory, M) -> is_boolean(M);
+valid_option(counts, C) -> is_boolean(C);
 valid_option(latency, L) -> is_boolean(L);
 valid_option(profile, undefined) -> true;
 valid_option(profile, Tool) -> lists:member(Tool, erlperf_profile:tools());

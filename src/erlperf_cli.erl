@@ -371,15 +371,22 @@ distributed(#{run_options := Run} = Parsed) ->
     end.
 
 %% A run compared with a baseline, or saved as a record (a baseline to be), gets verdicts
-%% as codes compared with each other do: `--forks auto' forks it the same way.
+%% as codes compared with each other do: `--forks auto' forks it the same way; and its
+%% exact counts per call.
 -spec forks(parsed(), map(), map() | undefined) -> map().
 forks(#{baselines := Baselines, outputs := Outputs}, Run, Conc) ->
     Record = Baselines =/= [] orelse lists:keymember(json, 2, Outputs),
+    %% a record to compare takes the exact counts per call too (cheap, and what the
+    %% host's load cannot move), unless the run asks otherwise
+    Counted = case Record of
+                  true -> maps:merge(#{counts => Conc =:= undefined}, Run);
+                  false -> Run
+              end,
     case maps:get(forks, Run, auto) of
         auto when Record ->
-            Run#{forks => erlperf_forks:for_verdicts(maps:merge(erlperf:defaults(), Run), Conc)};
+            Counted#{forks => erlperf_forks:for_verdicts(maps:merge(erlperf:defaults(), Run), Conc)};
         _ ->
-            Run
+            Counted
     end.
 
 -spec benchmark(parsed()) -> non_neg_integer().

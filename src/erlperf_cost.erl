@@ -50,13 +50,13 @@
 -module(erlperf_cost).
 
 %% API: called by erlperf_local after a benchmark, with the job's workers stopped.
--export([measure/2]).
+-export([measure/2, counts/2]).
 
 %% Internal exports: the arithmetic, pure (tested on its own); a chosen memory method
 %% (tests compare the methods); one batch (tests check the trace pattern goes).
 -export([per_iteration/4, measure/3, batch/3]).
 
--export_type([cost/0, memory_method/0, batch_cost/0]).
+-export_type([cost/0, counts/0, memory_method/0, batch_cost/0]).
 
 -type memory_method() :: call_memory | heap.
 
@@ -67,6 +67,13 @@
                   wall_ns_per_iteration := float(),
                   iterations := pos_integer(),
                   retries := non_neg_integer()}.
+
+%% The exact counts per call alone (see {@link counts/2}): what a code change moves
+%% and the host's load does not.
+-type counts() :: #{bytes_per_iteration := float() | undefined,
+                    memory_method := memory_method(),
+                    reductions_per_iteration := float(),
+                    iterations := pos_integer()}.
 
 %% One batch measured by {@link batch/3}: heap words allocated (heap top and heap
 %% fragments, read before and after the batch in the worker), reductions, wall-clock and
@@ -96,6 +103,10 @@
 -else.
 -define(MEMORY_METHOD, heap).
 -endif.
+%% Target duration of the memory batch of counts/2 (iterations sized from the time per
+%% call, at most ?MEMORY_ITERATIONS): a short batch keeps exact counts cheap enough to
+%% take on every suite run.
+-define(COUNTS_BATCH_NS, 20000000).
 %% Target duration of the time batch: the CPU clock ticks in milliseconds.
 -define(TIME_BATCH_NS, 200000000).
 %% Most iterations of the time batch.
@@ -111,6 +122,19 @@
 -spec measure(pid(), number() | infinity) -> cost().
 measure(Job, IterationNs) ->
     measure(Job, IterationNs, ?MEMORY_METHOD).
+
+%% @doc The exact counts per call of the job's runner: bytes allocated and reductions,
+%% from one memory batch of about `?COUNTS_BATCH_NS' (sized from `IterationNs', at
+%% least one call, at most `?MEMORY_ITERATIONS') less an empty one. No time batch: the
+%% cost of {@link measure/2} without its CPU and wall-clock times.
+-spec counts(pid(), number() | infinity) -> counts().
+counts(Job, IterationNs) ->
+    Options = #{collections => true, call_memory => ?MEMORY_METHOD =:= call_memory},
+    First = counts_iterations(IterationNs),
+    {N, Heap, _Retries, Batch} = memory_batch(Job, First, Options#{heap => ?MEMORY_HEAP_WORDS}, 0),
+    Empty = batch(Job, 0, Options#{heap => Heap}),
+    Cost = per_iteration({N, Batch}, Empty, {1, #{cpu_ns => 0, wall_ns => 0}}, erlang:system_info(wordsize)),
+    maps:with([bytes_per_iteration, memory_method, reductions_per_iteration, iterations], Cost).
 
 %% @private
 %% The same, counting bytes with the method given: `call_memory' needs OTP 26 or later
@@ -206,6 +230,10 @@ memory_batch(Job, N, #{heap := Heap} = Options, Retries) ->
         Batch ->
             {N, Heap, Retries, Batch}
     end.
+
+counts_iterations(infinity) -> 1;
+counts_iterations(Ns) when Ns =< 0 -> ?MEMORY_ITERATIONS;
+counts_iterations(Ns) -> max(1, min(?MEMORY_ITERATIONS, round(?COUNTS_BATCH_NS / Ns))).
 
 time_iterations(infinity) -> 1;
 time_iterations(Ns) when Ns =< 0 -> ?MAX_TIME_ITERATIONS;

@@ -130,7 +130,7 @@ fork(I, Forks, Size, CodeMaps, Opts, Run) ->
             end,
     ForkOpts = case I =:= Forks of
                    true -> Opts#{samples => Size};
-                   false -> Opts#{samples => Size, memory => false, latency => false,
+                   false -> Opts#{samples => Size, memory => false, counts => false, latency => false,
                                   profile => undefined}
                end,
     Order(Run(Order(CodeMaps), ForkOpts)).
@@ -149,9 +149,10 @@ merge(Reports, #{samples := Samples, forks := Forks}) ->
     Groups = [V || #{values := V} <- Results],
     Run = #{values => lists:append(Groups), samples => counter(Mode, Results),
             time => lists:sum([T || #{time := T} <- Results]),
-            overdue => lists:sum([O || #{overdue := O} <- Results])},
+            overdue => lists:sum([O || #{overdue := O} <- Results]),
+            interference => lists:append([maps:get(interference, R, []) || R <- Results])},
     Merged = erlperf_local:result(Mode, Concurrency, Run, RunOptions),
-    Extra = maps:with([cost, latency], maps:get(result, Last)),
+    Extra = maps:with([cost, counts, latency], maps:get(result, Last)),
     Sleep = case lists:member(busy_wait, [S || #{sleep := S} <- Reports]) of
                 true -> busy_wait;
                 false -> sleep

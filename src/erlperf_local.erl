@@ -123,13 +123,20 @@ after_run(Jobs, Reports, Opts) ->
     profile(Jobs, Measured, Opts).
 
 after_run_measures(Opts) ->
-    [Key || Key <- [memory, latency], maps:get(Key, Opts, false)].
+    %% the cost per call (memory) holds the exact counts
+    Counts = maps:get(counts, Opts, false) andalso not maps:get(memory, Opts, false),
+    [Key || Key <- [memory, latency], maps:get(Key, Opts, false)] ++ [counts || Counts].
 
 has_after_run(Opts) ->
     after_run_measures(Opts) =/= [] orelse maps:get(profile, Opts, undefined) =/= undefined.
 
 measure_after(memory, Pid, #{iteration_time := Ns} = Result) ->
-    Result#{cost => erlperf_cost:measure(Pid, Ns)};
+    Cost = erlperf_cost:measure(Pid, Ns),
+    Result#{cost => Cost,
+            counts => maps:with([bytes_per_iteration, memory_method, reductions_per_iteration,
+                                 iterations], Cost)};
+measure_after(counts, Pid, #{iteration_time := Ns} = Result) ->
+    Result#{counts => erlperf_cost:counts(Pid, Ns)};
 measure_after(latency, Pid, #{iteration_time := Ns} = Result) ->
     Result#{latency => erlperf_latency:measure(Pid, Ns)}.
 
@@ -269,9 +276,33 @@ call_times(Fun, N) -> Fun(), call_times(Fun, N - 1).
 -spec result(continuous | timed, pos_integer(), map(), erlperf:run_options()) -> map().
 result(Mode, Concurrency, #{values := Values} = Run, #{sample_duration := Duration} = Opts) ->
     #{average := Average} = Stats = statistics(Mode, Values),
-    Stats#{samples => maps:get(samples, Run), time => maps:get(time, Run),
-           overdue => maps:get(overdue, Run), qps => qps(Mode, Average, Duration),
-           iteration_time => iteration_time(Mode, Concurrency, Average, Opts)}.
+    maps:merge(Stats#{samples => maps:get(samples, Run), time => maps:get(time, Run),
+                      overdue => maps:get(overdue, Run), qps => qps(Mode, Average, Duration),
+                      iteration_time => iteration_time(Mode, Concurrency, Average, Opts)},
+               host(Mode, Values, maps:get(interference, Run, []))).
+
+%% The host's interference of every sample, when the sampler measured it for each, and
+%% the samples as they would have been had the scheduler threads never waited for a
+%% CPU (`cpu_values'): continuous, a sample's iterations scaled by (run + wait) / run
+%% of the scheduler threads; timed, its time scaled by run / (run + wait). For code
+%% that keeps its schedulers busy, what other programs took of their time is taken
+%% out; for code that waits (sleeps, messages, I/O) the scaling means little, and
+%% verdicts across runs use the wall-clock samples (erlperf_baseline).
+host(Mode, Values, Figures) when length(Figures) =:= length(Values) ->
+    Cpu = [cpu_value(Mode, V, F) || {V, F} <- lists:zip(Values, Figures)],
+    case lists:member(undefined, Cpu) of
+        true -> #{interference => Figures};
+        false -> #{interference => Figures, cpu_values => Cpu}
+    end;
+host(_Mode, _Values, _Figures) ->
+    #{}.
+
+cpu_value(continuous, V, #{cpu_ns := Run, wait_ns := Wait}) when is_integer(Run), Run > 0, is_integer(Wait) ->
+    V * (Run + Wait) / Run;
+cpu_value(timed, V, #{cpu_ns := Run, wait_ns := Wait}) when is_integer(Run), Run > 0, is_integer(Wait) ->
+    V * Run / (Run + Wait);
+cpu_value(_Mode, _V, _Figures) ->
+    undefined.
 
 %% @private
 %% Statistics of per-sample values: `best' is the highest throughput (continuous) or

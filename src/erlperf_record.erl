@@ -199,7 +199,8 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              end,
     lists:foldl(fun maps:merge/2, Base, [Chosen, forks(Result), dead_code(Report), interpreted(Report),
                                          cv(Report),
-                                         cost(Result),
+                                         cost(Result), counts(Result),
+                                         host(Report),
                                          latency(Result),
                                          search(Report),
                                          sweep(Report), comparison(Report, Reports),
@@ -241,6 +242,78 @@ cost(#{cost := Cost}) ->
       <<"wall_ns_per_iteration">> => maps:get(wall_ns_per_iteration, Cost)};
 cost(_Result) ->
     #{}.
+
+%% The exact counts per call (`counts => true', or with the cost per call).
+counts(#{counts := Counts}) ->
+    #{<<"counts">> => #{<<"bytes_per_iteration">> => number(maps:get(bytes_per_iteration, Counts)),
+                        <<"reductions_per_iteration">> => maps:get(reductions_per_iteration, Counts),
+                        <<"memory_method">> => atom_to_binary(maps:get(memory_method, Counts)),
+                        <<"iterations">> => maps:get(iterations, Counts)}};
+counts(_Result) ->
+    #{}.
+
+%% What the host's other programs took of the scheduler threads' time, per sample and
+%% over the run (see erlperf_interference), and the throughput per CPU-second of the
+%% scheduler threads with the samples as they would have been without the waiting
+%% (`cpu_samples').
+host(#{result := #{interference := Figures} = Result} = Report) ->
+    Sum = fun (Key) -> sum_defined([maps:get(Key, F) || F <- Figures]) end,
+    {Cpu, Wait, Wall} = {Sum(cpu_ns), Sum(wait_ns), Sum(wall_ns)},
+    Workers = min(maps:get(concurrency, Report, 1),
+                  maps:get(schedulers, maps:get(system, Report, #{}), maps:get(concurrency, Report, 1))),
+    Interference = #{<<"share">> => number(share(Cpu, Wait)),
+                     <<"samples">> => [number(maps:get(share, F)) || F <- Figures],
+                     <<"cpu_ns">> => number(Cpu), <<"wait_ns">> => number(Wait),
+                     <<"wall_ns">> => number(Wall),
+                     <<"demand">> => number(demand(Cpu, Wait, Wall, Workers)),
+                     <<"pressure">> => number(mean_defined([maps:get(pressure, F) || F <- Figures])),
+                     <<"steal">> => number(mean_defined([maps:get(steal, F) || F <- Figures]))},
+    Cpus = case Result of
+               #{cpu_values := CpuValues} ->
+                   #{<<"cpu_samples">> => CpuValues,
+                     <<"cpu_qps">> => number(cpu_qps(Report, Figures, Cpu))};
+               #{} ->
+                   #{}
+           end,
+    Cpus#{<<"interference">> => Interference};
+host(_Report) ->
+    #{}.
+
+%% The share of the scheduler threads' runnable time that other programs took.
+share(Cpu, Wait) when is_integer(Cpu), is_integer(Wait), Cpu + Wait > 0 -> Wait / (Cpu + Wait);
+share(_Cpu, _Wait) -> undefined.
+
+%% How much of the run the scheduler threads that the workers could keep busy wanted a
+%% CPU: near 1 for code that computes, near 0 for code that waits.
+demand(Cpu, Wait, Wall, Workers) when is_integer(Cpu), is_integer(Wait), Wall > 0 ->
+    (Cpu + Wait) / (Wall * Workers);
+demand(_Cpu, _Wait, _Wall, _Workers) ->
+    undefined.
+
+%% Iterations per second of the scheduler threads' CPU time.
+cpu_qps(_Report, _Figures, Cpu) when not is_integer(Cpu); Cpu =< 0 ->
+    undefined;
+cpu_qps(#{mode := timed, result := #{values := Values},
+          run_options := #{sample_duration := {timed, N}}}, _Figures, Cpu) ->
+    N * length(Values) * 1.0e9 / Cpu;
+cpu_qps(#{result := #{values := Values}, run_options := #{sample_duration := Ms}}, Figures, Cpu)
+  when is_integer(Ms) ->
+    Iterations = lists:sum([V * W / (Ms * 1.0e6) || {V, #{wall_ns := W}} <- lists:zip(Values, Figures)]),
+    Iterations * 1.0e9 / Cpu;
+cpu_qps(_Report, _Figures, _Cpu) ->
+    undefined.
+
+sum_defined(Values) ->
+    case [V || V <- Values, V =/= undefined] of
+        [] -> undefined;
+        Defined -> lists:sum(Defined)
+    end.
+
+mean_defined(Values) ->
+    case [V || V <- Values, V =/= undefined] of
+        [] -> undefined;
+        Defined -> lists:sum(Defined) / length(Defined)
+    end.
 
 %% With `latency => true': the calls timed one by one, figures in microseconds (`null'
 %% when no call returned).

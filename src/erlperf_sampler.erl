@@ -35,7 +35,9 @@
 %%%     sample_duration => 1000, warmup => 0, cv => undefined}).
 %%% '''
 %%% Cost and safety: runs in the calling process, which should run at `high' priority;
-%%% a reading costs one `atomics:get/2' per worker and no message. A job that stops
+%%% a reading costs one `atomics:get/2' per worker and no message, and on Linux a read
+%%% of the scheduler threads' `schedstat' files ({@link erlperf_interference}): never
+%%% in the runner loop. A job that stops
 %%% during the run raises its crash reason in the caller; the caller stops the jobs.
 -module(erlperf_sampler).
 
@@ -58,9 +60,12 @@
 %% What one run of one job gives: `samples' raw readings (continuous: the counter,
 %% `samples + 1' of them; timed: integer microseconds), `values' the per-sample values
 %% (iterations per `sample_duration', or microseconds), `time' the measured span (us).
+%% `interference': per sample, what the host's other programs took of the VM's
+%% scheduler threads ({@link erlperf_interference}; read at the sample's readings).
 -type run() :: #{samples := [non_neg_integer()], values := [number()],
                  time := non_neg_integer(), sleep := sleep | busy_wait,
-                 overdue := non_neg_integer(), cv_met => boolean()}.
+                 overdue := non_neg_integer(), cv_met => boolean(),
+                 interference => [erlperf_interference:figures()]}.
 
 %% Samples taken at most in cv mode: max(?CV_MIN_CAP, ?CV_CAP_FACTOR * samples).
 -define(CV_MIN_CAP, 20).
@@ -83,9 +88,10 @@
 -spec continuous([job(), ...], options()) -> [run()].
 continuous(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts) ->
     Period = erlang:convert_time_unit(Ms, millisecond, native),
+    Host = erlperf_interference:open(),
     Now = erlang:monotonic_time(),
-    Clock = #{origin => Now, tick => 0, period => Period, sleep => sleep},
-    First = {Now, read_all(Jobs)},
+    Clock = #{origin => Now, tick => 0, period => Period, sleep => sleep, host => Host},
+    First = {Now, read_all(Jobs), erlperf_interference:read(Host)},
     {Clock1, Start} = lists:foldl(
         fun (I, {C, _Last}) ->
             {C1, Reading} = next_reading(Jobs, C),
@@ -129,7 +135,7 @@ interleaved(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     interleaved_timed(Jobs, Opts);
 interleaved(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts) ->
     Period = erlang:convert_time_unit(Ms, millisecond, native),
-    Clock = #{period => Period, sleep => sleep},
+    Clock = #{period => Period, sleep => sleep, host => erlperf_interference:open()},
     Clock1 = lists:foldl(fun (I, C) ->
                              {_, C1} = take_turns(Jobs, C),
                              notify(Opts, {warmup, I, Warmup}),
@@ -159,33 +165,36 @@ turns(Jobs, #{samples := N} = Opts, Clock, Rounds) ->
 take_turns(Jobs, Clock) ->
     lists:mapfoldl(fun (Job, C) -> turn(Job, C) end, Clock, Jobs).
 
-turn(#{pid := Pid} = Job, #{period := Period, sleep := Sleep} = Clock) ->
+turn(#{pid := Pid} = Job, #{period := Period, sleep := Sleep, host := Host} = Clock) ->
     ok = erlperf_job:resume(Pid),
     Start = erlang:monotonic_time(),
     First = read(Job),
+    Host0 = erlperf_interference:read(Host),
     NewSleep = wait_until(Start + Period, Period, Sleep, [Job]),
     End = erlang:monotonic_time(),
     Last = read(Job),
+    Host1 = erlperf_interference:read(Host),
     ok = erlperf_job:suspend(Pid),
-    {{{Start, First}, {End, Last}}, Clock#{sleep := NewSleep}}.
+    {{{Start, First}, {End, Last}, erlperf_interference:delta(Host0, Host1)}, Clock#{sleep := NewSleep}}.
 
 %% The I-th job's values, oldest round first (Rounds newest first).
 turn_values(Rounds, I, #{period := Period}) ->
     [(element(1, C1) - element(1, C0)) * Period / max(1, T1 - T0)
-     || Round <- lists:reverse(Rounds), {{T0, C0}, {T1, C1}} <- [lists:nth(I, Round)]].
+     || Round <- lists:reverse(Rounds), {{T0, C0}, {T1, C1}, _Host} <- [lists:nth(I, Round)]].
 
 turn_runs(Jobs, Rounds, #{sleep := Sleep} = Clock, Opts, Met) ->
     [begin
          Turns = [lists:nth(I, Round) || Round <- Rounds],
-         {{_, {First, _, _}}, _} = hd(Turns),
+         {{_, {First, _, _}}, _, _} = hd(Turns),
          cv_flag(Opts, Met,
-                 #{samples => [First | [element(1, C) || {_, {_, C}} <- Turns]],
+                 #{samples => [First | [element(1, C) || {_, {_, C}, _} <- Turns]],
                    values => turn_values(lists:reverse(Rounds), I, Clock),
-                   time => erlang:convert_time_unit(lists:sum([T1 - T0 || {{T0, _}, {T1, _}} <- Turns]),
+                   time => erlang:convert_time_unit(lists:sum([T1 - T0 || {{T0, _}, {T1, _}, _} <- Turns]),
                                                     native, microsecond),
                    sleep => Sleep,
-                   overdue => length([P || {{_, {C0, _, _}}, {_, {C1, _, P}}} <- Turns,
-                                           P > ?OVERDUE_SHARE * max(1, C1 - C0)])})
+                   overdue => length([P || {{_, {C0, _, _}}, {_, {C1, _, P}}, _} <- Turns,
+                                           P > ?OVERDUE_SHARE * max(1, C1 - C0)]),
+                   interference => [H || {_, _, H} <- Turns]})
      end || I <- lists:seq(1, length(Jobs))].
 
 %% Timed mode, interleaved: one measurement of each job per round.
@@ -248,26 +257,29 @@ enough(Taken, Windows, #{samples := N, cv := Cv}) ->
 
 runs(Jobs, NewestFirst, #{sleep := Sleep} = Clock, Opts, Met) ->
     Window = lists:reverse(NewestFirst),
-    {Start, _} = hd(Window),
-    {End, _} = lists:last(Window),
+    {Start, _, _} = hd(Window),
+    {End, _, _} = lists:last(Window),
     Time = erlang:convert_time_unit(End - Start, native, microsecond),
+    Hosts = [H || {_, _, H} <- Window],
+    Interference = [erlperf_interference:delta(H0, H1)
+                    || {H0, H1} <- lists:zip(lists:droplast(Hosts), tl(Hosts))],
     [cv_flag(Opts, Met,
-             #{samples => [element(1, lists:nth(I, Counts)) || {_, Counts} <- Window],
+             #{samples => [element(1, lists:nth(I, Counts)) || {_, Counts, _} <- Window],
                values => values(Window, I, Clock), time => Time, sleep => Sleep,
-               overdue => overdue(Window, I)})
+               overdue => overdue(Window, I), interference => Interference})
      || I <- lists:seq(1, length(Jobs))].
 
 %% Samples of the I-th job that ended with overdue workers credited with more than
 %% ?OVERDUE_SHARE of the sample's iterations.
 overdue([_ | _] = Window, I) ->
-    Counts = [lists:nth(I, C) || {_, C} <- Window],
+    Counts = [lists:nth(I, C) || {_, C, _} <- Window],
     length([S || {{C0, _, _}, {C1, _, Pending} = S} <- lists:zip(lists:droplast(Counts), tl(Counts)),
                  Pending > ?OVERDUE_SHARE * max(1, C1 - C0)]).
 
 %% Per-sample values of the I-th job: iterations per nominal period.
-values([{_, _} = First | Rest], I, #{period := Period}) ->
+values([{_, _, _} = First | Rest], I, #{period := Period}) ->
     {Values, _} = lists:mapfoldl(
-        fun ({T, Counts} = R, {T0, Counts0}) ->
+        fun ({T, Counts, _} = R, {T0, Counts0, _}) ->
             C = element(1, lists:nth(I, Counts)),
             C0 = element(1, lists:nth(I, Counts0)),
             {{C - C0, T - T0}, R}
@@ -286,11 +298,12 @@ cv_flag(_Opts, Met, Run) -> Run#{cv_met => Met}.
 %% than half a period late (the VM or the machine stalled it): the next deadline is then
 %% a period after this reading, not the deadlines it missed, which would give readings
 %% microseconds apart (samples of a few iterations, scaled up to a period, or none).
-next_reading(Jobs, #{origin := Origin, tick := Tick, period := Period, sleep := Sleep} = Clock) ->
+next_reading(Jobs, #{origin := Origin, tick := Tick, period := Period, sleep := Sleep,
+                      host := Host} = Clock) ->
     Deadline = Origin + (Tick + 1) * Period,
     NewSleep = wait_until(Deadline, Period, Sleep, Jobs),
     Now = erlang:monotonic_time(),
-    Reading = {Now, read_all(Jobs)},
+    Reading = {Now, read_all(Jobs), erlperf_interference:read(Host)},
     Next = case Now - Deadline > Period div 2 of
                true -> Clock#{origin := Now, tick := 0};
                false -> Clock#{tick := Tick + 1}
@@ -349,19 +362,26 @@ job_down(Reason) -> erlang:error({job_stopped, Reason}).
 timed_run(#{pid := Pid}, #{sample_duration := {timed, Count}, warmup := Warmup} = Opts) ->
     _ = [begin _ = measure(Pid, Count), notify(Opts, {warmup, I, Warmup}) end
          || I <- lists:seq(1, Warmup)],
-    {Us, Met} = timed_samples(Pid, Count, Opts, []),
+    Host = erlperf_interference:open(),
+    {Taken, Met} = timed_samples(Pid, Count, Host, Opts, []),
+    Us = [U || {U, _} <- Taken],
     cv_flag(Opts, Met, #{samples => [round(U) || U <- Us], values => Us,
-                         time => round(lists:sum(Us)), sleep => sleep, overdue => 0}).
+                         time => round(lists:sum(Us)), sleep => sleep, overdue => 0,
+                         interference => [H || {_, H} <- Taken]}).
 
-timed_samples(Pid, Count, #{samples := N} = Opts, Acc) ->
-    All = [measure(Pid, Count) / 1000 | Acc],
+%% Samples newest first, each {Microseconds, Interference}.
+timed_samples(Pid, Count, Host, #{samples := N} = Opts, Acc) ->
+    Host0 = erlperf_interference:read(Host),
+    Us = measure(Pid, Count) / 1000,
+    All = [{Us, erlperf_interference:delta(Host0, erlperf_interference:read(Host))} | Acc],
     Taken = length(All),
+    Values = fun (Samples) -> [U || {U, _} <- Samples] end,
     _ = is_map_key(progress, Opts)
-        andalso notify(Opts, {sample, min(Taken, N), N, erlperf_stat:mean(lists:sublist(All, N))}),
+        andalso notify(Opts, {sample, min(Taken, N), N, erlperf_stat:mean(Values(lists:sublist(All, N)))}),
     Window = lists:reverse(lists:sublist(All, N)),
-    case enough(Taken, fun () -> [Window] end, Opts) of
+    case enough(Taken, fun () -> [Values(Window)] end, Opts) of
         {true, Met} -> {Window, Met};
-        false -> timed_samples(Pid, Count, Opts, All)
+        false -> timed_samples(Pid, Count, Host, Opts, All)
     end.
 
 measure(Pid, Count) ->

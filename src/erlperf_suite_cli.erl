@@ -128,10 +128,11 @@ measure(Benchmarks, #{store := Store} = Parsed) ->
             end
     end.
 
-%% Options: erlperf's defaults, then the benchmark's, then the command line's; forked
-%% for verdicts unless --forks or the benchmark says otherwise.
+%% Options: erlperf's defaults, exact counts, then the benchmark's, then the command
+%% line's; forked for verdicts unless --forks or the benchmark says otherwise.
 run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options := Given}) ->
-    Options = maps:merge(Own, Given),
+    %% exact counts per call by default: what a suite's verdicts can trust on a busy host
+    Options = maps:merge(#{counts => true}, maps:merge(Own, Given)),
     Forked = case maps:get(forks, Options, auto) of
                  auto -> Options#{forks => erlperf_forks:for_verdicts(maps:merge(erlperf:defaults(), Options),
                                                                       undefined)};
