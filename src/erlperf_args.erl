@@ -58,7 +58,7 @@
 %% How an option's value is read.
 -type arg() :: flag | no_flag | count | non_neg_count | report | compare | ratio | percent
              | noise | code | text | regex | name | dir | nodes | output_format | file | out_file | gate
-             | param | bytes | profiler | files | tolerance | ms | forks | input.
+             | param | bytes | profiler | files | tolerance | ms | forks | input | revision.
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, every runner's code map (as a default), a list the option adds to
 %% (repeatable options), or the performance test's options.
@@ -77,6 +77,8 @@
                     %% file names, then (once read) the records
                     baselines := [file:filename()] | [{file:filename(), erlperf_record:results()}],
                     gate := float() | none,
+                    %% --fail-on-inconclusive: an inconclusive verdict fails the gate too
+                    fail_on_inconclusive := boolean(),
                     params := erlperf_sweep:params(),
                     %% --input NAME=CODE, in the order given
                     inputs := [{string(), string()}],
@@ -88,6 +90,8 @@
                     store := file:filename(),
                     save_baseline := string() | undefined,
                     history := boolean(),
+                    %% --against REV: only when given
+                    against => string(),
                     help := boolean() | version}.
 %% `--perf-test FILE': the load generator, the code path to add and the options of
 %% `erlperf_perf_test:run/2'; or `-h'.
@@ -285,7 +289,11 @@ options(benchmark) ->
      {baselines, ["--baseline"], file, repeated,
       "compare each runner with a saved record (--save); repeatable"},
      {fail_on_regression, ["--fail-on-regression"], gate, cli,
-      "exit 3 when a runner is significantly slower than a baseline by more than PCT percent"},
+      "exit 3 when a runner is significantly slower than a baseline by more than PCT percent, "
+      "or an exact count per call (bytes, reductions) grew by more"},
+     {fail_on_inconclusive, ["--fail-on-inconclusive"], flag, cli,
+      "with --fail-on-regression: exit 3 on an inconclusive verdict too (the host's load changed, "
+      "too few samples, an interval too wide to tell); without it, a warning on stderr"},
      {suites, ["--suite"], file, repeated,
       "run the benchmark suites of FILE (.erl) or of the .erl files in a directory (repeatable); "
       "each run is kept in the store and compared with the previous one"},
@@ -293,6 +301,10 @@ options(benchmark) ->
      {store, ["--store"], dir, cli, "--suite, --history: the results store"},
      {save_baseline, ["--save-baseline"], name, cli,
       "--suite: also keep this run as the baseline NAME (--baseline NAME compares with it)"},
+     {against, ["--against"], revision, cli,
+      "--suite: also run every benchmark on git revision REV (built in a temporary worktree), "
+      "its forks taking turns with the current code's, and compare with REV instead of the "
+      "previous run (the run is not stored)"},
      {history, ["--history"], flag, cli,
       "the store's history: text summary, and an HTML page (store/history.html unless -o)"},
      {verbose, ["-v", "--verbose"], flag, cli,
@@ -394,6 +406,7 @@ metavar(code) -> " CODE";
 metavar(text) -> " TEXT";
 metavar(regex) -> " REGEX";
 metavar(name) -> " NAME";
+metavar(revision) -> " REV";
 metavar(dir) -> " DIR";
 metavar(nodes) -> " NODES";
 metavar(param) -> " NAME=V1,V2,...";
@@ -586,6 +599,12 @@ value(regex, Name, Text) ->
         {ok, _} -> Text;
         {error, _} -> usage({bad_value, Name, Text, regex})
     end;
+%% A revision is for git to resolve; one that reads as an option is a mistake.
+value(revision, Name, Text) ->
+    case Text of
+        [C | _] when C =/= $- -> Text;
+        _ -> usage({bad_value, Name, Text, revision})
+    end;
 value(name, Name, Text) ->
     case erlperf_store:valid_name(Text) of
         true -> Text;
@@ -674,7 +693,7 @@ mfa_list(List, Text) ->
 finish(#{given := #{help := true}}) ->
     #{codes => [], run_options => #{}, concurrency_options => undefined, report => auto,
       format => text, outputs => [], verbose => false, baselines => [], gate => none,
-      params => [], inputs => [], bytes => undefined, paths => [], suites => [], filter => undefined,
+      fail_on_inconclusive => false, params => [], inputs => [], bytes => undefined, paths => [], suites => [], filter => undefined,
       store => ?STORE, save_baseline => undefined, history => false, help => true};
 finish(#{given := #{version := true}} = State) ->
     (finish(State#{given := #{help => true}}))#{help := version};
@@ -687,7 +706,7 @@ finish(#{codes := [_ | _], given := #{history := true}}) ->
     usage({cannot_combine, "a runner argument", "--history"});
 finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
     ok = lists:foreach(fun (Rule) -> combination(Rule, Given) end, combination_rules()),
-    Project = maps:with([suites, filter, store, save_baseline, history],
+    Project = maps:with([suites, filter, store, save_baseline, history, against],
                         maps:merge(#{suites => [], filter => undefined, save_baseline => undefined},
                                    maps:merge(defaults(), Given))),
     maps:merge(Project, benchmark(Codes, Hooks, Given, All)).
@@ -704,6 +723,7 @@ benchmark(Codes, Hooks, Given, All) ->
       verbose => maps:get(verbose, Settings),
       baselines => maps:get(baselines, Settings, []),
       gate => maps:get(fail_on_regression, Settings, none),
+      fail_on_inconclusive => maps:get(fail_on_inconclusive, Settings, false),
       params => maps:get(params, Settings),
       inputs => maps:get(inputs, Settings, []),
       bytes => maps:get(bytes, Settings),
@@ -715,9 +735,15 @@ benchmark(Codes, Hooks, Given, All) ->
 -spec combination_rules() -> [{needs, atom(), [atom()]} | {excludes, atom(), atom()}].
 combination_rules() ->
     [{needs, fail_on_regression, [baselines, suites]},
+     {needs, fail_on_inconclusive, [fail_on_regression]},
      {needs, filter, [suites]},
      {needs, save_baseline, [suites]},
      {needs, store, [suites, history]},
+     {needs, against, [suites]},
+     {excludes, against, baselines},
+     {excludes, against, save_baseline},
+     {excludes, against, store},
+     {excludes, against, history},
      {excludes, squeeze, suites},
      {excludes, params, suites},
      {excludes, inputs, suites},
@@ -858,6 +884,8 @@ render_args([Other | _], _Acc) -> {error, {render_argument, Other}}.
 -spec bad_value(arg(), string(), string()) -> string().
 bad_value(regex, Name, Text) ->
     text("~ts: '~ts' is not a regular expression", [Name, Text]);
+bad_value(revision, Name, Text) ->
+    text("~ts: '~ts' is not a git revision (HEAD~~1, a branch, a tag, a commit)", [Name, Text]);
 bad_value(name, Name, Text) ->
     text("~ts: '~ts' is not a baseline name (letters, digits, '.', '_', '-')", [Name, Text]);
 bad_value(forks, Name, Text) ->

@@ -33,19 +33,65 @@
 %% API: called by the command line and users.
 -export([load/1, compare/3, regressions/2, format/1, format_error/1]).
 
--export_type([entry/0, row/0]).
+-export_type([entry/0, row/0, options/0, count/0]).
 
-%% One baseline's verdict for one runner.
+%% An exact count of both runs: `verdict' no_change within the tolerance, else the
+%% direction (more is worse), inconclusive across OTP releases.
+-type count() :: #{count := binary(), baseline := number(), run := number(),
+                   change_pct := float() | undefined,
+                   verdict := regressed | improved | no_change | inconclusive}.
+%% One baseline's verdict for one runner. `figure': what was compared (`cpu', the
+%% samples with the host's interference taken out, or `wall'); `reason': why a verdict
+%% is `inconclusive'; `interference': the host's share in the baseline and in the run;
+%% `environment': what differs between the two records' systems.
 -type entry() :: #{file := string(), match := label | code | none,
-                   verdict => faster | slower | no_difference,
+                   verdict => faster | slower | no_difference | inconclusive,
+                   reason => too_few_samples | {load_changed, float(), float()}
+                           | {too_wide, float(), float()},
+                   figure => cpu | wall,
+                   interference => {float() | undefined, float() | undefined},
+                   environment => [{binary(), term(), term()}],
+                   counts => [count()],
                    change_pct => float() | undefined,
                    ci_pct => {float(), float()} | undefined,
                    significant => boolean(),
                    basis => forks | single_run,
                    comparison => erlperf_stat:comparison()}.
 -type row() :: #{label := binary(), name := binary(), baselines := [entry()]}.
+%% Options of compare/3, defaults in brackets: `confidence' [95], `noise' (the noise
+%% floor, percent) [0], `run_noise' (percent, when nothing better is known) [0],
+%% `given_run_noise' (percent: no estimate; none: estimated) [none], `history' (earlier runs of each
+%% benchmark, keyed by `{Label, Params}', oldest first) [#{}], `gate' (percent) [none].
+-type options() :: #{confidence => number(), noise => number(), run_noise => number(),
+                     given_run_noise => number() | none,
+                     history => #{{binary(), map()} => [erlperf_record:run()]},
+                     gate => number() | none}.
 
 -define(CONFIDENCE, 95).
+%% A run whose scheduler threads wanted a CPU for at least this share of the run, per
+%% worker they could keep busy, is code that computes: its CPU figure is compared.
+-define(COMPUTE_DEMAND, 0.75).
+%% The CPU figure's run noise per unit of change of the host's share, a standard
+%% deviation: measured, a change of 0.4 in share moved the CPU figure of a tight loop
+%% by 3-11% (caches and cores shared with the other programs).
+-define(LOAD_NOISE, 0.15).
+%% A change of the host's share beyond this makes a wall-clock verdict inconclusive.
+-define(LOAD_CHANGE, 0.10).
+%% An interval of no significant difference wider than this (percentage points) tells
+%% nothing: inconclusive.
+-define(TOO_WIDE_PCT, 50).
+%% Earlier runs needed to estimate the run noise from a benchmark's history, and the
+%% most recent ones used.
+-define(HISTORY_MIN, 4).
+-define(HISTORY_MAX, 20).
+%% The median absolute difference of two normal draws, in standard deviations:
+%% sqrt(2) times the normal's 75th percentile.
+-define(MAD_NORMAL, 0.9539).
+%% A count changed when it moved by more than both (percent, and per call).
+-define(COUNT_TOLERANCE_PCT, 1).
+-define(COUNT_TOLERANCE_ABS, 0.5).
+%% What the verdict line names when it differs between the compared records' systems.
+-define(ENVIRONMENT, [<<"otp_release">>, <<"erlperf">>, <<"schedulers">>, <<"emu_flavor">>, <<"cpu">>]).
 
 %%--------------------------------------------------------------------
 %% API
@@ -64,14 +110,20 @@ load(File) ->
     end.
 
 %% @doc Compares every runner of `Record' with each baseline, in order.
-%% `Options': `#{confidence => Percent, noise => Percent, run_noise => Percent}' [95, 0,
-%% 0]: the interval's confidence, the noise floor, and the run noise (see {@link
-%% erlperf_stat:compare/3}): a baseline is another run, and the two differ by the run
-%% noise of each beyond what their samples show.
--spec compare([{file:filename(), erlperf_record:results()}], erlperf_record:results(), map()) -> [row()].
+%% `Options' (see {@link options()}): the interval's confidence, the noise floor, the
+%% run noise (see {@link erlperf_stat:compare/3}): a baseline is another run, and the
+%% two differ by the run noise of each beyond what their samples show. The run noise is
+%% `given_run_noise' when set (`--run-noise'); else estimated from the benchmark's
+%% `history' (earlier runs of it, oldest first, keyed by label and parameters) when it
+%% holds enough runs, else `run_noise'; and widened by the change of the host's load
+%% between the two runs. `gate': a no-difference interval that reaches a slowdown past
+%% the gate's percentage cannot tell: inconclusive.
+-spec compare([{file:filename(), erlperf_record:results()}], erlperf_record:results(), options()) -> [row()].
 compare(Baselines, #{<<"runs">> := Runs} = Record, Options) ->
-    Stat = #{test => welch, confidence => maps:get(confidence, Options, ?CONFIDENCE),
-             noise => maps:get(noise, Options, 0), run_noise => maps:get(run_noise, Options, 0)},
+    Stat = (maps:with([history, given_run_noise, gate], Options))#{
+             test => welch, confidence => maps:get(confidence, Options, ?CONFIDENCE),
+             noise => maps:get(noise, Options, 0), run_noise => maps:get(run_noise, Options, 0),
+             system => maps:get(<<"system">>, Record, #{})},
     Names = erlperf_record:param_names(Record),
     [#{label => maps:get(<<"label">>, Run), name => erlperf_record:run_name(Run, Names),
        baselines => [entry(File, Run, Base, Stat) || {File, Base} <- Baselines]}
@@ -119,7 +171,7 @@ checked(File, Record) ->
             end
     end.
 
-entry(File, Run, #{<<"runs">> := BaseRuns}, Stat) ->
+entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
     case match(Run, BaseRuns) of
         {none, _} ->
             #{file => File, match => none};
@@ -128,11 +180,159 @@ entry(File, Run, #{<<"runs">> := BaseRuns}, Stat) ->
                          <<"timed">> -> lower;
                          _ -> higher
                      end,
-            Cmp = erlperf_stat:compare_runs(run_samples(BaseRun), run_samples(Run),
-                                            Stat#{better => Better}),
-            (maps:with([verdict, change_pct, ci_pct, significant, basis], Cmp))#{
-              file => File, match => How, comparison => Cmp}
+            Figure = figure(BaseRun, Run),
+            Interference = {share(BaseRun), share(Run)},
+            {RunNoise, Source} = run_noise(Figure, Interference, Run, Stat),
+            Cmp0 = erlperf_stat:compare_runs(run_samples(BaseRun, Figure), run_samples(Run, Figure),
+                                             (maps:with([test, confidence, noise], Stat))#{
+                                               better => Better, run_noise => RunNoise}),
+            Environment = environment(maps:get(system, Stat, #{}), maps:get(<<"system">>, Base, #{})),
+            Cmp = inconclusive(Cmp0#{figure => Figure, interference => Interference,
+                                     run_noise_source => Source, environment => Environment},
+                               Stat),
+            (maps:with([verdict, change_pct, ci_pct, significant, basis, reason], Cmp))#{
+              file => File, match => How, comparison => Cmp, figure => Figure,
+              interference => Interference, environment => Environment,
+              counts => counts(BaseRun, Run, Environment)}
     end.
+
+%% The figure a comparison across runs reads: the samples as they would have been
+%% without the host's other programs (`cpu') when both runs have them and both kept
+%% their scheduler threads busy (code that computes); else the wall-clock samples.
+figure(BaseRun, Run) ->
+    case computes(BaseRun) andalso computes(Run) of
+        true -> cpu;
+        false -> wall
+    end.
+
+computes(#{<<"cpu_samples">> := [_ | _], <<"interference">> := #{<<"demand">> := Demand}})
+  when is_number(Demand) ->
+    Demand >= ?COMPUTE_DEMAND;
+computes(_Run) ->
+    false.
+
+%% The share of the scheduler threads' time that the host's other programs took in a
+%% run; `undefined' when not measured (a record of an older erlperf, another platform).
+share(#{<<"interference">> := #{<<"share">> := Share}}) when is_number(Share) -> Share;
+share(_Run) -> undefined.
+
+%% The run noise of the comparison and where it comes from: given (`--run-noise'), or
+%% estimated: from the spread of the benchmark's earlier runs when there are enough of
+%% them (`history'), else the default; plus what the change of the host's load between
+%% the two runs can move the figure (`interference'), in quadrature.
+run_noise(_Figure, _Interference, _Run, #{given_run_noise := Given}) when is_number(Given) ->
+    {Given, given};
+run_noise(Figure, Interference, Run, Stat) ->
+    {Base, Source} = case history_noise(Figure, maps:get(history, Stat, #{}), Run) of
+                         undefined -> {maps:get(run_noise, Stat, 0), default};
+                         R -> {R, history}
+                     end,
+    case load_noise(Figure, Interference) of
+        Zero when Zero == 0 -> {Base, Source};
+        Load -> {math:sqrt(Base * Base + Load * Load), {Source, interference}}
+    end.
+
+%% How far a change of the host's load between two runs can move the figure, percent
+%% (a standard deviation): for the CPU figure, ?LOAD_NOISE of the change in share
+%% (what the waiting does not account for: caches and cores shared with the other
+%% programs); the wall-clock figure's own change is judged by inconclusive/2.
+load_noise(cpu, {A, B}) when is_number(A), is_number(B) ->
+    ?LOAD_NOISE * 100 * abs(B - A);
+load_noise(_Figure, _Interference) ->
+    0.
+
+%% Run noise from the benchmark's earlier runs (oldest first, the previous run last):
+%% the spread of consecutive runs' means, robustly (the median absolute difference of
+%% consecutive means, over ?MAD_NORMAL, a standard deviation for normal run noise; one
+%% step in the history moves it little), in percent of their median; `undefined' with
+%% fewer than ?HISTORY_MIN runs.
+history_noise(Figure, History, Run) ->
+    Name = maps:get(<<"label">>, Run),
+    Means = [M || R <- maps:get({Name, params(Run)}, History, []),
+                  M <- [figure_mean(R, Figure)], M =/= undefined],
+    case length(Means) >= ?HISTORY_MIN of
+        true ->
+            Recent = lists:nthtail(max(0, length(Means) - ?HISTORY_MAX), Means),
+            Diffs = [abs(B - A) || {A, B} <- lists:zip(lists:droplast(Recent), tl(Recent))],
+            Median = erlperf_stat:median(Recent),
+            case Median == 0 of
+                true -> undefined;
+                false -> 100 * median(Diffs) / ?MAD_NORMAL / abs(Median)
+            end;
+        false ->
+            undefined
+    end.
+
+figure_mean(#{<<"cpu_samples">> := [_ | _] = Cpu}, cpu) -> erlperf_stat:mean(Cpu);
+figure_mean(_Run, cpu) -> undefined;
+figure_mean(#{<<"samples">> := [_ | _] = Values}, wall) -> erlperf_stat:mean(Values);
+figure_mean(_Run, wall) -> undefined.
+
+median(Values) ->
+    Sorted = lists:sort(Values),
+    N = length(Sorted),
+    case N rem 2 of
+        1 -> lists:nth(N div 2 + 1, Sorted);
+        0 -> (lists:nth(N div 2, Sorted) + lists:nth(N div 2 + 1, Sorted)) / 2
+    end.
+
+%% A verdict the evidence cannot carry is inconclusive, with the reason: too few
+%% samples to test; the host's load changed between the runs and the figure is the
+%% wall clock's (code that waits, or no CPU figures); or an interval too wide to tell
+%% (a gate's change within it, or wider than ?TOO_WIDE_PCT points).
+inconclusive(#{p := undefined} = Cmp, _Stat) ->
+    Cmp#{verdict := inconclusive, significant := false, reason => too_few_samples};
+inconclusive(#{figure := wall, significant := true, interference := {A, B}} = Cmp, _Stat)
+  when is_number(A), is_number(B), abs(B - A) > ?LOAD_CHANGE ->
+    Cmp#{verdict := inconclusive, significant := false, reason => {load_changed, A, B},
+         verdict_without => maps:get(verdict, Cmp)};
+inconclusive(#{significant := false, ci_pct := {Lo, Hi}} = Cmp, Stat) ->
+    Gate = maps:get(gate, Stat, none),
+    Slower = case maps:get(better, Cmp) of
+                 higher -> -Lo;
+                 lower -> Hi
+             end,
+    case Hi - Lo > ?TOO_WIDE_PCT orelse (is_number(Gate) andalso Slower > Gate) of
+        true -> Cmp#{verdict := inconclusive, reason => {too_wide, Lo, Hi}};
+        false -> Cmp
+    end;
+inconclusive(Cmp, _Stat) ->
+    Cmp.
+
+%% What differs between the systems of the two records: OTP release, erlperf version,
+%% schedulers, emulator flavour, CPU model (`[{Key, Baseline, Now}]').
+environment(System, BaseSystem) ->
+    [{Key, Old, New} || Key <- ?ENVIRONMENT,
+                        New <- [maps:get(Key, System, undefined)], Old <- [maps:get(Key, BaseSystem, undefined)],
+                        New =/= undefined, Old =/= undefined, New =/= Old].
+
+%% The exact counts per call of both runs, each compared: a count changed when it
+%% moved by more than ?COUNT_TOLERANCE_PCT percent and ?COUNT_TOLERANCE_ABS per call;
+%% across OTP releases a change is inconclusive (the compiler and the runtime change
+%% the counts of unchanged code).
+counts(#{<<"counts">> := Base}, #{<<"counts">> := New}, Environment) ->
+    Release = lists:keymember(<<"otp_release">>, 1, Environment),
+    [count(Key, Old, Now, Release)
+     || Key <- [<<"bytes_per_iteration">>, <<"reductions_per_iteration">>],
+        Old <- [maps:get(Key, Base, null)], Now <- [maps:get(Key, New, null)],
+        is_number(Old), is_number(Now)];
+counts(_BaseRun, _Run, _Environment) ->
+    [].
+
+count(Key, Old, Now, Release) ->
+    Change = case Old == 0 of
+                 true when Now == 0 -> 0.0;
+                 true -> undefined;
+                 false -> 100 * (Now - Old) / abs(Old)
+             end,
+    Changed = abs(Now - Old) > max(?COUNT_TOLERANCE_ABS, ?COUNT_TOLERANCE_PCT / 100 * abs(Old)),
+    Verdict = if
+                  not Changed -> no_change;
+                  Release -> inconclusive;
+                  Now > Old -> regressed;
+                  true -> improved
+              end,
+    #{count => Key, baseline => Old, run => Now, change_pct => Change, verdict => Verdict}.
 
 match(Run, AllBaseRuns) ->
     Label = maps:get(<<"label">>, Run),
@@ -151,12 +351,18 @@ match(Run, AllBaseRuns) ->
 params(Run) ->
     maps:get(<<"params">>, Run, #{}).
 
-run_samples(Run) ->
+run_samples(Run, cpu) ->
+    {maps:get(<<"cpu_samples">>, Run), erlperf_record:fork_sizes(Run)};
+run_samples(Run, wall) ->
     {maps:get(<<"samples">>, Run), erlperf_record:fork_sizes(Run)}.
 
 regression(#{verdict := slower, significant := true, change_pct := Change}, Percent)
-  when is_number(Change) ->
-    abs(Change) > Percent;
+  when is_number(Change), abs(Change) > Percent ->
+    true;
+regression(#{counts := Counts}, Percent) ->
+    lists:any(fun (#{verdict := regressed, change_pct := C}) -> C =:= undefined orelse C > Percent;
+                  (#{}) -> false
+              end, Counts);
 regression(_Entry, _Percent) ->
     false.
 

@@ -455,9 +455,8 @@ warn_cv(Runs) ->
 -spec baseline_rows(parsed(), erlperf_record:results()) -> [erlperf_baseline:row()].
 baseline_rows(#{baselines := []}, _Record) ->
     [];
-baseline_rows(#{baselines := Baselines, run_options := Run}, Record) ->
-    erlperf_baseline:compare(Baselines, Record,
-                             maps:with([confidence, noise, run_noise], maps:merge(erlperf:defaults(), Run))).
+baseline_rows(#{baselines := Baselines} = Parsed, Record) ->
+    erlperf_baseline:compare(Baselines, Record, erlperf_cli_outcome:compare_options(Parsed)).
 
 %% -v: start the application, show the generated code (of every combination of a
 %% sweep), log the VM every second.

@@ -19,7 +19,7 @@
 -module(erlperf_cli_outcome).
 
 %% API: called by erlperf_cli and erlperf_suite_cli
--export([fail/1, format_error/1, known/3, gate/2, write_outputs/2, number/1]).
+-export([fail/1, format_error/1, known/3, gate/2, write_outputs/2, number/1, compare_options/1]).
 
 %% Ends the line of a command-line mistake.
 -define(HINT, " (see 'erlperf --help')").
@@ -27,21 +27,60 @@
 %%--------------------------------------------------------------------
 %% Outputs and the gate
 
-%% @doc --fail-on-regression: exit 3, saying which runner regressed against which baseline.
+%% @doc The options of {@link erlperf_baseline:compare/3} from a command line: its
+%% confidence, noise floor, the default run noise, the run noise it gave (`--run-noise':
+%% no estimate then) and the gate.
+-spec compare_options(#{run_options := map(), gate := number() | none, _ => _}) ->
+          erlperf_baseline:options().
+compare_options(#{run_options := Run, gate := Gate}) ->
+    Given = maps:with([run_noise], Run),
+    (maps:with([confidence, noise, run_noise], maps:merge(erlperf:defaults(), Run)))#{
+      gate => Gate,
+      given_run_noise => maps:get(run_noise, Given, none)}.
+
+%% @doc --fail-on-regression: exit 3, saying which runner regressed against which
+%% baseline (its time, beyond the gate's percentage, or an exact count per call). An
+%% inconclusive verdict is a warning on stderr, and fails the gate too with
+%% `--fail-on-inconclusive'.
 -spec gate(#{gate := number() | none, _ => _},  [erlperf_baseline:row()]) -> non_neg_integer().
 gate(#{gate := none}, _Rows) ->
     erlperf_args:exit_code(success);
-gate(#{gate := Percent}, Rows) ->
-    case erlperf_baseline:regressions(Rows, Percent) of
-        [] ->
-            erlperf_args:exit_code(success);
-        Regressions ->
-            _ = [io:put_chars(standard_error,
-                              io_lib:format("erlperf: regression: ~ts is ~.1f% slower than in ~ts "
-                                            "(limit ~s%)~n", [Name, abs(C), File, number(Percent)]))
-                 || {Name, Entries} <- Regressions, #{file := File, change_pct := C} <- Entries],
-            erlperf_args:exit_code(gate_failed)
+gate(#{gate := Percent} = Parsed, Rows) ->
+    Regressions = erlperf_baseline:regressions(Rows, Percent),
+    _ = [io:put_chars(standard_error, ["erlperf: regression: ", Line, "\n"])
+         || {Name, Entries} <- Regressions, E <- Entries, Line <- regression_lines(Name, E, Percent)],
+    Inconclusive = [{Name, E} || #{name := Name, baselines := Entries} <- Rows,
+                                 #{verdict := inconclusive} = E <- Entries],
+    Fails = maps:get(fail_on_inconclusive, Parsed, false),
+    _ = [io:put_chars(standard_error,
+                      io_lib:format("erlperf: ~s: ~ts against ~ts: ~ts~n",
+                                    [case Fails of true -> "inconclusive"; false -> "warning" end,
+                                     Name, File, erlperf_stat:verdict_text(C)]))
+         || {Name, #{file := File, comparison := C}} <- Inconclusive],
+    case Regressions =/= [] orelse (Fails andalso Inconclusive =/= []) of
+        false -> erlperf_args:exit_code(success);
+        true -> erlperf_args:exit_code(gate_failed)
     end.
+
+%% What regressed beyond the gate: the time, and each exact count.
+regression_lines(Name, #{file := File} = E, Percent) ->
+    Time = case E of
+               #{verdict := slower, significant := true, change_pct := C} when is_number(C), abs(C) > Percent ->
+                   [io_lib:format("~ts is ~.1f% slower than in ~ts (limit ~s%)",
+                                  [Name, abs(C), File, number(Percent)])];
+               #{} ->
+                   []
+           end,
+    Counts = [io_lib:format("~ts allocates or reduces more per call than in ~ts: ~ts ~s -> ~s "
+                            "(limit ~s%)",
+                            [Name, File, count_name(K), erlperf_units:number(Old),
+                             erlperf_units:number(New), number(Percent)])
+              || #{verdict := regressed, count := K, baseline := Old, run := New, change_pct := C}
+                     <- maps:get(counts, E, []), C =:= undefined orelse C > Percent],
+    Time ++ Counts.
+
+count_name(<<"bytes_per_iteration">>) -> "bytes per call";
+count_name(<<"reductions_per_iteration">>) -> "reductions per call".
 
 %% @doc A percentage as written: 20 rather than 20.0.
 -spec number(float()) -> string().

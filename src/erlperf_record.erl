@@ -79,7 +79,32 @@ baseline(#{file := File, match := Match} = E) ->
       <<"ci95_pct">> => interval(maps:get(ci_pct, E)),
       <<"interval">> => atom_to_binary(maps:get(basis, E)),
       <<"run_noise_pct">> => maps:get(run_noise, maps:get(comparison, E), 0),
-      <<"significant">> => maps:get(significant, E)}.
+      <<"significant">> => maps:get(significant, E),
+      <<"text">> => unicode:characters_to_binary(erlperf_stat:verdict_text(maps:get(comparison, E))),
+      <<"figure">> => atom_to_binary(maps:get(figure, E, wall)),
+      <<"run_noise_source">> => noise_source(maps:get(run_noise_source, maps:get(comparison, E), default)),
+      <<"interference">> => interference_pair(maps:get(interference, E, {undefined, undefined})),
+      <<"environment">> => [#{<<"key">> => K, <<"baseline">> => Old, <<"run">> => New}
+                            || {K, Old, New} <- maps:get(environment, E, [])],
+      <<"counts">> => [#{<<"count">> => C, <<"baseline">> => Old, <<"run">> => New,
+                         <<"change_pct">> => number(Change), <<"verdict">> => atom_to_binary(V)}
+                       || #{count := C, baseline := Old, run := New, change_pct := Change, verdict := V}
+                              <- maps:get(counts, E, [])],
+      <<"reason">> => reason(maps:get(reason, E, undefined))}.
+
+%% Why a verdict is inconclusive (`null' when it is not).
+reason(undefined) -> null;
+reason(too_few_samples) -> <<"too_few_samples">>;
+reason({load_changed, _, _}) -> <<"load_changed">>;
+reason({too_wide, _, _}) -> <<"too_wide">>.
+
+%% Where a comparison's run noise came from: "default", "history", "given", with
+%% "+interference" when the host's load change widened it.
+noise_source({Source, interference}) -> <<(atom_to_binary(Source))/binary, "+interference">>;
+noise_source(Source) -> atom_to_binary(Source).
+
+interference_pair({Base, Run}) ->
+    #{<<"baseline">> => number(Base), <<"run">> => number(Run)}.
 
 %% @doc The names of the parameters of a sweep's record, in the order given (`[]' for
 %% a record of no sweep).

@@ -142,7 +142,18 @@ run() ->
                                               {required, <<"qps">>, number}]}}},
      {optional, <<"comparison">>, {fields, comparison()}},
      {optional, <<"baselines">>, {list, {fields, baseline()}}},
-     {optional, <<"profile">>, {fields, profile()}}
+     {optional, <<"profile">>, {fields, profile()}},
+     {optional, <<"counts">>, {fields, [{required, <<"bytes_per_iteration">>, {either, [number, null]}},
+                                        {required, <<"reductions_per_iteration">>, number},
+                                        {optional, <<"memory_method">>, text},
+                                        {optional, <<"iterations">>, pos_int}]}},
+     {optional, <<"interference">>, {fields, [{required, <<"share">>, {either, [number, null]}},
+                                              {required, <<"samples">>, {list, {either, [number, null]}}}
+                                              | [{optional, K, {either, [number, null]}}
+                                                 || K <- [<<"cpu_ns">>, <<"wait_ns">>, <<"wall_ns">>,
+                                                          <<"demand">>, <<"pressure">>, <<"steal">>]]]}},
+     {optional, <<"cpu_samples">>, {nonempty, number}},
+     {optional, <<"cpu_qps">>, {either, [number, null]}}
      | Numbers ++ cost() ++ latency()].
 
 -spec cost() -> [field()].
@@ -194,7 +205,21 @@ baseline() ->
      {optional, <<"ci95_pct">>, interval},
      {optional, <<"interval">>, basis()},
      {optional, <<"run_noise_pct">>, number},
-     {optional, <<"significant">>, bool}].
+     {optional, <<"significant">>, bool},
+     {optional, <<"text">>, text},
+     {optional, <<"figure">>, {enum, [<<"cpu">>, <<"wall">>]}},
+     {optional, <<"run_noise_source">>, text},
+     {optional, <<"reason">>, {either, [text, null]}},
+     {optional, <<"interference">>, {fields, [{required, K, {either, [number, null]}}
+                                              || K <- [<<"baseline">>, <<"run">>]]}},
+     {optional, <<"environment">>, {list, {fields, [{required, <<"key">>, text},
+                                                    {required, <<"baseline">>, {either, [text, number, bool, null]}},
+                                                    {required, <<"run">>, {either, [text, number, bool, null]}}]}}},
+     {optional, <<"counts">>, {list, {fields, [{required, <<"count">>, text},
+                                               {required, <<"baseline">>, number},
+                                               {required, <<"run">>, number},
+                                               {required, <<"change_pct">>, {either, [number, null]}},
+                                               {required, <<"verdict">>, text}]}}}].
 
 %% What an interval knows: the variation between forks, or within one run.
 -spec basis() -> type().
@@ -287,7 +312,7 @@ consistent(benchmark, #{<<"runs">> := Runs} = Record) ->
                              || N <- Names, not is_map_key(N, Params)],
                             I + 1
                     end, 0, Runs),
-    _ = lists:foldl(fun (Run, I) -> forks_consistent(Run, I), I + 1 end, 0, Runs),
+    _ = lists:foldl(fun (Run, I) -> forks_consistent(Run, I), cpu_consistent(Run, I), I + 1 end, 0, Runs),
     ok;
 consistent(perf_test, _Record) ->
     ok.
@@ -302,6 +327,15 @@ forks_consistent(#{<<"forks">> := #{<<"sizes">> := Sizes, <<"means">> := Means},
         orelse throw({?MODULE, <<Path/binary, ".means">>, "a mean per fork"}),
     ok;
 forks_consistent(_Run, _I) ->
+    ok.
+
+%% The samples with the host's interference taken out: one per sample.
+cpu_consistent(#{<<"cpu_samples">> := Cpu, <<"samples">> := Samples}, I) ->
+    length(Cpu) =:= length(Samples)
+        orelse throw({?MODULE, <<"runs[", (integer_to_binary(I))/binary, "].cpu_samples">>,
+                      "a value per sample"}),
+    ok;
+cpu_consistent(_Run, _I) ->
     ok.
 
 -spec value(binary(), term(), type()) -> ok.

@@ -179,7 +179,11 @@
 %% verdict_text/1 shows it.
 -type comparison() :: #{test := test(), confidence := number(), better := higher | lower,
                         noise := number(), within_noise := boolean(),
-                        verdict := faster | slower | no_difference,
+                        %% inconclusive: set by erlperf_baseline, with the reason
+                        verdict := faster | slower | no_difference | inconclusive,
+                        reason => term(), verdict_without => faster | slower,
+                        figure => cpu | wall, run_noise_source => term(),
+                        interference => term(), environment => list(),
                         change_pct := float() | undefined,
                         ci_pct := {float(), float()} | undefined,
                         significant := boolean(), p := float() | undefined,
@@ -461,9 +465,17 @@ compare_defaults() ->
 %% what it knows: "(95% CI 10.1..14.5%, 5 forks)", "(..., one run)". A slower or faster change and its
 %% interval are given as magnitudes in that direction; no difference, signed (B - A).
 -spec verdict_text(comparison()) -> iodata().
+verdict_text(#{verdict := inconclusive, reason := Reason} = Comparison) ->
+    ["inconclusive: ", reason_text(Reason, Comparison)];
 verdict_text(#{verdict := no_difference, within_noise := true, noise := Noise} = Comparison) ->
-    ["no significant difference", verdict_detail(Comparison, 1, decimals(Comparison)),
-     ", within the ", format_number(Noise), "% noise floor"];
+    case significant_verdict(Comparison) of
+        no_difference ->
+            ["no significant difference", verdict_detail(Comparison, 1, decimals(Comparison)),
+             ", within the ", format_number(Noise), "% noise floor"];
+        Verdict ->
+            ["a significant change within the ", format_number(Noise), "% noise floor: ",
+             verdict_text(Comparison#{verdict := Verdict, within_noise := false})]
+    end;
 verdict_text(#{verdict := no_difference} = Comparison) ->
     ["no significant difference", verdict_detail(Comparison, 1, decimals(Comparison))];
 verdict_text(#{verdict := Verdict, change_pct := Change} = Comparison) ->
@@ -831,14 +843,47 @@ detail(#{p := P}, _Sign, _Decimals) when P < ?P_SHOWN_MIN ->
 detail(#{p := P}, _Sign, _Decimals) ->
     io_lib:format("p = ~.3f", [P]).
 
-%% What the interval knows: the variation between forks, or within one run.
-basis(#{basis := forks, forks := Forks} = C) -> [io_lib:format(", ~b forks", [Forks]), run_noise_text(C)];
-basis(#{basis := single_run} = C) -> [", one run", run_noise_text(C)];
-basis(#{} = C) -> run_noise_text(C).
+%% What the interval knows: the variation between forks, or within one run; what was
+%% compared (CPU time, when the host's interference was taken out).
+basis(#{basis := forks, forks := Forks} = C) ->
+    [figure_text(C), io_lib:format(", ~b forks", [Forks]), run_noise_text(C)];
+basis(#{basis := single_run} = C) -> [figure_text(C), ", one run", run_noise_text(C)];
+basis(#{} = C) -> [figure_text(C), run_noise_text(C)].
 
-%% Run noise, when a comparison of two runs took some.
-run_noise_text(#{run_noise := R}) when R > 0 -> [", run noise ", format_number(R), "%"];
+figure_text(#{figure := cpu}) -> ", CPU time";
+figure_text(#{}) -> "".
+
+%% Run noise, when a comparison of two runs took some, and where an estimate came from.
+run_noise_text(#{run_noise := R} = C) when R > 0 ->
+    [", run noise ", format_noise(R), "%", noise_source_text(maps:get(run_noise_source, C, default))];
 run_noise_text(#{}) -> "".
+
+noise_source_text(history) -> " from earlier runs";
+noise_source_text({history, interference}) -> " from earlier runs and the host's load";
+noise_source_text({_, interference}) -> " with the host's load";
+noise_source_text(_Source) -> "".
+
+format_noise(R) when R == trunc(R) -> integer_to_list(trunc(R));
+format_noise(R) when R >= 0.1 -> io_lib:format("~.1f", [R]);
+format_noise(R) -> float_to_list(R, [{decimals, 3}, compact]).
+
+%% An inconclusive verdict's reason, with what the comparison measured.
+reason_text(too_few_samples, Comparison) ->
+    ["too few samples to tell", verdict_detail(Comparison#{ci_pct := undefined}, 1, 1)];
+reason_text({load_changed, A, B}, #{verdict_without := Without} = Comparison) ->
+    io_lib:format("the host's load changed between the runs (other programs took ~b% of the "
+                  "schedulers' time, then ~b%); on wall-clock time ~ts",
+                  [round(100 * A), round(100 * B), verdict_text(Comparison#{verdict := Without})]);
+reason_text({too_wide, _Lo, _Hi}, Comparison) ->
+    ["an interval too wide to tell", verdict_detail(Comparison, 1, decimals(Comparison))].
+
+%% The direction of a change the test found (within the noise floor).
+significant_verdict(#{statistic := T, better := Better}) ->
+    verdict(true, sign(T), Better);
+significant_verdict(#{change_pct := Change, better := Better}) when is_number(Change) ->
+    verdict(true, sign(Change), Better);
+significant_verdict(_Comparison) ->
+    no_difference.
 
 %% Decimals enough to show two significant digits of the largest magnitude among the
 %% change and its interval, 1 at least: one precision for the whole line.

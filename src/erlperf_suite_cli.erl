@@ -147,8 +147,8 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
         Class:Reason:Stack -> {error, erlperf_cli_outcome:known(Class, Reason, Stack)}
     end.
 
-measured(Record0, Entries, #{baselines := Baselines, store := Store, run_options := Run} = Parsed) ->
-    Options = maps:with([confidence, noise, run_noise], maps:merge(erlperf:defaults(), Run)),
+measured(Record0, Entries, #{baselines := Baselines, store := Store} = Parsed) ->
+    Options = (erlperf_cli_outcome:compare_options(Parsed))#{history => earlier_runs(Entries)},
     Rows = case Baselines of
                [] -> previous_rows(Record0, Entries, Options);
                _ -> erlperf_baseline:compare(Baselines, Record0, Options)
@@ -191,16 +191,28 @@ store(Store, Entry, #{save_baseline := Name}) ->
             {error, erlperf_store:format_error(Reason)}
     end.
 
+%% The earlier runs of each benchmark (by label and parameters), oldest first: its
+%% history, from which the run noise of its verdicts is estimated.
+earlier_runs(Entries) ->
+    Runs = [{{maps:get(<<"label">>, R), maps:get(<<"params">>, R, #{})}, R}
+            || #{<<"record">> := #{<<"runs">> := Rs}} <- Entries, R <- Rs],
+    maps:map(fun (_Key, Reversed) -> lists:reverse(Reversed) end,
+             lists:foldl(fun ({Key, R}, Acc) -> maps:update_with(Key, fun (L) -> [R | L] end, [R], Acc) end,
+                         #{}, Runs)).
+
 %% Each run against the newest stored run that has a run of the same name.
-previous_rows(#{<<"runs">> := Runs}, Entries, Options) ->
+previous_rows(#{<<"runs">> := Runs} = Record, Entries, Options) ->
     Newest = lists:reverse(Entries),
-    [row(Run, previous(Run, Newest), Options) || Run <- Runs].
+    [row(Run, previous(Run, Newest), Options#{system => maps:get(<<"system">>, Record, #{})}) || Run <- Runs].
 
 row(Run, none, _Options) ->
     #{label => maps:get(<<"label">>, Run), name => erlperf_series:name(Run), baselines => []};
 row(Run, {Entry, Previous}, Options) ->
-    [Row] = erlperf_baseline:compare([{source("the previous run", Entry), #{<<"runs">> => [Previous]}}],
-                                     #{<<"runs">> => [Run]}, Options),
+    #{<<"record">> := PreviousRecord} = Entry,
+    Base = #{<<"runs">> => [Previous], <<"system">> => maps:get(<<"system">>, PreviousRecord, #{})},
+    [Row] = erlperf_baseline:compare([{source("the previous run", Entry), Base}],
+                                     #{<<"runs">> => [Run], <<"system">> => maps:get(system, Options, #{})},
+                                     maps:remove(system, Options)),
     Row#{name := erlperf_series:name(Run)}.
 
 previous(Run, Entries) ->
@@ -221,17 +233,61 @@ source(What, #{<<"time">> := Time} = Entry) ->
              end,
     lists:flatten([What, " (", Commit, [case C of $T -> $\s; _ -> C end || C <- When], " UTC)"]).
 
-%% criterion's words: regressed, improved, no change.
+%% criterion's words: regressed, improved, no change; and inconclusive when the
+%% evidence cannot tell. A line per changed exact count after the time's verdict.
 verdicts(Rows) ->
-    [[io_lib:format("~ts: ~ts: ~ts against ~ts~n",
-                    [Name, word(E), erlperf_stat:verdict_text(C), File])
+    [[[io_lib:format("~ts: ~ts against ~ts~ts~n",
+                     [Name, verdict_line(E, C), File, environment(E)])
+       | [io_lib:format("~ts: ~ts: ~ts against ~ts~n", [Name, count_word(Count), count_text(Count), File])
+          || #{verdict := V} = Count <- maps:get(counts, E, []), V =/= no_change]]
       || #{file := File, comparison := C} = E <- Entries]
      ++ [io_lib:format("~ts: first run, nothing to compare with~n", [Name]) || Entries =:= []]
      || #{name := Name, baselines := Entries} <- Rows].
 
+%% "regressed: 12.0% slower (...)"; an inconclusive verdict's text starts with the word.
+verdict_line(#{verdict := inconclusive}, Comparison) -> erlperf_stat:verdict_text(Comparison);
+verdict_line(Entry, Comparison) -> [word(Entry), ": ", erlperf_stat:verdict_text(Comparison)].
+
 word(#{verdict := slower, significant := true}) -> "regressed";
 word(#{verdict := faster, significant := true}) -> "improved";
 word(_) -> "no change".
+
+count_word(#{verdict := regressed}) -> "regressed";
+count_word(#{verdict := improved}) -> "improved";
+count_word(#{verdict := inconclusive}) -> "inconclusive".
+
+%% "1600 -> 3200 bytes per call (+100.0%)"
+count_text(#{count := Key, baseline := Old, run := New, change_pct := Change} = Count) ->
+    What = case Key of
+               <<"bytes_per_iteration">> -> "bytes";
+               <<"reductions_per_iteration">> -> "reductions"
+           end,
+    Pct = case Change of
+              undefined -> "";
+              _ -> io_lib:format(" (~s~.1f%)", [[$+ || Change > 0], Change])
+          end,
+    Why = case Count of
+              #{verdict := inconclusive} -> ", counts differ between OTP releases";
+              #{} -> ""
+          end,
+    io_lib:format("~ts -> ~ts ~s per call~ts~s", [erlperf_units:number(Old), erlperf_units:number(New),
+                                                   What, Pct, Why]).
+
+%% What differs between the compared runs' systems: "; OTP 25 -> 27".
+environment(#{environment := [_ | _] = Differences}) ->
+    ["; ", lists:join(", ", [[environment_name(K), " ", text(Old), " -> ", text(New)]
+                             || {K, Old, New} <- Differences])];
+environment(_Entry) ->
+    "".
+
+environment_name(<<"otp_release">>) -> "OTP";
+environment_name(<<"erlperf">>) -> "erlperf";
+environment_name(<<"schedulers">>) -> "schedulers";
+environment_name(<<"emu_flavor">>) -> "emulator";
+environment_name(<<"cpu">>) -> "CPU".
+
+text(V) when is_binary(V) -> V;
+text(V) -> io_lib:format("~0tp", [V]).
 
 %%--------------------------------------------------------------------
 %% Code path, files, messages

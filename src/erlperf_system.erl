@@ -19,9 +19,10 @@
 -type info() :: #{os := {unix | win32, atom()}, system_version := string(),
                   emu_type := atom(), emu_flavor := atom(), dynamic_trace := atom(),
                   cpu := string(), os_name := string(), vm := string(),
-                  otp_release := string(), schedulers := pos_integer()}.
+                  otp_release := string(), schedulers := pos_integer(), erlperf := string()}.
 
-%% @doc OS, CPU model, VM banner and flavour, OTP release and online schedulers.
+%% @doc OS, CPU model, VM banner and flavour, OTP release, online schedulers and
+%% erlperf's version.
 -spec info() -> info().
 info() ->
     Version = erlang:system_info(system_version),
@@ -34,7 +35,8 @@ info() ->
       os_name => os_name(),
       vm => trim(Version),
       otp_release => erlang:system_info(otp_release),
-      schedulers => erlang:system_info(schedulers_online)}.
+      schedulers => erlang:system_info(schedulers_online),
+      erlperf => version()}.
 
 %% @doc The directory for temporary files: `$TMPDIR', `$TEMP' or `$TMP', else `/tmp'.
 -spec temp_dir() -> file:filename().
