@@ -33,7 +33,9 @@ defmodule Erlperf do
   Returns one map per job and input, fastest first within each input:
   `%{name:, input:, ips:, average_ns:, deviation_pct:, median_ns:, p99_ns:, memory_bytes:,
   comparison:}` (`comparison` is nil for the fastest, else `%{slower_by:, ci: {low, high},
-  significant:}`, the times slower and its 95% interval).
+  significant:, verdict:}`, the times slower, its 95% interval, and the verdict: "slower",
+  "no_difference", or "inconclusive" when there are too few samples to tell, as with one
+  sample a job).
   """
 
   @erlperf_keys ~w(samples sample_duration concurrency forks compare confidence noise run_noise
@@ -135,9 +137,14 @@ defmodule Erlperf do
 
   defp comparison(nil), do: nil
 
-  defp comparison(%{"change_pct" => change, "ci95_pct" => ci, "significant" => significant}) do
-    %{slower_by: times(change), ci: ci_times(ci), significant: significant}
+  defp comparison(%{"change_pct" => change, "ci95_pct" => ci, "significant" => significant} = c) do
+    %{slower_by: times(change), ci: ci_times(ci), significant: significant, verdict: verdict(c)}
   end
+
+  # "slower", "faster", "no_difference", or "inconclusive" (too few samples to tell).
+  defp verdict(%{"verdict" => verdict}), do: verdict
+  defp verdict(%{"significant" => true}), do: "slower"
+  defp verdict(_), do: "no_difference"
 
   defp times(change) when is_number(change) and change > -100, do: 100 / (100 + change)
   defp times(_), do: nil

@@ -32,6 +32,8 @@
 
 %% API: called by the command line and users.
 -export([load/1, compare/3, regressions/2, format/1, format_error/1]).
+%% API: how every output words an entry's parts.
+-export([count_text/1, environment_text/1]).
 
 -export_type([entry/0, row/0, options/0, count/0]).
 
@@ -136,12 +138,60 @@ regressions(Rows, Percent) ->
     [{Name, Bad} || #{name := Name, baselines := Entries} <- Rows,
                      Bad <- [[E || E <- Entries, regression(E, Percent)]], Bad =/= []].
 
-%% @doc Text lines: each runner against each baseline.
+%% @doc Text lines: each runner against each baseline, and each exact count that
+%% changed.
 -spec format([row()]) -> unicode:chardata().
 format(Rows) ->
-    [[io_lib:format("~ts against ~ts: ~ts~n", [Name, File, entry_text(E)])
+    [[[io_lib:format("~ts against ~ts: ~ts~ts~n", [Name, File, entry_text(E), environment_text(E)])
+       | [io_lib:format("~ts against ~ts: ~s: ~ts~n", [Name, File, V, count_text(C)])
+          || #{verdict := V} = C <- maps:get(counts, E, []), V =/= no_change]]
       || #{file := File} = E <- Entries]
      || #{name := Name, baselines := Entries} <- Rows].
+
+%% @doc An exact count of both runs, for people: "1600 -> 3200 bytes per call
+%% (+100.0%)", and why a change is inconclusive.
+%% Takes a count as the record holds it (binary keys) too.
+-spec count_text(count() | #{binary() => term()}) -> unicode:chardata().
+count_text(#{<<"count">> := Key, <<"baseline">> := Old, <<"run">> := New, <<"change_pct">> := Change,
+             <<"verdict">> := Verdict}) ->
+    count_text(#{count => Key, baseline => Old, run => New, change_pct => undefined_null(Change),
+                 verdict => binary_to_atom(Verdict)});
+count_text(#{count := Key, baseline := Old, run := New, change_pct := Change} = Count) ->
+    What = case Key of
+               <<"bytes_per_iteration">> -> "bytes";
+               <<"reductions_per_iteration">> -> "reductions"
+           end,
+    Pct = case Change of
+              undefined -> "";
+              _ -> io_lib:format(" (~s~.1f%)", [[$+ || Change > 0], Change])
+          end,
+    Why = case Count of
+              #{verdict := inconclusive} -> ", counts differ between OTP releases";
+              #{} -> ""
+          end,
+    io_lib:format("~ts -> ~ts ~s per call~ts~s", [erlperf_units:number(Old), erlperf_units:number(New),
+                                                   What, Pct, Why]).
+
+%% @doc What differs between the compared runs' systems, as the end of a verdict's
+%% line: "; OTP 25 -> 27, schedulers 2 -> 8" (empty when nothing does).
+-spec environment_text(entry()) -> unicode:chardata().
+environment_text(#{environment := [_ | _] = Differences}) ->
+    ["; ", lists:join(", ", [[environment_name(K), " ", value_text(Old), " -> ", value_text(New)]
+                             || {K, Old, New} <- Differences])];
+environment_text(_Entry) ->
+    "".
+
+undefined_null(null) -> undefined;
+undefined_null(V) -> V.
+
+environment_name(<<"otp_release">>) -> "OTP";
+environment_name(<<"erlperf">>) -> "erlperf";
+environment_name(<<"schedulers">>) -> "schedulers";
+environment_name(<<"emu_flavor">>) -> "emulator";
+environment_name(<<"cpu">>) -> "CPU".
+
+value_text(V) when is_binary(V) -> V;
+value_text(V) -> io_lib:format("~0tp", [V]).
 
 %% @doc One line for an error of {@link load/1}.
 -spec format_error({baseline, string(), term()}) -> string().

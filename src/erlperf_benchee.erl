@@ -123,6 +123,8 @@ slower(Run, Fastest) ->
 
 %% The comparison's change interval of the throughput (C% slower: the ratio is
 %% 1 / (1 + C/100)), as an interval of "times slower".
+verdict(#{<<"verdict">> := <<"inconclusive">>}, _Run) ->
+    " (inconclusive: too few samples to tell)";
 verdict(#{<<"ci95_pct">> := [Lo, Hi], <<"significant">> := Significant}, Run)
   when is_number(Lo), is_number(Hi), Hi > -100 ->
     %% a change down to -100% or below: the throughput may be 0, infinitely slower

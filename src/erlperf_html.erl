@@ -168,6 +168,7 @@ css() ->
       "font-variant-numeric:tabular-nums}\n"
       "tr.regression td,tr.failed td,.fail{background:var(--bad-bg);color:var(--bad)}"
       "tr.best td,tr.faster td,.pass{background:var(--good-bg);color:var(--good)}\n"
+      "tr.inconclusive td{background:var(--warn-bg,#fff6d6);color:var(--warn,#7a5b00)}\n"
       "p.note,.muted{color:var(--muted)}\n"
       "svg.chart{display:block;max-width:100%;height:auto;margin:.5em 0 1.2em;"
       "font-family:system-ui,sans-serif}\n"

@@ -39,7 +39,38 @@ format(#{<<"runs">> := Runs} = Record) ->
         ++ ["---:" || Bytes] ++ ["---:" || Latency, _ <- LatencyHeader] ++ ["---"]
         ++ [":---:" || Sweep],
     Shown = #{names => Names, bytes => Bytes, latency => Latency, sweep => Sweep},
-    [row(Header), row(Align) | [row(cells(R, Shown, Runs)) || R <- Runs]].
+    [row(Header), row(Align) | [row(cells(R, Shown, Runs)) || R <- Runs]]
+        ++ baselines(Runs, Names).
+
+%% The verdicts against baselines (or previous runs), when the record has them: a table
+%% after the results, a row per runner and baseline, the exact counts that changed.
+baselines(Runs, Names) ->
+    Rows = [[code(erlperf_record:run_name(R, Names)), code(maps:get(<<"file">>, E)),
+             verdict_word(E), [escape(C) || C <- unicode:characters_to_list(baseline_text(E))]]
+            || #{<<"baselines">> := Es} = R <- Runs, E <- Es],
+    case Rows of
+        [] -> [];
+        _ -> ["\n", row(["Code", "Against", "Verdict", "Details"]), row(["---", "---", "---", "---"])
+              | [row(Cells) || Cells <- Rows]]
+    end.
+
+verdict_word(#{<<"match">> := <<"none">>}) -> "no match";
+verdict_word(#{<<"verdict">> := <<"inconclusive">>}) -> "inconclusive";
+verdict_word(#{<<"verdict">> := <<"slower">>, <<"significant">> := true}) -> "regressed";
+verdict_word(#{<<"verdict">> := <<"faster">>, <<"significant">> := true}) -> "improved";
+verdict_word(#{<<"counts">> := Counts}) ->
+    case [V || #{<<"verdict">> := V} <- Counts, V =:= <<"regressed">>] of
+        [] -> "no change";
+        _ -> "regressed"
+    end;
+verdict_word(_Entry) -> "no change".
+
+baseline_text(#{<<"match">> := <<"none">>}) ->
+    <<"no runner with this label or code">>;
+baseline_text(E) ->
+    Counts = [[<<"; ">>, V, <<": ">>, erlperf_baseline:count_text(C)]
+              || #{<<"verdict">> := V} = C <- maps:get(<<"counts">>, E, []), V =/= <<"no_change">>],
+    unicode:characters_to_binary([maps:get(<<"text">>, E, <<>>) | Counts]).
 
 %%--------------------------------------------------------------------
 %% Internal functions
@@ -88,6 +119,8 @@ verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := t
     [Near, Far] = lists:sort([abs(Lo), abs(Hi)]),
     io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%, ~ts)",
                   [abs(Change), Verdict, code(Against), Near, Far, erlperf_record:interval_label(Run)]);
+verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"verdict">> := <<"inconclusive">>}}) ->
+    ["inconclusive against ", code(Against), ": too few samples to tell"];
 verdict(#{<<"comparison">> := #{<<"against">> := Against}}) ->
     ["no significant difference from ", code(Against)];
 verdict(_Fastest) ->

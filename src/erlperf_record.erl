@@ -152,7 +152,11 @@ comparison(#{<<"comparison">> := C} = Run) ->
       p => undefined(maps:get(<<"p">>, C)),
       noise => maps:get(<<"noise_pct">>, C),
       basis => binary_to_atom(maps:get(<<"interval">>, C, <<"single_run">>)),
-      forks => fork_count(Run)};
+      forks => fork_count(Run),
+      reason => case maps:get(<<"reason">>, C, null) of
+                    null -> undefined;
+                    R -> binary_to_atom(R)
+                end};
 comparison(_Run) ->
     none.
 
@@ -408,7 +412,8 @@ comparison(#{comparison := Cmp, result := Result}, Fastest, Against) ->
              <<"verdict">> => text(maps:get(verdict, At95)),
              <<"better">> => text(maps:get(better, Cmp)),
              <<"noise_pct">> => maps:get(noise, At95),
-             <<"within_noise">> => maps:get(within_noise, At95)},
+             <<"within_noise">> => maps:get(within_noise, At95),
+             <<"reason">> => reason(maps:get(reason, At95, undefined))},
     Chosen = case maps:get(confidence, Cmp) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C, <<"ci_pct">> => interval(maps:get(ci_pct, Cmp)),

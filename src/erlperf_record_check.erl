@@ -194,7 +194,8 @@ comparison() ->
      {optional, <<"noise_pct">>, number},
      {optional, <<"confidence">>, number},
      {optional, <<"within_noise">>, bool},
-     {optional, <<"within_noise_at_confidence">>, bool}].
+     {optional, <<"within_noise_at_confidence">>, bool},
+     {optional, <<"reason">>, {either, [text, null]}}].
 
 -spec baseline() -> [field()].
 baseline() ->

@@ -62,6 +62,8 @@
 %% Runners sampled in parallel and found significantly different by less than this many
 %% percent get a note: on a shared machine, the CPUs that ran them can differ that much.
 -define(PARALLEL_DOUBT_PCT, 5).
+%% The host's share of the scheduler threads' time from which a run's note says so.
+-define(INTERFERENCE_SHOWN, 0.10).
 -define(PARALLEL_NOTE, "Note: these runners ran in parallel, each on its own CPU, and CPUs of one "
         "machine can run a few percent apart for a whole run; to tell such a difference from the "
         "code's, compare them taking turns: --compare interleaved -d 50 -s 100~n").
@@ -103,7 +105,8 @@ render(#{<<"runs">> := Runs} = Record, Options) ->
      verdicts(View, Sorted, Record),
      [Line(View, R) || Line <- [fun forks_line/2, fun search_line/2, fun dead_code_lines/2,
                                 fun interpreted_lines/2,
-                                fun overdue_line/2, fun cost_line/2], R <- Sorted],
+                                fun overdue_line/2, fun interference_line/2, fun cost_line/2],
+                   R <- Sorted],
      latency_table(View, Sorted),
      [profile(View, R, P) || #{<<"profile">> := P} = R <- Sorted]].
 
@@ -340,6 +343,23 @@ overdue_line(View, #{<<"overdue">> := N, <<"samples">> := Values} = R) when N > 
                   "far longer than expected (calls are counted when they start)~n",
                   [N, length(Values), name(View, R)]);
 overdue_line(_View, _R) ->
+    [].
+
+%% When the host's other programs took a noticeable share of the scheduler threads'
+%% time during a run (see erlperf_interference): how much, and what it moved.
+-spec interference_line(view(), run()) -> unicode:chardata().
+interference_line(View, #{<<"interference">> := #{<<"share">> := Share}} = R)
+  when is_number(Share), Share >= ?INTERFERENCE_SHOWN ->
+    Cpu = case R of
+              #{<<"cpu_qps">> := CpuQps, <<"qps">> := Qps} when is_number(CpuQps), is_number(Qps) ->
+                  io_lib:format(" (~ts iterations per second of wall-clock time, ~ts per second of "
+                                "CPU time)", [erlperf_units:count(Qps), erlperf_units:count(CpuQps)]);
+              #{} ->
+                  ""
+          end,
+    io_lib:format("Note: the host's other programs took ~b% of the scheduler threads' time during "
+                  "the run of ~ts~ts~n", [round(100 * Share), name(View, R), Cpu]);
+interference_line(_View, _R) ->
     [].
 
 %% With `memory => true': the runner's cost per call (see erlperf_cost).

@@ -96,7 +96,9 @@
 %%%   differences from being called real.</dd>
 %%% <dt>verdict</dt><dd>`no_difference' unless significant; then `faster' or `slower':
 %%%   the sign of the test statistic (B above A for a positive one) read with the
-%%%   `better' option (higher samples are better by default).</dd>
+%%%   `better' option (higher samples are better by default). `inconclusive' (with
+%%%   `reason => too_few_samples') when there are too few samples to test: too little
+%%%   evidence is not evidence of no difference.</dd>
 %%% </dl>
 %%%
 %%% Cost: everything is O(n log n) in the samples, except `compare/3' with
@@ -436,8 +438,16 @@ compare([_ | _] = A, [_ | _] = B, Options) when is_map(Options) ->
                 #{} -> percent_of(maps:get(ci, Result, undefined), mean(A))
             end,
     Significant = Rejected andalso beyond_noise(CiPct, Change, maps:get(noise, Opts)),
-    Extra = maps:with([statistic, df], Result),
-    maps:merge(Extra, Opts#{verdict => verdict(Significant, Direction, Better),
+    Extra = case P of
+                %% too few samples to test: not evidence of no difference
+                undefined -> #{reason => too_few_samples};
+                _ -> maps:with([statistic, df], Result)
+            end,
+    Verdict = case P of
+                  undefined -> inconclusive;
+                  _ -> verdict(Significant, Direction, Better)
+              end,
+    maps:merge(Extra, Opts#{verdict => Verdict,
                             significant => Significant, p => P,
                             within_noise => Rejected andalso not Significant,
                             change_pct => Change, ci_pct => CiPct}).
@@ -465,7 +475,11 @@ compare_defaults() ->
 %% what it knows: "(95% CI 10.1..14.5%, 5 forks)", "(..., one run)". A slower or faster change and its
 %% interval are given as magnitudes in that direction; no difference, signed (B - A).
 -spec verdict_text(comparison()) -> iodata().
-verdict_text(#{verdict := inconclusive, reason := Reason} = Comparison) ->
+verdict_text(#{verdict := inconclusive} = Comparison) ->
+    Reason = case maps:get(reason, Comparison, undefined) of
+                 undefined -> too_few_samples;
+                 R -> R
+             end,
     ["inconclusive: ", reason_text(Reason, Comparison)];
 verdict_text(#{verdict := no_difference, within_noise := true, noise := Noise} = Comparison) ->
     case significant_verdict(Comparison) of

@@ -237,8 +237,9 @@ source(What, #{<<"time">> := Time} = Entry) ->
 %% evidence cannot tell. A line per changed exact count after the time's verdict.
 verdicts(Rows) ->
     [[[io_lib:format("~ts: ~ts against ~ts~ts~n",
-                     [Name, verdict_line(E, C), File, environment(E)])
-       | [io_lib:format("~ts: ~ts: ~ts against ~ts~n", [Name, count_word(Count), count_text(Count), File])
+                     [Name, verdict_line(E, C), File, erlperf_baseline:environment_text(E)])
+       | [io_lib:format("~ts: ~ts: ~ts against ~ts~n",
+                        [Name, atom_to_list(V), erlperf_baseline:count_text(Count), File])
           || #{verdict := V} = Count <- maps:get(counts, E, []), V =/= no_change]]
       || #{file := File, comparison := C} = E <- Entries]
      ++ [io_lib:format("~ts: first run, nothing to compare with~n", [Name]) || Entries =:= []]
@@ -251,43 +252,6 @@ verdict_line(Entry, Comparison) -> [word(Entry), ": ", erlperf_stat:verdict_text
 word(#{verdict := slower, significant := true}) -> "regressed";
 word(#{verdict := faster, significant := true}) -> "improved";
 word(_) -> "no change".
-
-count_word(#{verdict := regressed}) -> "regressed";
-count_word(#{verdict := improved}) -> "improved";
-count_word(#{verdict := inconclusive}) -> "inconclusive".
-
-%% "1600 -> 3200 bytes per call (+100.0%)"
-count_text(#{count := Key, baseline := Old, run := New, change_pct := Change} = Count) ->
-    What = case Key of
-               <<"bytes_per_iteration">> -> "bytes";
-               <<"reductions_per_iteration">> -> "reductions"
-           end,
-    Pct = case Change of
-              undefined -> "";
-              _ -> io_lib:format(" (~s~.1f%)", [[$+ || Change > 0], Change])
-          end,
-    Why = case Count of
-              #{verdict := inconclusive} -> ", counts differ between OTP releases";
-              #{} -> ""
-          end,
-    io_lib:format("~ts -> ~ts ~s per call~ts~s", [erlperf_units:number(Old), erlperf_units:number(New),
-                                                   What, Pct, Why]).
-
-%% What differs between the compared runs' systems: "; OTP 25 -> 27".
-environment(#{environment := [_ | _] = Differences}) ->
-    ["; ", lists:join(", ", [[environment_name(K), " ", text(Old), " -> ", text(New)]
-                             || {K, Old, New} <- Differences])];
-environment(_Entry) ->
-    "".
-
-environment_name(<<"otp_release">>) -> "OTP";
-environment_name(<<"erlperf">>) -> "erlperf";
-environment_name(<<"schedulers">>) -> "schedulers";
-environment_name(<<"emu_flavor">>) -> "emulator";
-environment_name(<<"cpu">>) -> "CPU".
-
-text(V) when is_binary(V) -> V;
-text(V) -> io_lib:format("~0tp", [V]).
 
 %%--------------------------------------------------------------------
 %% Code path, files, messages
