@@ -2,7 +2,7 @@
 REBAR ?= rebar3
 
 .PHONY: all compile escript run install uninstall test test-all test-otp browser eunit ct dialyzer xref \
-        check bench bench-calibration bench-suites bench-httpd doc prereq-build prereq-test clean
+        check bench bench-calibration bench-suites bench-busy bench-httpd doc prereq-build prereq-test clean
 
 all: escript
 
@@ -126,7 +126,7 @@ bench: escript
 	mkdir -p _build/bench
 	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/*.erl examples/httpd_load_gen.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
-	    -eval 'erlperf_bench:main(), erlperf_bench_calibration:main(), erlperf_bench_suites:main(), erlperf_bench_agents:main(), erlperf_bench_httpd:main(), halt(0).'
+	    -eval 'erlperf_bench:main(), erlperf_bench_calibration:main(), erlperf_bench_suites:main(), erlperf_bench_busy:main(), erlperf_bench_agents:main(), erlperf_bench_httpd:main(), halt(0).'
 
 # The calibration of intervals and verdicts alone (part of `make bench'; about 11 minutes).
 bench-calibration: compile
@@ -142,6 +142,14 @@ bench-suites: escript
 	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_suites.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
 	    -eval 'erlperf_bench_suites:main(), halt(0).'
+
+# Verdicts on a busy host alone: unchanged suite runs with the load changing between
+# them, planted changes found under load (part of `make bench'; a few minutes).
+bench-busy: escript
+	mkdir -p _build/bench
+	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_busy.erl
+	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
+	    -eval 'erlperf_bench_busy:main(), halt(0).'
 
 # The agents' slowdown of an httpd alone (part of `make bench').
 bench-httpd: escript

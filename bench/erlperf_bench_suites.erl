@@ -54,9 +54,10 @@ unchanged(Store) ->
     Outs = [suite(Store, example(), ["--fail-on-regression", ?GATE]) || _ <- lists:seq(1, ?RUNS)],
     Words = [word(Out) || {_, Out} <- Outs],
     io:format("suites, unchanged code: ~b runs each against the one before: ~b regressed, ~b improved, "
-              "~b no change; ~b exit 3 under --fail-on-regression ~s (goal: none regressed)~n"
+              "~b inconclusive, ~b no change; ~b exit 3 under --fail-on-regression ~s (goal: none regressed)~n"
               "  changes: ~ts~n",
-              [?RUNS, count(regressed, Words), count(improved, Words), count(no_change, Words),
+              [?RUNS, count(regressed, Words), count(improved, Words), count(inconclusive, Words),
+               count(no_change, Words),
                length([S || {3, _} = S <- Outs]), ?GATE, changes(Outs)]).
 
 planted(Tmp) ->
@@ -103,7 +104,8 @@ collect(Port, Acc) ->
 
 word(Out) ->
     case [W || {Text, W} <- [{": regressed: ", regressed}, {": improved: ", improved},
-                             {": no change: ", no_change}], string:find(Out, Text) =/= nomatch] of
+                             {": no change: ", no_change}, {": inconclusive: ", inconclusive}],
+                           string:find(Out, Text) =/= nomatch] of
         [W | _] -> W;
         [] -> error({no_verdict, Out})
     end.

@@ -883,7 +883,10 @@ format_noise(R) -> float_to_list(R, [{decimals, 3}, compact]).
 
 %% An inconclusive verdict's reason, with what the comparison measured.
 reason_text(too_few_samples, Comparison) ->
-    ["too few samples to tell", verdict_detail(Comparison#{ci_pct := undefined}, 1, 1)];
+    case iolist_to_binary(basis(Comparison)) of
+        <<", ", Basis/binary>> -> ["too few samples to tell (", Basis, ")"];
+        _ -> "too few samples to tell"
+    end;
 reason_text({load_changed, A, B}, #{verdict_without := Without} = Comparison) ->
     io_lib:format("the host's load changed between the runs (other programs took ~b% of the "
                   "schedulers' time, then ~b%); on wall-clock time ~ts",

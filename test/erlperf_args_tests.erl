@@ -12,7 +12,7 @@
                  outputs => [], baselines => [], gate => none, params => [], inputs => [],
                  bytes => undefined, verbose => false, paths => [], help => false,
                  suites => [], filter => undefined, store => "_build/erlperf",
-                 save_baseline => undefined, history => false}).
+                 save_baseline => undefined, history => false, fail_on_inconclusive => false}).
 
 %% ?PLAIN to be updated (updating the literal itself is a warning from OTP 27 on).
 plain() ->
