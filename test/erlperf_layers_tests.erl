@@ -14,7 +14,7 @@
                    erlperf_system],
           engine => [erlperf_codegen, erlperf_job, erlperf_job_code, erlperf_job_counters,
                      erlperf_job_measurer, erlperf_job_sup, erlperf_sampler, erlperf_cost,
-                     erlperf_latency, erlperf_profile],
+                     erlperf_latency, erlperf_profile, erlperf_interference],
           strategy => [erlperf_local, erlperf_isolation, erlperf_cluster, erlperf_comparison,
                        erlperf_forks],
           facade => [erlperf, erlperf_sweep, erlperf_app, erlperf_sup, erlperf_suite],
