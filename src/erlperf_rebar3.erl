@@ -8,7 +8,7 @@
 %%% Glossary:
 %%% <ul>
 %%%   <li><b>suite options</b>: the options this command declares to rebar3 (`--suite',
-%%%       `--filter', `--store', `--baseline', `--save-baseline',
+%%%       `--filter', `--store', `--baseline', `--save-baseline', `--against',
 %%%       `--fail-on-regression'); rebar3 refuses any other before `--'.</li>
 %%%   <li><b>erlperf arguments</b>: the command line handed to erlperf: the arguments as
 %%%       given, without the first `--'. `--suite bench' goes first unless they hold
@@ -116,6 +116,8 @@ opts() ->
       "Directory of the stored runs (default: _build/erlperf)."},
      {baseline, undefined, "baseline", string, "Compare with the stored run NAME."},
      {save_baseline, undefined, "save-baseline", string, "Store this run as NAME."},
+     {against, undefined, "against", string,
+      "Compare with git revision REV, built and run beside the working tree (not stored)."},
      {fail_on_regression, undefined, "fail-on-regression", string,
       "Exit 3 when a benchmark is significantly slower by more than PCT percent."}].
 

@@ -40,8 +40,11 @@
 %% API
 
 %% @doc Runs `--suite': prints the table, the verdicts against the previous runs (or
-%% baselines), writes the outputs, and returns the exit status.
+%% baselines, or `--against' a git revision), writes the outputs, and returns the exit
+%% status.
 -spec run(erlperf_args:parsed()) -> non_neg_integer().
+run(#{against := _} = Parsed) ->
+    against(Parsed);
 run(#{suites := Paths, filter := Filter} = Parsed) ->
     ok = project_code(),
     case erlperf_suite:load(Paths) of
@@ -77,6 +80,21 @@ history(#{store := Store, format := Format, outputs := Outputs}) ->
 
 %%--------------------------------------------------------------------
 %% Running the suites
+
+%% --against REV: both versions measured by erlperf_against, the revision's record the
+%% baseline; shown, written and gated as a run against a baseline, and not stored.
+against(Parsed) ->
+    case erlperf_against:run(Parsed, fun benchmark_options/2) of
+        {ok, #{record := none}} ->
+            erlperf_args:exit_code(benchmark_failed);
+        {ok, #{record := Record, baseline := Baseline, failed := Failed}} ->
+            case measured(Record, [], Parsed#{baselines := [Baseline]}) of
+                0 when Failed -> erlperf_args:exit_code(benchmark_failed);
+                Status -> Status
+            end;
+        {error, Reason} ->
+            fail(erlperf_against:outcome(Reason), erlperf_against:format_error(Reason))
+    end.
 
 with_baselines(Benchmarks, #{baselines := Names, store := Store} = Parsed) ->
     case baselines(Names, Store) of
@@ -128,11 +146,9 @@ measure(Benchmarks, #{store := Store} = Parsed) ->
             end
     end.
 
-%% Options: erlperf's defaults, exact counts, then the benchmark's, then the command
-%% line's; forked for verdicts unless --forks or the benchmark says otherwise.
+%% Forked for verdicts unless --forks or the benchmark says otherwise.
 run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options := Given}) ->
-    %% exact counts per call by default: what a suite's verdicts can trust on a busy host
-    Options = maps:merge(#{counts => true}, maps:merge(Own, Given)),
+    Options = benchmark_options(Own, Given),
     Forked = case maps:get(forks, Options, auto) of
                  auto -> Options#{forks => erlperf_forks:for_verdicts(maps:merge(erlperf:defaults(), Options),
                                                                       undefined)};
@@ -146,6 +162,12 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
     catch
         Class:Reason:Stack -> {error, erlperf_cli_outcome:known(Class, Reason, Stack)}
     end.
+
+%% Options: erlperf's defaults, exact counts, then the benchmark's, then the command
+%% line's.
+benchmark_options(Own, Given) ->
+    %% exact counts per call by default: what a suite's verdicts can trust on a busy host
+    maps:merge(#{counts => true}, maps:merge(Own, Given)).
 
 measured(Record0, Entries, #{baselines := Baselines, store := Store} = Parsed) ->
     Options = (erlperf_cli_outcome:compare_options(Parsed))#{history => earlier_runs(Entries)},
@@ -179,6 +201,9 @@ shown(text, #{<<"runs">> := Runs} = Record) ->
 shown(_Format, Record) ->
     Record.
 
+%% A run against a revision is not kept: its baseline was measured beside it.
+store(_Store, _Entry, #{against := _}) ->
+    ok;
 store(Store, Entry, #{save_baseline := Name}) ->
     case erlperf_store:save_run(Store, Entry) of
         {ok, _} when Name =:= undefined -> ok;
@@ -258,12 +283,7 @@ word(_) -> "no change".
 
 %% The project's compiled code, when erlperf runs at the root of a rebar3 or Mix project.
 project_code() ->
-    Dirs = case {filelib:is_regular("rebar.config"), filelib:is_regular("mix.exs")} of
-               {true, _} -> filelib:wildcard("_build/default/lib/*/ebin");
-               {false, true} -> ["_build/dev/consolidated" | filelib:wildcard("_build/dev/lib/*/ebin")];
-               {false, false} -> []
-           end,
-    ok = code:add_pathsa([filename:absname(D) || D <- Dirs, filelib:is_dir(D)]).
+    ok = code:add_pathsa(erlperf_against:project_dirs(".")).
 
 %% The page's file is named on stdout after the text summary (not after JSON, which
 %% stays one document).

@@ -24,7 +24,7 @@
                            erlperf_output, erlperf_render, erlperf_trend],
           command_line => [erlperf_cli, erlperf_perf_cli, erlperf_args, erlperf_cli_vm,
                            erlperf_signal, erlperf_cli_outcome, erlperf_suite_cli, erlperf_store,
-                           erlperf_rebar3],
+                           erlperf_against, erlperf_rebar3],
           %% beside the stack
           monitoring => [erlperf_monitor, erlperf_file_log, erlperf_history,
                          erlperf_cluster_monitor],
