@@ -373,15 +373,15 @@ revision_code(Name, Combination, Revision) ->
 unit(Unit, Nodes, Source, Options) ->
     Tags = [#{runner => "current", label => <<"current">>}
             | [#{runner => "revision", label => <<"revision">>} || maps:get(revision, Unit) =/= none]],
-    Version = fun (<<"current">>) -> current; (<<"revision">>) -> Source end,
+    VersionOf = fun (<<"current">>) -> current; (<<"revision">>) -> Source end,
     Opts = forked(Options),
     Run = fun (Order, ForkOpts) ->
-                  [fork(Unit, maps:get(V, Nodes), V, ForkOpts) || #{label := L} <- Order, V <- [Version(L)]]
+                  [fork(Unit, maps:get(V, Nodes), V, ForkOpts) || #{label := L} <- Order, V <- [VersionOf(L)]]
           end,
     try erlperf_forks:run(Tags, Opts, Run) of
         Reports ->
             Stat = maps:with([confidence, noise, run_noise], Opts),
-            {ok, [swept(R, Unit) || R0 <- Reports, [R] <- [erlperf_comparison:annotate([R0], Stat)]]}
+            {ok, [swept(R) || R0 <- Reports, [R] <- [erlperf_comparison:annotate([R0], Stat)]]}
     catch
         throw:{?MODULE, {crashed, Version, Why}} -> {error, Version, Why}
     end.
@@ -415,13 +415,13 @@ fork(#{params := Params} = Unit, #{peer := Peer}, Version, ForkOpts) ->
 
 %% A combination's throughput is its forks', not the last fork's; and a unit is one
 %% combination, none the best of its sweep.
-swept(#{params := _, result := #{qps := Qps}} = Report, _Unit) ->
+swept(#{params := _, result := #{qps := Qps}} = Report) ->
     Bytes = case Report of
                 #{bytes_processed := B} -> #{bytes_per_second => B * Qps};
                 #{} -> #{}
             end,
     maps:merge(maps:remove(best, Report#{qps => Qps}), Bytes);
-swept(Report, _Unit) ->
+swept(Report) ->
     Report.
 
 %% Each benchmark that failed: a line on stderr.
@@ -604,10 +604,7 @@ cleanup(#session{git = Git, root = Root, dir = Dir, watchdog = Watchdog}) ->
 
 %% Kills a command's OS process and waits for it to end.
 ended(Port) ->
-    case erlang:port_info(Port, os_pid) of
-        {os_pid, Pid} -> _ = os:cmd("kill -9 " ++ integer_to_list(Pid));
-        undefined -> ok
-    end,
+    _ = [os:cmd("kill -9 " ++ integer_to_list(Pid)) || {os_pid, Pid} <- [erlang:port_info(Port, os_pid)]],
     _ = collect(Port, [], ?EXIT_WAIT_MS),
     ok.
 

@@ -16,6 +16,7 @@
 -export([unchanged/0, unchanged/1, twice/0, twice/1, rebar3_project/0, rebar3_project/1,
          outside_repository/0, outside_repository/1, unknown_revision/0, unknown_revision/1,
          not_compiling/0, not_compiling/1, new_benchmark/0, new_benchmark/1, no_git/0, no_git/1,
+         crashing/0, crashing/1, sweep/0, sweep/1,
          usage/0, usage/1, in_this_node/0, in_this_node/1, sigterm/0, sigterm/1]).
 
 %% Longest a run of the escript may take (a loaded CI machine builds and boots slowly).
@@ -32,13 +33,13 @@ suite() ->
     [{timetrap, {minutes, 15}}].
 
 all() ->
-    [{group, timing}, {group, errors}, in_this_node, sigterm].
+    [{group, timing}, {group, edges}, in_this_node, sigterm].
 
 %% The timing cases one at a time (they measure); the others at once.
 groups() ->
     [{timing, [], [unchanged, twice, rebar3_project]},
-     {errors, [parallel], [outside_repository, unknown_revision, not_compiling, new_benchmark,
-                           no_git, usage]}].
+     {edges, [parallel], [outside_repository, unknown_revision, not_compiling, new_benchmark,
+                          crashing, sweep, no_git, usage]}].
 
 init_per_suite(Config) ->
     case os:find_executable("git") of
@@ -180,6 +181,43 @@ new_benchmark(Config) ->
     ?assertMatch([_], verdicts("countdown", Sha, Out), Out),
     ?assertEqual(1, count("against HEAD~1 (", Out), Out),
     ?assertEqual([], verdicts("again", Sha, Out), Out),
+    clean(Config).
+
+crashing() ->
+    [{doc, "A benchmark crashing in the revision: one line naming it and the revision, exit 1; "
+           "the other benchmark is still compared"}].
+crashing(Config) ->
+    Suite = fun (Boom) ->
+                    "-module(crash_bench).\n-behaviour(erlperf_suite).\n-export([benchmarks/0, boom/0, fine/0]).\n"
+                    "benchmarks() -> [#{name => \"boom\", runner => boom}, #{name => \"fine\", runner => fine}].\n"
+                    "boom() -> " ++ Boom ++ ".\nfine() -> ok.\n"
+            end,
+    Sha = repository(Config, [{"bench/crash_bench.erl", Suite("erlang:error(kaput)")}]),
+    commit(Config, [{"bench/crash_bench.erl", Suite("ok")}], "fixed"),
+    #{status := Status, out := Out, err := Err} = against(Config, ["HEAD~1" | ?QUICK]),
+    ?assertEqual(1, Status, {Out, Err}),
+    [Line] = lines(Err),
+    ?assert(lists:prefix("erlperf: boom in HEAD~1 (" ++ Sha ++ "): runner crashed: error:kaput", Line), Line),
+    ?assertMatch([_], verdicts("fine", Sha, Out), Out),
+    ?assertEqual([], verdicts("boom", Sha, Out), Out),
+    clean(Config).
+
+sweep() ->
+    [{doc, "A sweep: each combination compared with the revision's, and one the revision does "
+           "not have said so on stderr"}].
+sweep(Config) ->
+    Suite = fun (Values) ->
+                    lists:flatten(io_lib:format("-module(seq_bench).\n-behaviour(erlperf_suite).\n-export([benchmarks/0]).\n"
+                                                "benchmarks() -> [#{name => \"seq\", runner => \"lists:seq(1, N).\", "
+                                                "params => #{'N' => ~w}}].\n", [Values]))
+            end,
+    Sha = repository(Config, [{"bench/seq_bench.erl", Suite([100])}]),
+    commit(Config, [{"bench/seq_bench.erl", Suite([100, 1000])}], "more"),
+    #{status := Status, out := Out, err := Err} = against(Config, ["HEAD~1" | ?QUICK]),
+    ?assertEqual(0, Status, {Out, Err}),
+    ?assertEqual(["erlperf: seq (N=1000): not in HEAD~1, nothing to compare with"], lines(Err)),
+    ?assertMatch([_], verdicts("seq (N=100)", Sha, Out), Out),
+    ?assertEqual([], verdicts("seq (N=1000)", Sha, Out), Out),
     clean(Config).
 
 no_git() ->
