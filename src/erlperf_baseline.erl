@@ -73,11 +73,11 @@
 %% A run whose scheduler threads wanted a CPU for at least this share of the run, per
 %% worker they could keep busy, is code that computes: its CPU figure is compared.
 -define(COMPUTE_DEMAND, 0.75).
-%% The CPU figure's run noise per unit of change of the host's share, a standard
-%% deviation: measured, a change of 0.4 in share moved the CPU figure of a tight loop
-%% by 3-11% (caches and cores shared with the other programs).
--define(LOAD_NOISE, 0.15).
-%% A change of the host's share beyond this makes a wall-clock verdict inconclusive.
+%% A change of the host's load (see host_load/1) beyond this between two runs: the CPU
+%% figure cannot be trusted (caches and cores shared with other programs slowed it
+%% too: measured on 2 vCPUs, one busy loop beside the VM left its schedulers unwaiting
+%% and the code 40% slower), and a wall-clock change in the direction of the load's
+%% is inconclusive.
 -define(LOAD_CHANGE, 0.10).
 %% An interval of no significant difference wider than this (percentage points) tells
 %% nothing: inconclusive.
@@ -230,9 +230,9 @@ entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
                          <<"timed">> -> lower;
                          _ -> higher
                      end,
-            Figure = figure(BaseRun, Run),
-            Interference = {share(BaseRun), share(Run)},
-            {RunNoise, Source} = run_noise(Figure, Interference, Run, Stat),
+            Interference = {host_load(BaseRun), host_load(Run)},
+            Figure = figure(BaseRun, Run, Interference),
+            {RunNoise, Source} = run_noise(Figure, Run, Stat),
             Cmp0 = erlperf_stat:compare_runs(run_samples(BaseRun, Figure), run_samples(Run, Figure),
                                              (maps:with([test, confidence, noise], Stat))#{
                                                better => Better, run_noise => RunNoise}),
@@ -247,13 +247,19 @@ entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
     end.
 
 %% The figure a comparison across runs reads: the samples as they would have been
-%% without the host's other programs (`cpu') when both runs have them and both kept
-%% their scheduler threads busy (code that computes); else the wall-clock samples.
-figure(BaseRun, Run) ->
-    case computes(BaseRun) andalso computes(Run) of
+%% without the host's other programs (`cpu') when both runs have them, both kept their
+%% scheduler threads busy (code that computes) and the host's load was about the same
+%% in both (the scaling takes out the waiting, not the caches and cores the other
+%% programs share); else the wall-clock samples, which load only ever lowers (see
+%% inconclusive/2).
+figure(BaseRun, Run, Interference) ->
+    case computes(BaseRun) andalso computes(Run) andalso not load_changed(Interference) of
         true -> cpu;
         false -> wall
     end.
+
+load_changed({A, B}) when is_number(A), is_number(B) -> abs(B - A) > ?LOAD_CHANGE;
+load_changed(_Interference) -> false.
 
 computes(#{<<"cpu_samples">> := [_ | _], <<"interference">> := #{<<"demand">> := Demand}})
   when is_number(Demand) ->
@@ -261,35 +267,27 @@ computes(#{<<"cpu_samples">> := [_ | _], <<"interference">> := #{<<"demand">> :=
 computes(_Run) ->
     false.
 
-%% The share of the scheduler threads' time that the host's other programs took in a
-%% run; `undefined' when not measured (a record of an older erlperf, another platform).
-share(#{<<"interference">> := #{<<"share">> := Share}}) when is_number(Share) -> Share;
-share(_Run) -> undefined.
+%% The host's load during a run: the larger of the share of the scheduler threads' time
+%% that other programs took and the share of the host's CPUs they kept busy (cores and
+%% caches shared with them slow the code without making it wait); `undefined' when not
+%% measured (a record of an older erlperf, another platform).
+host_load(#{<<"interference">> := Interference}) ->
+    case [V || K <- [<<"share">>, <<"others">>], V <- [maps:get(K, Interference, null)], is_number(V)] of
+        [] -> undefined;
+        Measured -> lists:max(Measured)
+    end;
+host_load(_Run) -> undefined.
 
 %% The run noise of the comparison and where it comes from: given (`--run-noise'), or
-%% estimated: from the spread of the benchmark's earlier runs when there are enough of
-%% them (`history'), else the default; plus what the change of the host's load between
-%% the two runs can move the figure (`interference'), in quadrature.
-run_noise(_Figure, _Interference, _Run, #{given_run_noise := Given}) when is_number(Given) ->
+%% estimated from the spread of the benchmark's earlier runs when there are enough of
+%% them (`history'), else the default.
+run_noise(_Figure, _Run, #{given_run_noise := Given}) when is_number(Given) ->
     {Given, given};
-run_noise(Figure, Interference, Run, Stat) ->
-    {Base, Source} = case history_noise(Figure, maps:get(history, Stat, #{}), Run) of
-                         undefined -> {maps:get(run_noise, Stat, 0), default};
-                         R -> {R, history}
-                     end,
-    case load_noise(Figure, Interference) of
-        Zero when Zero == 0 -> {Base, Source};
-        Load -> {math:sqrt(Base * Base + Load * Load), {Source, interference}}
+run_noise(Figure, Run, Stat) ->
+    case history_noise(Figure, maps:get(history, Stat, #{}), Run) of
+        undefined -> {maps:get(run_noise, Stat, 0), default};
+        R -> {R, history}
     end.
-
-%% How far a change of the host's load between two runs can move the figure, percent
-%% (a standard deviation): for the CPU figure, ?LOAD_NOISE of the change in share
-%% (what the waiting does not account for: caches and cores shared with the other
-%% programs); the wall-clock figure's own change is judged by inconclusive/2.
-load_noise(cpu, {A, B}) when is_number(A), is_number(B) ->
-    ?LOAD_NOISE * 100 * abs(B - A);
-load_noise(_Figure, _Interference) ->
-    0.
 
 %% Run noise from the benchmark's earlier runs (oldest first, the previous run last):
 %% the spread of consecutive runs' means, robustly (the median absolute difference of
@@ -327,15 +325,17 @@ median(Values) ->
     end.
 
 %% A verdict the evidence cannot carry is inconclusive, with the reason: too few
-%% samples to test; the host's load changed between the runs and the figure is the
-%% wall clock's (code that waits, or no CPU figures); or an interval too wide to tell
-%% (a gate's change within it, or wider than ?TOO_WIDE_PCT points).
+%% samples to test; a change in the direction the host's load moved it (slower when
+%% the load rose by more than ?LOAD_CHANGE, faster when it fell: load only ever slows
+%% code, so a change against it stands); or an interval too wide to tell (a gate's
+%% change within it, or wider than ?TOO_WIDE_PCT points).
 inconclusive(#{p := undefined} = Cmp, _Stat) ->
     Cmp#{verdict := inconclusive, significant := false, reason => too_few_samples};
-inconclusive(#{figure := wall, significant := true, interference := {A, B}} = Cmp, _Stat)
-  when is_number(A), is_number(B), abs(B - A) > ?LOAD_CHANGE ->
+inconclusive(#{significant := true, verdict := Verdict, interference := {A, B}} = Cmp, _Stat)
+  when is_number(A), is_number(B), (Verdict =:= slower andalso B - A > ?LOAD_CHANGE)
+                                   orelse (Verdict =:= faster andalso A - B > ?LOAD_CHANGE) ->
     Cmp#{verdict := inconclusive, significant := false, reason => {load_changed, A, B},
-         verdict_without => maps:get(verdict, Cmp)};
+         verdict_without => Verdict};
 inconclusive(#{significant := false, ci_pct := {Lo, Hi}} = Cmp, Stat) ->
     Gate = maps:get(gate, Stat, none),
     Slower = case maps:get(better, Cmp) of

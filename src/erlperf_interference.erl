@@ -58,7 +58,7 @@
 -export([open/0, read/1, delta/2, available/1, format_unavailable/1, close/1]).
 
 %% Internal exports: the parsing and arithmetic, pure (tested on their own).
--export([parse_schedstat/1, parse_pressure/1, parse_stat/1, scheduler_thread/1, share/2]).
+-export([parse_schedstat/1, parse_pressure/1, parse_stat/1, parse_idle/1, scheduler_thread/1, share/2]).
 
 -export_type([handle/0, reading/0, figures/0, reason/0]).
 
@@ -85,20 +85,31 @@
 -type reading() :: #{time := integer(),
                      run_ns := non_neg_integer() | undefined,
                      wait_ns := non_neg_integer() | undefined,
+                     threads => [{non_neg_integer(), non_neg_integer()}] | undefined,
                      psi_us := non_neg_integer() | undefined,
                      steal := non_neg_integer() | undefined,
-                     ticks := non_neg_integer() | undefined}.
+                     ticks := non_neg_integer() | undefined,
+                     idle => non_neg_integer() | undefined,
+                     cpus => pos_integer()}.
 
 %% Between two readings: wall-clock nanoseconds; the CPU time the scheduler threads ran
-%% and waited on a run queue; the share (wait / (run + wait)); the pressure (0..1 of the
-%% wall-clock time) and the steal (0..1 of the host's ticks).
+%% and waited on a run queue, all of them and those busy in the span (see
+%% ?BUSY_SHARE); the share (wait / (run + wait), all threads); the pressure (0..1 of
+%% the wall-clock time) and the steal (0..1 of the host's ticks).
 -type figures() :: #{wall_ns := non_neg_integer(),
                      cpu_ns := non_neg_integer() | undefined,
                      wait_ns := non_neg_integer() | undefined,
+                     busy_cpu_ns := non_neg_integer() | undefined,
+                     busy_wait_ns := non_neg_integer() | undefined,
                      share := float() | undefined,
                      pressure := float() | undefined,
-                     steal := float() | undefined}.
+                     steal := float() | undefined,
+                     others => float() | undefined}.
 
+%% A scheduler thread is busy in a span when it ran or waited to run for at least this
+%% share of it: it had work all along (a worker), not now and then (the sampler, an
+%% idle scheduler spinning before it sleeps).
+-define(BUSY_SHARE, 0.5).
 %% The VM's threads, one directory each.
 -define(TASKS, "/proc/self/task").
 %% Host-wide CPU pressure (Linux 4.20 and later, when the kernel has PSI enabled).
@@ -134,9 +145,11 @@ open() ->
 read(#{owner := Owner, schedulers := Schedulers, pressure := Pressure, stat := Stat}) ->
     Time = erlang:monotonic_time(nanosecond),
     Mine = Owner =:= self(),
-    {Run, Wait} = sum(Schedulers, Mine),
-    {Steal, Ticks} = steal(parse_stat(read_source(Stat, Mine))),
-    #{time => Time, run_ns => Run, wait_ns => Wait,
+    Threads = threads(Schedulers, Mine),
+    {Run, Wait} = sum(Threads),
+    StatLine = read_source(Stat, Mine),
+    {Steal, Ticks} = steal(parse_stat(StatLine)),
+    #{idle => parse_idle(StatLine), cpus => cpus(), time => Time, run_ns => Run, wait_ns => Wait, threads => Threads,
       psi_us => parse_pressure(read_source(Pressure, Mine)), steal => Steal, ticks => Ticks}.
 
 %% @doc The figures of the time between two readings of the same handle, `Earlier'
@@ -147,9 +160,14 @@ delta(#{time := T0} = Earlier, #{time := T1} = Later) when T1 >= T0 ->
     Wall = T1 - T0,
     Cpu = diff(run_ns, Earlier, Later),
     Wait = diff(wait_ns, Earlier, Later),
+    {BusyCpu, BusyWait} = busy(maps:get(threads, Earlier, undefined), maps:get(threads, Later, undefined),
+                               Wall),
     #{wall_ns => Wall, cpu_ns => Cpu, wait_ns => Wait, share => share(Cpu, Wait),
+      busy_cpu_ns => BusyCpu, busy_wait_ns => BusyWait,
       pressure => ratio(times(diff(psi_us, Earlier, Later), ?NS_PER_US), Wall),
-      steal => ratio(diff(steal, Earlier, Later), diff(ticks, Earlier, Later))};
+      steal => ratio(diff(steal, Earlier, Later), diff(ticks, Earlier, Later)),
+      others => others(diff(idle, Earlier, Later), diff(ticks, Earlier, Later), Cpu, Wall,
+                       maps:get(cpus, Later, undefined))};
 delta(Earlier, Later) ->
     erlang:error({not_in_order, Earlier, Later}).
 
@@ -215,6 +233,17 @@ parse_stat(<<"cpu ", Rest/binary>>) ->
 parse_stat(_) ->
     undefined.
 
+%% @doc Idle and I/O wait ticks of `/proc/stat''s first line (the host's CPUs doing
+%% nothing), or `undefined'.
+-spec parse_idle(binary() | undefined) -> non_neg_integer() | undefined.
+parse_idle(<<"cpu ", Rest/binary>>) ->
+    case integers(Rest) of
+        [_, _, _, Idle, IoWait | _] -> Idle + IoWait;
+        _ -> undefined
+    end;
+parse_idle(_) ->
+    undefined.
+
 %% @doc Whether a thread's name (its `comm' file) is a normal or dirty CPU scheduler's.
 -spec scheduler_thread(binary() | undefined) -> boolean().
 scheduler_thread(undefined) ->
@@ -252,7 +281,7 @@ open_schedstats([]) ->
     {unavailable, no_scheduler_threads};
 open_schedstats(Paths) ->
     Sources = [source(P) || P <- Paths],
-    case lists:member(none, Sources) orelse sum(Sources, true) =:= {undefined, undefined} of
+    case lists:member(none, Sources) orelse threads(Sources, true) =:= undefined of
         true ->
             _ = [file:close(Fd) || {_, Fd} <- Sources],
             {unavailable, no_schedstat};
@@ -269,18 +298,52 @@ source(Path) ->
 sources(#{schedulers := Schedulers, pressure := Pressure, stat := Stat}) ->
     [S || S = {_, _} <- [Pressure, Stat | case Schedulers of [_ | _] -> Schedulers; _ -> [] end]].
 
-%% The run and wait time summed over the schedulers; `undefined' when one is missing.
-sum({unavailable, _}, _Mine) ->
-    {undefined, undefined};
-sum(Sources, Mine) ->
-    sum(Sources, Mine, 0, 0).
+%% Each scheduler's run and wait time, in the handle's order; `undefined' when one is
+%% missing.
+threads({unavailable, _}, _Mine) ->
+    undefined;
+threads(Sources, Mine) ->
+    Read = [parse_schedstat(read_source(Source, Mine)) || Source <- Sources],
+    case lists:member(undefined, Read) of
+        true -> undefined;
+        false -> Read
+    end.
 
-sum([], _Mine, Run, Wait) ->
-    {Run, Wait};
-sum([Source | Sources], Mine, Run, Wait) ->
-    case parse_schedstat(read_source(Source, Mine)) of
-        {R, W} -> sum(Sources, Mine, Run + R, Wait + W);
-        undefined -> {undefined, undefined}
+%% The run and wait time summed over the schedulers.
+sum(undefined) ->
+    {undefined, undefined};
+sum(Threads) ->
+    {lists:sum([R || {R, _} <- Threads]), lists:sum([W || {_, W} <- Threads])}.
+
+%% The run and wait time of the threads busy between two readings (see ?BUSY_SHARE);
+%% `undefined' when a reading has no threads, or a thread's counters went backwards.
+busy([_ | _] = Threads0, [_ | _] = Threads1, Wall) when length(Threads0) =:= length(Threads1) ->
+    Deltas = [{R1 - R0, W1 - W0} || {{R0, W0}, {R1, W1}} <- lists:zip(Threads0, Threads1)],
+    case [D || {R, W} = D <- Deltas, R < 0 orelse W < 0] of
+        [] ->
+            Busy = [D || {R, W} = D <- Deltas, R + W >= ?BUSY_SHARE * Wall],
+            sum(Busy);
+        _ ->
+            {undefined, undefined}
+    end;
+busy(_Threads0, _Threads1, _Wall) ->
+    {undefined, undefined}.
+
+%% The share of the host's CPUs that other programs kept busy: the host's busy share
+%% less this VM's schedulers' (0..1; `undefined' without the figures).
+others(Idle, Ticks, Cpu, Wall, Cpus) when is_integer(Idle), is_integer(Ticks), Ticks > 0,
+                                          is_integer(Cpu), Wall > 0, is_integer(Cpus) ->
+    Busy = 1 - Idle / Ticks,
+    max(0.0, min(1.0, Busy - Cpu / (Wall * Cpus)));
+others(_Idle, _Ticks, _Cpu, _Wall, _Cpus) ->
+    undefined.
+
+%% The CPUs this VM may run on.
+cpus() ->
+    case [N || N <- [erlang:system_info(logical_processors_available),
+                     erlang:system_info(logical_processors_online)], is_integer(N)] of
+        [N | _] -> N;
+        [] -> 1
     end.
 
 steal({_, _} = StealTicks) -> StealTicks;
@@ -349,7 +412,7 @@ digits(<<>>) -> false;
 digits(Bin) -> lists:all(fun (C) -> C >= $0 andalso C =< $9 end, binary_to_list(Bin)).
 
 diff(Key, Earlier, Later) ->
-    case {maps:get(Key, Earlier), maps:get(Key, Later)} of
+    case {maps:get(Key, Earlier, undefined), maps:get(Key, Later, undefined)} of
         {A, B} when is_integer(A), is_integer(B), B >= A -> B - A;
         _ -> undefined
     end.

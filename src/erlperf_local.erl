@@ -284,7 +284,8 @@ result(Mode, Concurrency, #{values := Values} = Run, #{sample_duration := Durati
 %% The host's interference of every sample, when the sampler measured it for each, and
 %% the samples as they would have been had the scheduler threads never waited for a
 %% CPU (`cpu_values'): continuous, a sample's iterations scaled by (run + wait) / run
-%% of the scheduler threads; timed, its time scaled by run / (run + wait). For code
+%% of the scheduler threads busy in the sample (the workers'; see erlperf_interference);
+%% timed, its time scaled by run / (run + wait). None without a busy thread. For code
 %% that keeps its schedulers busy, what other programs took of their time is taken
 %% out; for code that waits (sleeps, messages, I/O) the scaling means little, and
 %% verdicts across runs use the wall-clock samples (erlperf_baseline).
@@ -297,9 +298,11 @@ host(Mode, Values, Figures) when length(Figures) =:= length(Values) ->
 host(_Mode, _Values, _Figures) ->
     #{}.
 
-cpu_value(continuous, V, #{cpu_ns := Run, wait_ns := Wait}) when is_integer(Run), Run > 0, is_integer(Wait) ->
+cpu_value(continuous, V, #{busy_cpu_ns := Run, busy_wait_ns := Wait}) when is_integer(Run), Run > 0,
+                                                                         is_integer(Wait) ->
     V * (Run + Wait) / Run;
-cpu_value(timed, V, #{cpu_ns := Run, wait_ns := Wait}) when is_integer(Run), Run > 0, is_integer(Wait) ->
+cpu_value(timed, V, #{busy_cpu_ns := Run, busy_wait_ns := Wait}) when is_integer(Run), Run > 0,
+                                                                    is_integer(Wait) ->
     V * Run / (Run + Wait);
 cpu_value(_Mode, _V, _Figures) ->
     undefined.

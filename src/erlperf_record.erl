@@ -98,9 +98,7 @@ reason(too_few_samples) -> <<"too_few_samples">>;
 reason({load_changed, _, _}) -> <<"load_changed">>;
 reason({too_wide, _, _}) -> <<"too_wide">>.
 
-%% Where a comparison's run noise came from: "default", "history", "given", with
-%% "+interference" when the host's load change widened it.
-noise_source({Source, interference}) -> <<(atom_to_binary(Source))/binary, "+interference">>;
+%% Where a comparison's run noise came from: "default", "history" or "given".
 noise_source(Source) -> atom_to_binary(Source).
 
 interference_pair({Base, Run}) ->
@@ -296,7 +294,8 @@ host(#{result := #{interference := Figures} = Result} = Report) ->
                      <<"wall_ns">> => number(Wall),
                      <<"demand">> => number(demand(Cpu, Wait, Wall, Workers)),
                      <<"pressure">> => number(mean_defined([maps:get(pressure, F) || F <- Figures])),
-                     <<"steal">> => number(mean_defined([maps:get(steal, F) || F <- Figures]))},
+                     <<"steal">> => number(mean_defined([maps:get(steal, F) || F <- Figures])),
+                     <<"others">> => number(mean_defined([maps:get(others, F, undefined) || F <- Figures]))},
     Cpus = case Result of
                #{cpu_values := CpuValues} ->
                    #{<<"cpu_samples">> => CpuValues,

@@ -151,7 +151,8 @@ run() ->
                                               {required, <<"samples">>, {list, {either, [number, null]}}}
                                               | [{optional, K, {either, [number, null]}}
                                                  || K <- [<<"cpu_ns">>, <<"wait_ns">>, <<"wall_ns">>,
-                                                          <<"demand">>, <<"pressure">>, <<"steal">>]]]}},
+                                                          <<"demand">>, <<"pressure">>, <<"steal">>,
+                                                          <<"others">>]]]}},
      {optional, <<"cpu_samples">>, {nonempty, number}},
      {optional, <<"cpu_qps">>, {either, [number, null]}}
      | Numbers ++ cost() ++ latency()].

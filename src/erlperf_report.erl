@@ -348,8 +348,17 @@ overdue_line(_View, _R) ->
 %% When the host's other programs took a noticeable share of the scheduler threads'
 %% time during a run (see erlperf_interference): how much, and what it moved.
 -spec interference_line(view(), run()) -> unicode:chardata().
-interference_line(View, #{<<"interference">> := #{<<"share">> := Share}} = R)
-  when is_number(Share), Share >= ?INTERFERENCE_SHOWN ->
+interference_line(View, #{<<"interference">> := #{<<"share">> := Share} = I} = R)
+  when is_number(Share) ->
+    Others = case maps:get(<<"others">>, I, null) of
+                 O when is_number(O) -> O;
+                 _ -> 0
+             end,
+    interference_line(View, R, Share, Others);
+interference_line(_View, _R) ->
+    [].
+
+interference_line(View, R, Share, Others) when Share >= ?INTERFERENCE_SHOWN; Others >= ?INTERFERENCE_SHOWN ->
     Cpu = case R of
               #{<<"cpu_qps">> := CpuQps, <<"qps">> := Qps} when is_number(CpuQps), is_number(Qps) ->
                   io_lib:format(" (~ts iterations per second of wall-clock time, ~ts per second of "
@@ -357,9 +366,10 @@ interference_line(View, #{<<"interference">> := #{<<"share">> := Share}} = R)
               #{} ->
                   ""
           end,
-    io_lib:format("Note: the host's other programs took ~b% of the scheduler threads' time during "
-                  "the run of ~ts~ts~n", [round(100 * Share), name(View, R), Cpu]);
-interference_line(_View, _R) ->
+    io_lib:format("Note: during the run of ~ts, other programs kept ~b% of the host's CPUs busy and "
+                  "took ~b% of the scheduler threads' time~ts~n",
+                  [name(View, R), round(100 * Others), round(100 * Share), Cpu]);
+interference_line(_View, _R, _Share, _Others) ->
     [].
 
 %% With `memory => true': the runner's cost per call (see erlperf_cost).

@@ -77,6 +77,9 @@
 %% A sample is flagged when its overdue workers hold more than this share of its
 %% iterations (a few workers waiting for a scheduler among thousands are no news).
 -define(OVERDUE_SHARE, 0.01).
+%% Samples shorter than this (ms) go without the host's interference: its reads cost
+%% about 0.2 ms each.
+-define(HOST_MIN_MS, 20).
 %% In busy-wait mode the sampler sleeps until this many ms before the deadline.
 -define(BUSY_MARGIN_MS, 2).
 
@@ -86,12 +89,17 @@
 %% @doc Continuous mode: reads all jobs at the same instants, once per
 %% `sample_duration', after `warmup' discarded samples. Returns one run per job.
 -spec continuous([job(), ...], options()) -> [run()].
-continuous(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts) ->
+continuous(Jobs, #{sample_duration := Ms} = Opts) ->
+    Host = host_open(Ms),
+    try continuous(Jobs, Opts, Host)
+    after host_close(Host)
+    end.
+
+continuous(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts, Host) ->
     Period = erlang:convert_time_unit(Ms, millisecond, native),
-    Host = erlperf_interference:open(),
     Now = erlang:monotonic_time(),
     Clock = #{origin => Now, tick => 0, period => Period, sleep => sleep, host => Host},
-    First = {Now, read_all(Jobs), erlperf_interference:read(Host)},
+    First = {Now, read_all(Jobs), host_read(Host)},
     {Clock1, Start} = lists:foldl(
         fun (I, {C, _Last}) ->
             {C1, Reading} = next_reading(Jobs, C),
@@ -133,9 +141,15 @@ estimate(Job, Opts, #{min := Min} = Conc) ->
 -spec interleaved([job(), ...], options()) -> [run()].
 interleaved(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     interleaved_timed(Jobs, Opts);
-interleaved(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts) ->
+interleaved(Jobs, #{sample_duration := Ms} = Opts) ->
+    Host = host_open(Ms),
+    try interleaved(Jobs, Opts, Host)
+    after host_close(Host)
+    end.
+
+interleaved(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts, Host) ->
     Period = erlang:convert_time_unit(Ms, millisecond, native),
-    Clock = #{period => Period, sleep => sleep, host => erlperf_interference:open()},
+    Clock = #{period => Period, sleep => sleep, host => Host},
     Clock1 = lists:foldl(fun (I, C) ->
                              {_, C1} = take_turns(Jobs, C),
                              notify(Opts, {warmup, I, Warmup}),
@@ -169,13 +183,13 @@ turn(#{pid := Pid} = Job, #{period := Period, sleep := Sleep, host := Host} = Cl
     ok = erlperf_job:resume(Pid),
     Start = erlang:monotonic_time(),
     First = read(Job),
-    Host0 = erlperf_interference:read(Host),
+    Host0 = host_read(Host),
     NewSleep = wait_until(Start + Period, Period, Sleep, [Job]),
     End = erlang:monotonic_time(),
     Last = read(Job),
-    Host1 = erlperf_interference:read(Host),
+    Host1 = host_read(Host),
     ok = erlperf_job:suspend(Pid),
-    {{{Start, First}, {End, Last}, erlperf_interference:delta(Host0, Host1)}, Clock#{sleep := NewSleep}}.
+    {{{Start, First}, {End, Last}, host_delta(Host0, Host1)}, Clock#{sleep := NewSleep}}.
 
 %% The I-th job's values, oldest round first (Rounds newest first).
 turn_values(Rounds, I, #{period := Period}) ->
@@ -194,7 +208,7 @@ turn_runs(Jobs, Rounds, #{sleep := Sleep} = Clock, Opts, Met) ->
                    sleep => Sleep,
                    overdue => length([P || {{_, {C0, _, _}}, {_, {C1, _, P}}, _} <- Turns,
                                            P > ?OVERDUE_SHARE * max(1, C1 - C0)]),
-                   interference => [H || {_, _, H} <- Turns]})
+                   interference => interference([H || {_, _, H} <- Turns])})
      end || I <- lists:seq(1, length(Jobs))].
 
 %% Timed mode, interleaved: one measurement of each job per round.
@@ -261,8 +275,7 @@ runs(Jobs, NewestFirst, #{sleep := Sleep} = Clock, Opts, Met) ->
     {End, _, _} = lists:last(Window),
     Time = erlang:convert_time_unit(End - Start, native, microsecond),
     Hosts = [H || {_, _, H} <- Window],
-    Interference = [erlperf_interference:delta(H0, H1)
-                    || {H0, H1} <- lists:zip(lists:droplast(Hosts), tl(Hosts))],
+    Interference = interference([host_delta(H0, H1) || {H0, H1} <- lists:zip(lists:droplast(Hosts), tl(Hosts))]),
     [cv_flag(Opts, Met,
              #{samples => [element(1, lists:nth(I, Counts)) || {_, Counts, _} <- Window],
                values => values(Window, I, Clock), time => Time, sleep => Sleep,
@@ -303,7 +316,7 @@ next_reading(Jobs, #{origin := Origin, tick := Tick, period := Period, sleep := 
     Deadline = Origin + (Tick + 1) * Period,
     NewSleep = wait_until(Deadline, Period, Sleep, Jobs),
     Now = erlang:monotonic_time(),
-    Reading = {Now, read_all(Jobs), erlperf_interference:read(Host)},
+    Reading = {Now, read_all(Jobs), host_read(Host)},
     Next = case Now - Deadline > Period div 2 of
                true -> Clock#{origin := Now, tick := 0};
                false -> Clock#{tick := Tick + 1}
@@ -362,18 +375,20 @@ job_down(Reason) -> erlang:error({job_stopped, Reason}).
 timed_run(#{pid := Pid}, #{sample_duration := {timed, Count}, warmup := Warmup} = Opts) ->
     _ = [begin _ = measure(Pid, Count), notify(Opts, {warmup, I, Warmup}) end
          || I <- lists:seq(1, Warmup)],
-    Host = erlperf_interference:open(),
-    {Taken, Met} = timed_samples(Pid, Count, Host, Opts, []),
+    Host = host_open(timed),
+    {Taken, Met} = try timed_samples(Pid, Count, Host, Opts, [])
+                   after host_close(Host)
+                   end,
     Us = [U || {U, _} <- Taken],
     cv_flag(Opts, Met, #{samples => [round(U) || U <- Us], values => Us,
                          time => round(lists:sum(Us)), sleep => sleep, overdue => 0,
-                         interference => [H || {_, H} <- Taken]}).
+                         interference => interference([H || {_, H} <- Taken])}).
 
 %% Samples newest first, each {Microseconds, Interference}.
 timed_samples(Pid, Count, Host, #{samples := N} = Opts, Acc) ->
-    Host0 = erlperf_interference:read(Host),
+    Host0 = host_read(Host),
     Us = measure(Pid, Count) / 1000,
-    All = [{Us, erlperf_interference:delta(Host0, erlperf_interference:read(Host))} | Acc],
+    All = [{Us, host_delta(Host0, host_read(Host))} | Acc],
     Taken = length(All),
     Values = fun (Samples) -> [U || {U, _} <- Samples] end,
     _ = is_map_key(progress, Opts)
@@ -412,6 +427,31 @@ better({_, #{values := New}} = Step, {_, #{values := Old}} = Best, Misses) ->
     case erlperf_stat:mean(New) > erlperf_stat:mean(Old) of
         true -> {Step, 0};
         false -> {Best, Misses + 1}
+    end.
+
+%%--------------------------------------------------------------------
+%% The host's interference (erlperf_interference), read by this process at every
+%% reading; not for samples shorter than ?HOST_MIN_MS, whose reads would cost a
+%% noticeable share of a sample.
+
+host_open(timed) -> erlperf_interference:open();
+host_open(Ms) when Ms >= ?HOST_MIN_MS -> erlperf_interference:open();
+host_open(_Ms) -> none.
+
+host_read(none) -> none;
+host_read(Host) -> erlperf_interference:read(Host).
+
+host_delta(none, none) -> none;
+host_delta(Earlier, Later) -> erlperf_interference:delta(Earlier, Later).
+
+host_close(none) -> ok;
+host_close(Host) -> erlperf_interference:close(Host).
+
+%% The figures of every sample, or none (not read).
+interference(Figures) ->
+    case lists:member(none, Figures) of
+        true -> [];
+        false -> Figures
     end.
 
 %%--------------------------------------------------------------------

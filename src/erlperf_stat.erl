@@ -873,8 +873,6 @@ run_noise_text(#{run_noise := R} = C) when R > 0 ->
 run_noise_text(#{}) -> "".
 
 noise_source_text(history) -> " from earlier runs";
-noise_source_text({history, interference}) -> " from earlier runs and the host's load";
-noise_source_text({_, interference}) -> " with the host's load";
 noise_source_text(_Source) -> "".
 
 format_noise(R) when R == trunc(R) -> integer_to_list(trunc(R));
@@ -888,8 +886,8 @@ reason_text(too_few_samples, Comparison) ->
         _ -> "too few samples to tell"
     end;
 reason_text({load_changed, A, B}, #{verdict_without := Without} = Comparison) ->
-    io_lib:format("the host's load changed between the runs (other programs took ~b% of the "
-                  "schedulers' time, then ~b%); on wall-clock time ~ts",
+    io_lib:format("the host's load changed between the runs (other programs' share of the CPUs: "
+                  "~b%, then ~b%), in the direction of the change; on wall-clock time ~ts",
                   [round(100 * A), round(100 * B), verdict_text(Comparison#{verdict := Without})]);
 reason_text({too_wide, _Lo, _Hi}, Comparison) ->
     ["an interval too wide to tell", verdict_detail(Comparison, 1, decimals(Comparison))].

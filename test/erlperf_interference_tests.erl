@@ -95,11 +95,13 @@ delta_test_() ->
     %% 4 of 200 ticks stolen.
     After = reading(1000 + 1000000000, 5000 + 600000000, 100 + 200000000, 2000 + 300000, 14, 1200),
     [?_assertEqual(#{wall_ns => 1000000000, cpu_ns => 600000000, wait_ns => 200000000,
-                     share => 0.25, pressure => 0.3, steal => 0.02},
+                     share => 0.25, pressure => 0.3, steal => 0.02, busy_cpu_ns => undefined,
+                     busy_wait_ns => undefined, others => undefined},
                    erlperf_interference:delta(Before, After)),
      %% the same instant: no time, nothing ran
      ?_assertEqual(#{wall_ns => 0, cpu_ns => 0, wait_ns => 0, share => undefined,
-                     pressure => undefined, steal => undefined},
+                     pressure => undefined, steal => undefined, busy_cpu_ns => undefined,
+                     busy_wait_ns => undefined, others => undefined},
                    erlperf_interference:delta(Before, Before)),
      ?_assertError({not_in_order, After, Before}, erlperf_interference:delta(After, Before))].
 
@@ -138,8 +140,51 @@ delta_nothing_test() ->
     Nothing = #{run_ns => undefined, wait_ns => undefined, psi_us => undefined,
                 steal => undefined, ticks => undefined},
     ?assertEqual(#{wall_ns => 10, cpu_ns => undefined, wait_ns => undefined, share => undefined,
-                   pressure => undefined, steal => undefined},
+                   pressure => undefined, steal => undefined, busy_cpu_ns => undefined,
+                   busy_wait_ns => undefined, others => undefined},
                  erlperf_interference:delta(Nothing#{time => -20}, Nothing#{time => -10})).
+
+%% The busy threads: those that ran or waited for at least half the span (a worker's
+%% scheduler), not one that ran now and then (the sampler's, an idle one spinning).
+delta_busy_test_() ->
+    Wall = 1000000000,
+    At = fun (Time, Threads) ->
+                 (reading(Time, lists:sum([R || {R, _} <- Threads]), lists:sum([W || {_, W} <- Threads]),
+                          0, 0, 100))#{threads => Threads}
+         end,
+    Before = At(0, [{1000, 0}, {5000, 700}, {0, 0}]),
+    %% thread 1: ran 0.4 s, waited 0.5 s (busy); thread 2: ran 0.05 s, waited 0.2 s;
+    %% thread 3: nothing
+    After = At(Wall, [{1000 + 400000000, 500000000}, {5000 + 50000000, 700 + 200000000}, {0, 0}]),
+    [?_assertMatch(#{busy_cpu_ns := 400000000, busy_wait_ns := 500000000,
+                     cpu_ns := 450000000, wait_ns := 700000000},
+                   erlperf_interference:delta(Before, After)),
+     %% no busy thread: code that waits
+     ?_assertMatch(#{busy_cpu_ns := 0, busy_wait_ns := 0},
+                   erlperf_interference:delta(Before, At(Wall, [{1000 + 10, 10}, {5000, 700}, {0, 0}]))),
+     %% a thread's counters going backwards (another thread in its place): not known
+     ?_assertMatch(#{busy_cpu_ns := undefined},
+                   erlperf_interference:delta(Before, At(Wall, [{999, 0}, {5000, 700}, {0, 0}]))),
+     %% threads that do not match: not known
+     ?_assertMatch(#{busy_cpu_ns := undefined},
+                   erlperf_interference:delta(Before, At(Wall, [{2000, 0}])))].
+
+%% The share of the host's CPUs other programs kept busy: the host's busy share less
+%% this VM's schedulers' CPU time over all its CPUs.
+delta_others_test_() ->
+    Stat = fun (Time, Run, Idle, Ticks) -> (reading(Time, Run, 0, 0, 0, Ticks))#{idle => Idle, cpus => 2} end,
+    Wall = 1000000000,
+    %% 200 ticks over 2 CPUs, 50 idle: 75% busy; the VM ran 1 s of 2: 50%; others 25%
+    [?_assertMatch(#{others := 0.25},
+                   erlperf_interference:delta(Stat(0, 0, 0, 0), Stat(Wall, Wall, 50, 200))),
+     %% never below 0 (the files were read a little apart)
+     ?_assertMatch(#{others := 0.0},
+                   erlperf_interference:delta(Stat(0, 0, 0, 0), Stat(Wall, 2 * Wall, 100, 200))),
+     ?_assertMatch(#{others := undefined},
+                   erlperf_interference:delta(Stat(0, 0, 0, 0), (Stat(Wall, Wall, 50, 200))#{idle := undefined})),
+     ?_assertEqual(30, erlperf_interference:parse_idle(<<"cpu  10 0 5 20 10 0 0 0 0 0\n">>)),
+     ?_assertEqual(undefined, erlperf_interference:parse_idle(<<"cpu  10 0 5\n">>)),
+     ?_assertEqual(undefined, erlperf_interference:parse_idle(undefined))].
 
 %%--------------------------------------------------------------------
 %% Messages
