@@ -117,3 +117,132 @@ sweep_without_match_test() ->
     Now = sweep([swept(10, [1, 2, 3])]),
     [#{baselines := [#{match := none}, #{match := none}]}] =
         erlperf_baseline:compare([{"plain.json", Plain}, {"other.json", Other}], Now, #{}).
+
+%%--------------------------------------------------------------------
+%% Verdicts that hold on a busy host
+
+%% A run of forks (sizes of 2) with the host's load measured: `Share' of the scheduler
+%% threads' time and `Others' of the host's CPUs taken by other programs; `Demand' how
+%% busy its schedulers were (code that computes near 1); `Cpu' its samples with the
+%% waiting taken out.
+measured(Label, Samples, Cpu, #{share := Share, others := Others, demand := Demand}) ->
+    Sizes = lists:duplicate(length(Samples) div 2, 2),
+    (run(Label, <<"x().">>, <<"continuous">>, Samples))#{
+      <<"forks">> => #{<<"sizes">> => Sizes, <<"means">> => [0 || _ <- Sizes]},
+      <<"cpu_samples">> => Cpu,
+      <<"interference">> => #{<<"share">> => Share, <<"others">> => Others, <<"demand">> => Demand,
+                              <<"samples">> => [Share || _ <- Samples]}}.
+
+quiet() -> #{share => 0.01, others => 0.02, demand => 1.0}.
+busy() -> #{share => 0.5, others => 0.9, demand => 1.0}.
+
+scaled(Samples, F) -> [S * F || S <- Samples].
+
+-define(QUIET_SAMPLES, [1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003]).
+
+one(Base, Now, Options) ->
+    [#{baselines := [Entry]}] = erlperf_baseline:compare([{"prev", record([Base])}], record([Now]), Options),
+    Entry.
+
+%% Under the same load, code that computes is compared on its CPU figure: a wall-clock
+%% slowdown the waiting explains is no change.
+cpu_figure_under_the_same_load_test() ->
+    Base = measured(<<"a">>, scaled(?QUIET_SAMPLES, 0.5), ?QUIET_SAMPLES, busy()),
+    Now = measured(<<"a">>, scaled(?QUIET_SAMPLES, 0.4), scaled(?QUIET_SAMPLES, 1.0), busy()),
+    ?assertMatch(#{figure := cpu, verdict := no_difference}, one(Base, Now, #{noise => 1})),
+    %% code that waits: the wall clock's figure
+    Waits = fun (R) -> R#{<<"interference">> := (maps:get(<<"interference">>, R))#{<<"demand">> := 0.1}} end,
+    ?assertMatch(#{figure := wall, verdict := slower}, one(Waits(Base), Waits(Now), #{noise => 1})).
+
+%% The load rose between the runs: a slowdown is what it explains, inconclusive; a
+%% speedup stands (load only slows code); the other way round when the load fell.
+load_changed_is_one_sided_test_() ->
+    Quiet = measured(<<"a">>, ?QUIET_SAMPLES, ?QUIET_SAMPLES, quiet()),
+    Slow = measured(<<"a">>, scaled(?QUIET_SAMPLES, 0.5), ?QUIET_SAMPLES, busy()),
+    Fast = measured(<<"a">>, scaled(?QUIET_SAMPLES, 2.0), ?QUIET_SAMPLES, busy()),
+    SlowQuiet = measured(<<"a">>, scaled(?QUIET_SAMPLES, 0.5), ?QUIET_SAMPLES, quiet()),
+    [?_assertMatch(#{figure := wall, verdict := inconclusive, reason := {load_changed, _, 0.9},
+                     significant := false}, one(Quiet, Slow, #{})),
+     ?_assertMatch(#{figure := wall, verdict := faster, significant := true}, one(Quiet, Fast, #{})),
+     %% the load fell: faster is inconclusive, slower stands
+     ?_assertMatch(#{verdict := inconclusive, reason := {load_changed, 0.9, _}}, one(Slow, Quiet, #{})),
+     ?_assertMatch(#{verdict := slower, significant := true}, one(Fast, SlowQuiet, #{})),
+     %% the gate never fails on an inconclusive verdict
+     ?_assertEqual([], erlperf_baseline:regressions(
+                         erlperf_baseline:compare([{"p", record([Quiet])}], record([Slow]), #{}), 10))].
+
+too_few_samples_test() ->
+    Base = run(<<"a">>, <<"x().">>, <<"continuous">>, [1000]),
+    Now = run(<<"a">>, <<"x().">>, <<"continuous">>, [100]),
+    ?assertMatch(#{verdict := inconclusive, reason := too_few_samples}, one(Base, Now, #{})).
+
+%% An interval of no significant difference that reaches past the gate cannot say the
+%% change is within it.
+too_wide_for_the_gate_test() ->
+    Base = run(<<"a">>, <<"x().">>, <<"continuous">>, [1000, 1100, 900, 1050, 950]),
+    Now = run(<<"a">>, <<"x().">>, <<"continuous">>, [950, 1050, 850, 1000, 900]),
+    ?assertMatch(#{verdict := no_difference}, one(Base, Now, #{})),
+    %% wider than 50 points: inconclusive whatever the gate
+    Wide = run(<<"a">>, <<"x().">>, <<"continuous">>, [1000, 1300, 700, 1200, 800]),
+    ?assertMatch(#{verdict := inconclusive, reason := {too_wide, _, _}},
+                 one(Wide, run(<<"a">>, <<"x().">>, <<"continuous">>, [950, 1250, 650, 1150, 750]), #{})),
+    ?assertMatch(#{verdict := inconclusive, reason := {too_wide, _, _}}, one(Base, Now, #{gate => 10})),
+    ?assertMatch(#{verdict := no_difference}, one(Base, Now, #{gate => 60})).
+
+%% Exact counts: compared within 1% (and half a count per call); a change across OTP
+%% releases is inconclusive.
+counts_test_() ->
+    Counts = fun (R, Bytes, Reds) -> R#{<<"counts">> => #{<<"bytes_per_iteration">> => Bytes,
+                                                          <<"reductions_per_iteration">> => Reds}} end,
+    Base = Counts(run(<<"a">>, <<"x().">>, <<"continuous">>, ?QUIET_SAMPLES), 1600.0, 2003.0),
+    Same = Counts(run(<<"a">>, <<"x().">>, <<"continuous">>, ?QUIET_SAMPLES), 1600.0, 2003.4),
+    More = Counts(run(<<"a">>, <<"x().">>, <<"continuous">>, ?QUIET_SAMPLES), 2000.0, 2063.0),
+    Counted = fun (B, N, O) -> [{K, V} || #{count := K, verdict := V} <- maps:get(counts, one(B, N, O))] end,
+    Rows = erlperf_baseline:compare([{"prev", record([Base])}], record([More]), #{}),
+    [?_assertEqual([{<<"bytes_per_iteration">>, no_change}, {<<"reductions_per_iteration">>, no_change}],
+                   Counted(Base, Same, #{})),
+     ?_assertEqual([{<<"bytes_per_iteration">>, regressed}, {<<"reductions_per_iteration">>, regressed}],
+                   Counted(Base, More, #{})),
+     ?_assertEqual([{<<"bytes_per_iteration">>, improved}, {<<"reductions_per_iteration">>, improved}],
+                   Counted(More, Base, #{})),
+     %% 25% more bytes: past a 10% gate, not past a 30% one (3% more reductions: past neither)
+     ?_assertMatch([{<<"a">>, _}], erlperf_baseline:regressions(Rows, 10)),
+     ?_assertEqual([], erlperf_baseline:regressions(Rows, 30)),
+     ?_assertEqual(<<"1600 -> 2000 bytes per call (+25.0%)">>,
+                   iolist_to_binary(erlperf_baseline:count_text(hd(maps:get(counts, one(Base, More, #{})))))),
+     %% across OTP releases the counts of unchanged code change too
+     ?_assertEqual([{<<"bytes_per_iteration">>, inconclusive}, {<<"reductions_per_iteration">>, inconclusive}],
+                   [{K, V} || #{count := K, verdict := V}
+                                  <- maps:get(counts, hd(maps:get(baselines, hd(
+                                         erlperf_baseline:compare([{"p", (record([Base]))#{<<"system">> => #{<<"otp_release">> => <<"25">>}}}],
+                                                                  (record([More]))#{<<"system">> => #{<<"otp_release">> => <<"27">>}}, #{})))))]),
+     %% records without counts (older ones) compare as before
+     ?_assertMatch(#{counts := []}, one(run(<<"a">>, <<"x().">>, <<"continuous">>, ?QUIET_SAMPLES), More, #{}))].
+
+%% What differs between the compared records' systems is named.
+environment_test() ->
+    System = fun (Otp, Schedulers) -> #{<<"otp_release">> => Otp, <<"schedulers">> => Schedulers,
+                                       <<"erlperf">> => <<"3.0.0">>} end,
+    Base = (record([run(<<"a">>, <<"x().">>, <<"continuous">>, ?QUIET_SAMPLES)]))#{<<"system">> => System(<<"25">>, 2)},
+    Now = (record([run(<<"a">>, <<"x().">>, <<"continuous">>, ?QUIET_SAMPLES)]))#{<<"system">> => System(<<"27">>, 8)},
+    [#{baselines := [Entry]}] = erlperf_baseline:compare([{"p", Base}], Now, #{}),
+    ?assertEqual([{<<"otp_release">>, <<"25">>, <<"27">>}, {<<"schedulers">>, 2, 8}], maps:get(environment, Entry)),
+    ?assertEqual(<<"; OTP 25 -> 27, schedulers 2 -> 8">>, iolist_to_binary(erlperf_baseline:environment_text(Entry))).
+
+%% The run noise from a benchmark's history: the median absolute difference of
+%% consecutive run means over 0.9539, in percent of their median. Reference computed by
+%% hand: means 100, 104, 98, 102, 99 -> differences 4, 6, 4, 3 -> median 4 -> 4 / 0.9539
+%% / 100 (the median of the means) = 4.1933%.
+history_noise_test() ->
+    Run = fun (Mean) -> run(<<"a">>, <<"x().">>, <<"continuous">>, [Mean - 1, Mean + 1, Mean]) end,
+    History = #{{<<"a">>, #{}} => [Run(M) || M <- [100, 104, 98, 102, 99]]},
+    Entry = one(Run(99), Run(100), #{history => History, run_noise => 1}),
+    #{comparison := #{run_noise := R, run_noise_source := history}} = Entry,
+    ?assert(abs(R - 4.0 / 0.9539) < 1.0e-9, R),
+    %% fewer than 4 earlier runs: the default
+    Short = #{{<<"a">>, #{}} => [Run(M) || M <- [100, 104, 98]]},
+    ?assertMatch(#{comparison := #{run_noise := 1, run_noise_source := default}},
+                 one(Run(99), Run(100), #{history => Short, run_noise => 1})),
+    %% --run-noise given: no estimate
+    ?assertMatch(#{comparison := #{run_noise := 3, run_noise_source := given}},
+                 one(Run(99), Run(100), #{history => History, given_run_noise => 3})).
