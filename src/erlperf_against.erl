@@ -337,12 +337,11 @@ benchmarks(Version, Nodes, Paths, Filter) ->
               end,
     Loaded = case Present of
                  [] -> {ok, []};
-                 _ -> peer:call(Peer, erlperf_suite, load, [Present], ?LOAD_TIMEOUT_MS)
+                 _ -> in_node(Version, Peer, load, [Present])
              end,
     Prepared = case Loaded of
                    {ok, []} -> {ok, []};
-                   {ok, Suites} -> peer:call(Peer, erlperf_suite, benchmarks, [Suites, #{filter => Filter}],
-                                             ?LOAD_TIMEOUT_MS);
+                   {ok, Suites} -> in_node(Version, Peer, benchmarks, [Suites, #{filter => Filter}]);
                    {error, _} = Error -> Error
                end,
     case {Version, Prepared} of
@@ -350,6 +349,13 @@ benchmarks(Version, Nodes, Paths, Filter) ->
         {current, {error, Reason}} -> throw({?MODULE, {suite, current, Reason}});
         {_, {error, {suite, Why, _}}} when Why =:= no_suites; Why =:= none_match -> [];
         {_, {error, Reason}} -> throw({?MODULE, {suite, Version, Reason}})
+    end.
+
+%% erlperf_suite's function in the version's node; what it raises (a compiler's crash)
+%% ends the run, said as a failure of that version.
+in_node(Version, Peer, Function, Args) ->
+    try peer:call(Peer, erlperf_suite, Function, Args, ?LOAD_TIMEOUT_MS)
+    catch Class:Reason:Stack -> throw({?MODULE, {node, Version, erlperf_cli_outcome:known(Class, Reason, Stack)}})
     end.
 
 %% A unit per current benchmark, or per combination of a sweep, each with the
@@ -495,13 +501,18 @@ start_node(Version, Dirs) ->
         {error, Reason} -> throw({?MODULE, {node, Version, {peer_start, Reason}}})
     end.
 
+%% erlperf's modules, the version's directory, and Elixir started when this node runs it
+%% (under mix erlperf: Elixir suite files are compiled by Elixir).
 prepare_node(Version, Peer, Modules, Cwd) ->
     Triples = [{Module, File, Binary} || {Module, Binary, File} <- Modules],
     case peer:call(Peer, code, atomic_load, [Triples], ?LOAD_TIMEOUT_MS) of
         ok -> ok;
         {error, [{Module, Why} | _]} -> throw({?MODULE, {node, Version, {peer_load, Module, Why}}})
     end,
-    ok = peer:call(Peer, file, set_cwd, [Cwd], ?LOAD_TIMEOUT_MS).
+    ok = peer:call(Peer, file, set_cwd, [Cwd], ?LOAD_TIMEOUT_MS),
+    _ = [{ok, _} = peer:call(Peer, application, ensure_all_started, [elixir], ?LOAD_TIMEOUT_MS)
+         || lists:keymember(elixir, 1, application:which_applications())],
+    ok.
 
 %% The link goes first, so that a caller trapping exits gets no 'EXIT' message from it;
 %% the node halts when its control connection closes.
