@@ -17,7 +17,7 @@
          outside_repository/0, outside_repository/1, unknown_revision/0, unknown_revision/1,
          not_compiling/0, not_compiling/1, new_benchmark/0, new_benchmark/1, no_git/0, no_git/1,
          crashing/0, crashing/1, sweep/0, sweep/1,
-         usage/0, usage/1, in_this_node/0, in_this_node/1, sigterm/0, sigterm/1]).
+         usage/0, usage/1, in_this_node/0, in_this_node/1, sigterm/0, sigterm/1, killed/0, killed/1]).
 
 %% Longest a run of the escript may take (a loaded CI machine builds and boots slowly).
 -define(RUN_TIMEOUT_MS, 300000).
@@ -33,7 +33,7 @@ suite() ->
     [{timetrap, {minutes, 15}}].
 
 all() ->
-    [{group, timing}, {group, edges}, in_this_node, sigterm].
+    [{group, timing}, {group, edges}, in_this_node, sigterm, killed].
 
 %% The timing cases one at a time (they measure); the others at once.
 groups() ->
@@ -290,24 +290,49 @@ sigterm() ->
     [{doc, "SIGTERM while both versions are measured: exit 143, one line, and the worktree, "
            "the version nodes and every process the run started are gone"}].
 sigterm(Config) ->
-    Dir = ?config(dir, Config),
-    Mark = filename:join(Dir, "measuring"),
-    _ = repository(Config, [{"bench/work_bench.erl", suite(["count(20000)"], ["countdown"], Mark)}]),
-    commit(Config, [], "unchanged"),
-    Port = start(Config, ?config(repo, Config), ["--suite", "bench", "--against", "HEAD~1", "-d", "1000", "-s", "40"], []),
+    {Port, Started} = measuring(Config),
     {os_pid, Pid} = erlang:port_info(Port, os_pid),
-    %% the benchmark's init, in a version node, leaves the mark: the run is measuring
-    true = erlperf_test_lib:wait_for(fun () -> filelib:is_regular(Mark) end, ?RUN_TIMEOUT_MS, 50),
-    ?assertMatch([_], filelib:wildcard(filename:join(?config(tmp, Config), "erlperf-against-*"))),
-    Started = descendants(Pid),
-    ?assert(length(Started) >= 3, Started),   % two version nodes and the watchdog at least
     [] = os:cmd("kill -TERM " ++ integer_to_list(Pid)),
-    #{status := Status, out := Out, err := Err} = finish(Port, Dir),
+    #{status := Status, out := Out, err := Err} = finish(Port, ?config(dir, Config)),
     ?assertEqual({143, ""}, {Status, Out}),
     ?assertEqual(["erlperf: stopped by SIGTERM before the run finished"], lines(Err)),
     ?assert(erlperf_test_lib:wait_for(fun () -> [] =:= [P || P <- Started, alive(P)] end, ?GONE_MS, 100),
             [P || P <- Started, alive(P)]),
     clean(Config).
+
+killed() ->
+    [{doc, "kill -9 while both versions are measured (as Ctrl-C ends an escript, at once): the "
+           "watchdog removes the worktree, and the version nodes go with their connections"}].
+killed(Config) ->
+    {Port, Started} = measuring(Config),
+    {os_pid, Pid} = erlang:port_info(Port, os_pid),
+    [] = os:cmd("kill -KILL " ++ integer_to_list(Pid)),
+    #{status := Status} = finish(Port, ?config(dir, Config)),
+    ?assertEqual(128 + 9, Status),
+    %% the watchdog works after the VM ended: wait for it
+    Repo = ?config(repo, Config),
+    Tmp = ?config(tmp, Config),
+    Gone = fun () -> {ok, []} =:= file:list_dir(Tmp) andalso
+                         {0, 1} =:= (fun ({S, W}) -> {S, length(lines(W))} end)(git(Repo, ["worktree", "list"]))
+           end,
+    ?assert(erlperf_test_lib:wait_for(Gone, ?GONE_MS, 100), {file:list_dir(Tmp), git(Repo, ["worktree", "list"])}),
+    ?assert(erlperf_test_lib:wait_for(fun () -> [] =:= [P || P <- Started, alive(P)] end, ?GONE_MS, 100),
+            [P || P <- Started, alive(P)]),
+    clean(Config).
+
+%% A run measuring (the benchmark's init, in a version node, left its mark) with the
+%% worktree made: its port, and the OS processes it started.
+measuring(Config) ->
+    Mark = filename:join(?config(dir, Config), "measuring"),
+    _ = repository(Config, [{"bench/work_bench.erl", suite(["count(20000)"], ["countdown"], Mark)}]),
+    commit(Config, [], "unchanged"),
+    Port = start(Config, ?config(repo, Config), ["--suite", "bench", "--against", "HEAD~1", "-d", "1000", "-s", "40"], []),
+    {os_pid, Pid} = erlang:port_info(Port, os_pid),
+    true = erlperf_test_lib:wait_for(fun () -> filelib:is_regular(Mark) end, ?RUN_TIMEOUT_MS, 50),
+    ?assertMatch([_], filelib:wildcard(filename:join(?config(tmp, Config), "erlperf-against-*"))),
+    Started = descendants(Pid),
+    ?assert(length(Started) >= 3, Started),   % two version nodes and the watchdog at least
+    {Port, Started}.
 
 %%--------------------------------------------------------------------
 %% Repositories and suites
