@@ -42,7 +42,7 @@
 %%% fresh clone: rebar3 fetches and compiles its dependencies), two VM starts (about a
 %%% second each), then every benchmark twice. Nothing of either version is loaded into
 %%% this VM; the version nodes get erlperf's modules as object code, as isolated runs do
-%%% ({@link erlperf_isolation:object_code/1}), and halt when their control connections
+%%% (`erlperf_isolation:object_code/1'), and halt when their control connections
 %%% close: when the run ends, when its caller dies, or with this VM. `git worktree list'
 %%% shows only the main tree again after the run, whichever way it ended. Unix only (the
 %%% watchdog is a `/bin/sh' script).
