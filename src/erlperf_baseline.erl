@@ -86,6 +86,9 @@
 %% most recent ones used.
 -define(HISTORY_MIN, 4).
 -define(HISTORY_MAX, 20).
+%% The largest run noise an estimate gives (percent): runs that far apart tell nothing
+%% (the interval is then too wide to tell).
+-define(MAX_RUN_NOISE, 50).
 %% The median absolute difference of two normal draws, in standard deviations:
 %% sqrt(2) times the normal's 75th percentile.
 -define(MAD_NORMAL, 0.9539).
@@ -289,14 +292,17 @@ run_noise(Figure, Run, Stat) ->
         R -> {R, history}
     end.
 
-%% Run noise from the benchmark's earlier runs (oldest first, the previous run last):
+%% Run noise from the benchmark's earlier runs under about the same load as this one
+%% (oldest first, the previous run last):
 %% the spread of consecutive runs' means, robustly (the median absolute difference of
 %% consecutive means, over ?MAD_NORMAL, a standard deviation for normal run noise; one
 %% step in the history moves it little), in percent of their median; `undefined' with
 %% fewer than ?HISTORY_MIN runs.
 history_noise(Figure, History, Run) ->
     Name = maps:get(<<"label">>, Run),
+    Load = host_load(Run),
     Means = [M || R <- maps:get({Name, params(Run)}, History, []),
+                  similar_load(Load, host_load(R)),
                   M <- [figure_mean(R, Figure)], M =/= undefined],
     case length(Means) >= ?HISTORY_MIN of
         true ->
@@ -305,11 +311,15 @@ history_noise(Figure, History, Run) ->
             Median = erlperf_stat:median(Recent),
             case Median == 0 of
                 true -> undefined;
-                false -> 100 * median(Diffs) / ?MAD_NORMAL / abs(Median)
+                false -> min(?MAX_RUN_NOISE, 100 * median(Diffs) / ?MAD_NORMAL / abs(Median))
             end;
         false ->
             undefined
     end.
+
+%% Runs under about the same load as this one (either not measured: taken).
+similar_load(A, B) when is_number(A), is_number(B) -> abs(A - B) =< ?LOAD_CHANGE;
+similar_load(_A, _B) -> true.
 
 figure_mean(#{<<"cpu_samples">> := [_ | _] = Cpu}, cpu) -> erlperf_stat:mean(Cpu);
 figure_mean(_Run, cpu) -> undefined;

@@ -43,9 +43,16 @@
 %% baselines, or `--against' a git revision), writes the outputs, and returns the exit
 %% status.
 -spec run(erlperf_args:parsed()) -> non_neg_integer().
-run(#{against := _} = Parsed) ->
-    against(Parsed);
-run(#{suites := Paths, filter := Filter} = Parsed) ->
+run(Parsed) ->
+    %% a bug is one line and a file with its details, never a stack trace
+    try dispatch(Parsed)
+    catch Class:Reason:Stack -> erlperf_cli_outcome:fail(erlperf_cli_outcome:known(Class, Reason, Stack))
+    end.
+
+dispatch(#{against := _} = Parsed) -> against(Parsed);
+dispatch(Parsed) -> suites(Parsed).
+
+suites(#{suites := Paths, filter := Filter} = Parsed) ->
     ok = project_code(),
     case erlperf_suite:load(Paths) of
         {ok, Loaded} ->
