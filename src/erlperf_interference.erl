@@ -95,7 +95,10 @@
 %% Between two readings: wall-clock nanoseconds; the CPU time the scheduler threads ran
 %% and waited on a run queue, all of them and those busy in the span (see
 %% ?BUSY_SHARE); the share (wait / (run + wait), all threads); the pressure (0..1 of
-%% the wall-clock time) and the steal (0..1 of the host's ticks).
+%% the wall-clock time) and the steal (0..1 of the host's ticks); the host's ticks and
+%% idle ticks (idle and I/O wait) and its CPUs, from which the share of the host's CPUs
+%% that other programs kept busy is told over a run (erlperf_record: a span of a tenth
+%% of a second holds too few ticks, 100 a second a CPU).
 -type figures() :: #{wall_ns := non_neg_integer(),
                      cpu_ns := non_neg_integer() | undefined,
                      wait_ns := non_neg_integer() | undefined,
@@ -104,7 +107,9 @@
                      share := float() | undefined,
                      pressure := float() | undefined,
                      steal := float() | undefined,
-                     others => float() | undefined}.
+                     host_ticks => non_neg_integer() | undefined,
+                     host_idle => non_neg_integer() | undefined,
+                     cpus => pos_integer() | undefined}.
 
 %% A scheduler thread is busy in a span when it ran or waited to run for at least this
 %% share of it: it had work all along (a worker), not now and then (the sampler, an
@@ -166,8 +171,8 @@ delta(#{time := T0} = Earlier, #{time := T1} = Later) when T1 >= T0 ->
       busy_cpu_ns => BusyCpu, busy_wait_ns => BusyWait,
       pressure => ratio(times(diff(psi_us, Earlier, Later), ?NS_PER_US), Wall),
       steal => ratio(diff(steal, Earlier, Later), diff(ticks, Earlier, Later)),
-      others => others(diff(idle, Earlier, Later), diff(ticks, Earlier, Later), Cpu, Wall,
-                       maps:get(cpus, Later, undefined))};
+      host_ticks => diff(ticks, Earlier, Later), host_idle => diff(idle, Earlier, Later),
+      cpus => maps:get(cpus, Later, undefined)};
 delta(Earlier, Later) ->
     erlang:error({not_in_order, Earlier, Later}).
 
@@ -328,15 +333,6 @@ busy([_ | _] = Threads0, [_ | _] = Threads1, Wall) when length(Threads0) =:= len
     end;
 busy(_Threads0, _Threads1, _Wall) ->
     {undefined, undefined}.
-
-%% The share of the host's CPUs that other programs kept busy: the host's busy share
-%% less this VM's schedulers' (0..1; `undefined' without the figures).
-others(Idle, Ticks, Cpu, Wall, Cpus) when is_integer(Idle), is_integer(Ticks), Ticks > 0,
-                                          is_integer(Cpu), Wall > 0, is_integer(Cpus) ->
-    Busy = 1 - Idle / Ticks,
-    max(0.0, min(1.0, Busy - Cpu / (Wall * Cpus)));
-others(_Idle, _Ticks, _Cpu, _Wall, _Cpus) ->
-    undefined.
 
 %% The CPUs this VM may run on.
 cpus() ->

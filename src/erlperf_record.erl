@@ -295,7 +295,7 @@ host(#{result := #{interference := Figures} = Result} = Report) ->
                      <<"demand">> => number(demand(Cpu, Wait, Wall, Workers)),
                      <<"pressure">> => number(mean_defined([maps:get(pressure, F) || F <- Figures])),
                      <<"steal">> => number(mean_defined([maps:get(steal, F) || F <- Figures])),
-                     <<"others">> => number(mean_defined([maps:get(others, F, undefined) || F <- Figures]))},
+                     <<"others">> => number(others(Figures, Cpu, Wall))},
     Cpus = case Result of
                #{cpu_values := CpuValues} ->
                    #{<<"cpu_samples">> => CpuValues,
@@ -330,6 +330,20 @@ cpu_qps(#{result := #{values := Values}, run_options := #{sample_duration := Ms}
     Iterations * 1.0e9 / Cpu;
 cpu_qps(_Report, _Figures, _Cpu) ->
     undefined.
+
+%% The share of the host's CPUs other programs kept busy over the run, from the sums of
+%% its samples' ticks (a sample holds too few ticks to tell alone): the host's busy
+%% share less this VM's schedulers'.
+others(Figures, Cpu, Wall) ->
+    Ticks = sum_defined([maps:get(host_ticks, F, undefined) || F <- Figures]),
+    Idle = sum_defined([maps:get(host_idle, F, undefined) || F <- Figures]),
+    Cpus = [C || #{cpus := C} <- Figures, is_integer(C)],
+    case {Ticks, Idle, Cpus} of
+        {T, I, [N | _]} when is_integer(T), T > 0, is_integer(I), is_integer(Cpu), is_integer(Wall), Wall > 0 ->
+            max(0.0, min(1.0, 1 - I / T - Cpu / (Wall * N)));
+        _ ->
+            undefined
+    end.
 
 sum_defined(Values) ->
     case [V || V <- Values, V =/= undefined] of

@@ -96,12 +96,12 @@ delta_test_() ->
     After = reading(1000 + 1000000000, 5000 + 600000000, 100 + 200000000, 2000 + 300000, 14, 1200),
     [?_assertEqual(#{wall_ns => 1000000000, cpu_ns => 600000000, wait_ns => 200000000,
                      share => 0.25, pressure => 0.3, steal => 0.02, busy_cpu_ns => undefined,
-                     busy_wait_ns => undefined, others => undefined},
+                     busy_wait_ns => undefined, host_ticks => 200, host_idle => undefined, cpus => undefined},
                    erlperf_interference:delta(Before, After)),
      %% the same instant: no time, nothing ran
      ?_assertEqual(#{wall_ns => 0, cpu_ns => 0, wait_ns => 0, share => undefined,
                      pressure => undefined, steal => undefined, busy_cpu_ns => undefined,
-                     busy_wait_ns => undefined, others => undefined},
+                     busy_wait_ns => undefined, host_ticks => 0, host_idle => undefined, cpus => undefined},
                    erlperf_interference:delta(Before, Before)),
      ?_assertError({not_in_order, After, Before}, erlperf_interference:delta(After, Before))].
 
@@ -141,7 +141,7 @@ delta_nothing_test() ->
                 steal => undefined, ticks => undefined},
     ?assertEqual(#{wall_ns => 10, cpu_ns => undefined, wait_ns => undefined, share => undefined,
                    pressure => undefined, steal => undefined, busy_cpu_ns => undefined,
-                   busy_wait_ns => undefined, others => undefined},
+                   busy_wait_ns => undefined, host_ticks => undefined, host_idle => undefined, cpus => undefined},
                  erlperf_interference:delta(Nothing#{time => -20}, Nothing#{time => -10})).
 
 %% The busy threads: those that ran or waited for at least half the span (a worker's
@@ -169,19 +169,14 @@ delta_busy_test_() ->
      ?_assertMatch(#{busy_cpu_ns := undefined},
                    erlperf_interference:delta(Before, At(Wall, [{2000, 0}])))].
 
-%% The share of the host's CPUs other programs kept busy: the host's busy share less
-%% this VM's schedulers' CPU time over all its CPUs.
-delta_others_test_() ->
-    Stat = fun (Time, Run, Idle, Ticks) -> (reading(Time, Run, 0, 0, 0, Ticks))#{idle => Idle, cpus => 2} end,
-    Wall = 1000000000,
-    %% 200 ticks over 2 CPUs, 50 idle: 75% busy; the VM ran 1 s of 2: 50%; others 25%
-    [?_assertMatch(#{others := 0.25},
-                   erlperf_interference:delta(Stat(0, 0, 0, 0), Stat(Wall, Wall, 50, 200))),
-     %% never below 0 (the files were read a little apart)
-     ?_assertMatch(#{others := 0.0},
-                   erlperf_interference:delta(Stat(0, 0, 0, 0), Stat(Wall, 2 * Wall, 100, 200))),
-     ?_assertMatch(#{others := undefined},
-                   erlperf_interference:delta(Stat(0, 0, 0, 0), (Stat(Wall, Wall, 50, 200))#{idle := undefined})),
+%% The host's ticks, idle ticks and CPUs of a span, for the share of the host's CPUs
+%% other programs kept busy (erlperf_record sums them over a run).
+delta_host_ticks_test_() ->
+    Stat = fun (Time, Idle, Ticks) -> (reading(Time, 0, 0, 0, 0, Ticks))#{idle => Idle, cpus => 2} end,
+    [?_assertMatch(#{host_ticks := 200, host_idle := 50, cpus := 2},
+                   erlperf_interference:delta(Stat(0, 0, 0), Stat(1000, 50, 200))),
+     ?_assertMatch(#{host_idle := undefined},
+                   erlperf_interference:delta(Stat(0, 0, 0), (Stat(1000, 50, 200))#{idle := undefined})),
      ?_assertEqual(30, erlperf_interference:parse_idle(<<"cpu  10 0 5 20 10 0 0 0 0 0\n">>)),
      ?_assertEqual(undefined, erlperf_interference:parse_idle(<<"cpu  10 0 5\n">>)),
      ?_assertEqual(undefined, erlperf_interference:parse_idle(undefined))].

@@ -886,3 +886,28 @@ latency_unfinished_test() ->
                   "stuck.                0        -         -          -         -         -         -         -         -",
                   "Note: a call of stuck. had not returned when latency timing ended; it is not in the figures"],
                  lists:nthtail(4, Lines)).
+
+%% The host's interference in the record: the share and CPU time summed over the
+%% samples, other programs' share of the host's CPUs from the summed ticks, the samples
+%% with the waiting taken out, and the note under the table once it is 10% or more.
+interference_record_test() ->
+    Figure = fun (Cpu, Wait, Idle) ->
+                     #{wall_ns => 100000000, cpu_ns => Cpu, wait_ns => Wait, busy_cpu_ns => Cpu,
+                       busy_wait_ns => Wait, share => Wait / (Cpu + Wait), pressure => 0.5, steal => 0.0,
+                       host_ticks => 20, host_idle => Idle, cpus => 2}
+             end,
+    %% two samples of 0.1 s: ran 0.05 s and waited 0.05 s each; the host's 2 CPUs idle
+    %% 4 ticks of 40 (90% busy), this VM 0.1 s of 0.4 s (25%): others 65%
+    Figures = [Figure(50000000, 50000000, 2), Figure(50000000, 50000000, 2)],
+    Report = continuous(<<"x().">>, #{samples => 2, sample_duration => 100},
+                          (figures([1000, 1000]))#{interference => Figures, cpu_values => [2000.0, 2000.0]}),
+    #{<<"runs">> := [Run]} = erlperf_record:from_reports([Report]),
+    #{<<"interference">> := I, <<"cpu_samples">> := [2000.0, 2000.0]} = Run,
+    ?assertEqual(0.5, maps:get(<<"share">>, I)),
+    ?assert(abs(maps:get(<<"others">>, I) - 0.65) < 1.0e-9, I),
+    ?assertEqual([0.5, 0.5], maps:get(<<"samples">>, I)),
+    ?assertEqual(1.0, maps:get(<<"demand">>, I)),
+    ?assertEqual(ok, erlperf_record_check:check(erlperf_record:from_reports([Report]))),
+    Text = text([Report], #{format => extended}),
+    ?assertNotEqual(nomatch, string:find(Text, "other programs kept 65% of the host's CPUs busy and took "
+                                               "50% of the scheduler threads' time")).
