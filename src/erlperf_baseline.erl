@@ -63,11 +63,13 @@
 %% Options of compare/3, defaults in brackets: `confidence' [95], `noise' (the noise
 %% floor, percent) [0], `run_noise' (percent, when nothing better is known) [0],
 %% `given_run_noise' (percent: no estimate; none: estimated) [none], `history' (earlier runs of each
-%% benchmark, keyed by `{Label, Params}', oldest first) [#{}], `gate' (percent) [none].
+%% benchmark, keyed by `{Label, Params}', oldest first) [#{}], `gate' (percent) [none],
+%% `paired' (the forks of both runs were taken in pairs side by side: compared pair by
+%% pair, with no run noise) [false].
 -type options() :: #{confidence => number(), noise => number(), run_noise => number(),
                      given_run_noise => number() | none,
                      history => #{{binary(), map()} => [erlperf_record:run()]},
-                     gate => number() | none}.
+                     gate => number() | none, paired => boolean()}.
 
 -define(CONFIDENCE, 95).
 %% A run whose scheduler threads wanted a CPU for at least this share of the run, per
@@ -125,7 +127,7 @@ load(File) ->
 %% the gate's percentage cannot tell: inconclusive.
 -spec compare([{file:filename(), erlperf_record:results()}], erlperf_record:results(), options()) -> [row()].
 compare(Baselines, #{<<"runs">> := Runs} = Record, Options) ->
-    Stat = (maps:with([history, given_run_noise, gate], Options))#{
+    Stat = (maps:with([history, given_run_noise, gate, paired], Options))#{
              test => welch, confidence => maps:get(confidence, Options, ?CONFIDENCE),
              noise => maps:get(noise, Options, 0), run_noise => maps:get(run_noise, Options, 0),
              system => maps:get(<<"system">>, Record, #{})},
@@ -235,12 +237,19 @@ entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
                      end,
             Interference = {host_load(BaseRun), host_load(Run)},
             Figure = figure(BaseRun, Run, Interference),
-            {RunNoise, Source} = run_noise(Figure, Run, Stat),
+            {Test, {RunNoise, Source}} =
+                case paired(BaseRun, Run, Stat) of
+                    %% fork I of each version side by side in time: the pair shares the
+                    %% host's state, no run noise between them
+                    true -> {paired, {0, paired}};
+                    false -> {welch, run_noise(Figure, Run, Stat)}
+                end,
             Cmp0 = erlperf_stat:compare_runs(run_samples(BaseRun, Figure), run_samples(Run, Figure),
-                                             (maps:with([test, confidence, noise], Stat))#{
-                                               better => Better, run_noise => RunNoise}),
+                                             (maps:with([confidence, noise], Stat))#{
+                                               test => Test, better => Better, run_noise => RunNoise}),
             Environment = environment(maps:get(system, Stat, #{}), maps:get(<<"system">>, Base, #{})),
             Cmp = inconclusive(Cmp0#{figure => Figure, interference => Interference,
+                                     computes => computes(BaseRun) andalso computes(Run),
                                      run_noise_source => Source, environment => Environment},
                                Stat),
             (maps:with([verdict, change_pct, ci_pct, significant, basis, reason], Cmp))#{
@@ -248,6 +257,14 @@ entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
               interference => Interference, environment => Environment,
               counts => counts(BaseRun, Run, Environment)}
     end.
+
+%% Runs whose forks were taken in pairs, side by side (`paired', `--against'), with as
+%% many forks each: their fork means are compared pair by pair.
+paired(BaseRun, Run, #{paired := true}) ->
+    Forks = length(erlperf_record:fork_sizes(Run)),
+    Forks > 1 andalso Forks =:= length(erlperf_record:fork_sizes(BaseRun));
+paired(_BaseRun, _Run, _Stat) ->
+    false.
 
 %% The figure a comparison across runs reads: the samples as they would have been
 %% without the host's other programs (`cpu') when both runs have them, both kept their
@@ -342,10 +359,12 @@ median(Values) ->
 inconclusive(#{p := undefined} = Cmp, _Stat) ->
     Cmp#{verdict := inconclusive, significant := false, reason => too_few_samples};
 inconclusive(#{significant := true, verdict := Verdict, interference := {A, B}} = Cmp, _Stat)
-  when is_number(A), is_number(B), (Verdict =:= slower andalso B - A > ?LOAD_CHANGE)
-                                   orelse (Verdict =:= faster andalso A - B > ?LOAD_CHANGE) ->
-    Cmp#{verdict := inconclusive, significant := false, reason => {load_changed, A, B},
-         verdict_without => Verdict};
+  when is_number(A), is_number(B) ->
+    case explained(Cmp, Verdict, A, B) of
+        true -> Cmp#{verdict := inconclusive, significant := false, reason => {load_changed, A, B},
+                     verdict_without => Verdict};
+        false -> Cmp
+    end;
 inconclusive(#{significant := false, ci_pct := {Lo, Hi}} = Cmp, Stat) ->
     Gate = maps:get(gate, Stat, none),
     Slower = case maps:get(better, Cmp) of
@@ -358,6 +377,34 @@ inconclusive(#{significant := false, ci_pct := {Lo, Hi}} = Cmp, Stat) ->
     end;
 inconclusive(Cmp, _Stat) ->
     Cmp.
+
+%% Whether the host's load, which rose (fell) from A to B by more than ?LOAD_CHANGE,
+%% can explain a slowdown (speedup): code that waits, any (its wall-clock time
+%% depends on how soon a CPU takes it back, not on a share of the CPUs); code that
+%% computes, one whose interval reaches a throughput ratio the lost share of the CPUs
+%% gives (1 - (B - A) slower, 1 / (1 - (A - B)) faster). Beyond that it stands.
+explained(Cmp, slower, A, B) when B - A > ?LOAD_CHANGE ->
+    not maps:get(computes, Cmp, false) orelse element(2, ratio_bounds(Cmp)) >= 1 - (B - A);
+explained(Cmp, faster, A, B) when A - B > ?LOAD_CHANGE ->
+    not maps:get(computes, Cmp, false) orelse A - B >= 1
+        orelse element(1, ratio_bounds(Cmp)) =< 1 / (1 - (A - B));
+explained(_Cmp, _Verdict, _A, _B) ->
+    false.
+
+%% The interval of the ratio of throughputs (the run's over the baseline's).
+ratio_bounds(#{ci_pct := {Lo, Hi}, better := higher}) ->
+    {1 + Lo / 100, 1 + Hi / 100};
+ratio_bounds(#{ci_pct := {Lo, Hi}, better := lower}) when Lo > -100, Hi > -100 ->
+    {1 / (1 + Hi / 100), 1 / (1 + Lo / 100)};
+ratio_bounds(#{change_pct := Change, better := Better}) when is_number(Change), Change > -100 ->
+    R = case Better of
+            higher -> 1 + Change / 100;
+            lower -> 1 / (1 + Change / 100)
+        end,
+    {R, R};
+ratio_bounds(_Cmp) ->
+    %% nothing to bound it: as explained
+    {0.0, 1.0e300}.
 
 %% What differs between the systems of the two records: OTP release, erlperf version,
 %% schedulers, emulator flavour, CPU model (`[{Key, Baseline, Now}]').

@@ -29,14 +29,16 @@
 
 %% @doc The options of {@link erlperf_baseline:compare/3} from a command line: its
 %% confidence, noise floor, the default run noise, the run noise it gave (`--run-noise':
-%% no estimate then) and the gate.
+%% no estimate then), the gate, and with `--against' the pairing of forks.
 -spec compare_options(#{run_options := map(), gate := number() | none, _ => _}) ->
           erlperf_baseline:options().
-compare_options(#{run_options := Run, gate := Gate}) ->
+compare_options(#{run_options := Run, gate := Gate} = Parsed) ->
     Given = maps:with([run_noise], Run),
     (maps:with([confidence, noise, run_noise], maps:merge(erlperf:defaults(), Run)))#{
       gate => Gate,
-      given_run_noise => maps:get(run_noise, Given, none)}.
+      given_run_noise => maps:get(run_noise, Given, none),
+      %% --against takes each version's forks in pairs, side by side
+      paired => maps:is_key(against, Parsed)}.
 
 %% @doc --fail-on-regression: exit 3, saying which runner regressed against which
 %% baseline (its time, beyond the gate's percentage, or an exact count per call). An

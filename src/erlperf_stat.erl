@@ -185,7 +185,7 @@
                         verdict := faster | slower | no_difference | inconclusive,
                         reason => term(), verdict_without => faster | slower,
                         figure => cpu | wall, run_noise_source => term(),
-                        interference => term(), environment => list(),
+                        interference => term(), environment => list(), computes => boolean(),
                         change_pct := float() | undefined,
                         ci_pct := {float(), float()} | undefined,
                         significant := boolean(), p := float() | undefined,
@@ -868,6 +868,7 @@ figure_text(#{figure := cpu}) -> ", CPU time";
 figure_text(#{}) -> "".
 
 %% Run noise, when a comparison of two runs took some, and where an estimate came from.
+run_noise_text(#{run_noise_source := paired}) -> ", forks paired";
 run_noise_text(#{run_noise := R} = C) when R > 0 ->
     [", run noise ", format_noise(R), "%", noise_source_text(maps:get(run_noise_source, C, default))];
 run_noise_text(#{}) -> "".
@@ -886,8 +887,8 @@ reason_text(too_few_samples, Comparison) ->
         _ -> "too few samples to tell"
     end;
 reason_text({load_changed, A, B}, #{verdict_without := Without} = Comparison) ->
-    io_lib:format("the host's load changed between the runs (other programs' share of the CPUs: "
-                  "~b%, then ~b%), in the direction of the change; on wall-clock time ~ts",
+    io_lib:format("the host's load changed between the runs enough to explain it (other programs' "
+                  "share of the CPUs: ~b%, then ~b%); ~ts",
                   [round(100 * A), round(100 * B), verdict_text(Comparison#{verdict := Without})]);
 reason_text({too_wide, _Lo, _Hi}, Comparison) ->
     ["an interval too wide to tell", verdict_detail(Comparison, 1, decimals(Comparison))].

@@ -154,10 +154,24 @@ cpu_figure_under_the_same_load_test() ->
     Waits = fun (R) -> R#{<<"interference">> := (maps:get(<<"interference">>, R))#{<<"demand">> := 0.1}} end,
     ?assertMatch(#{figure := wall, verdict := slower}, one(Waits(Base), Waits(Now), #{noise => 1})).
 
-%% The load rose between the runs: a slowdown is what it explains, inconclusive; a
-%% speedup stands (load only slows code); the other way round when the load fell.
+%% The load rose between the runs: a slowdown it can explain is inconclusive; a
+%% speedup stands (load only slows code); the other way round when the load fell. Code
+%% that computes: a slowdown beyond the share of the CPUs lost stands.
 load_changed_is_one_sided_test_() ->
+    Some = #{share => 0.05, others => 0.25, demand => 1.0},
+    Twice = measured(<<"a">>, scaled(?QUIET_SAMPLES, 0.5), scaled(?QUIET_SAMPLES, 0.5), Some),
+    Bit = measured(<<"a">>, scaled(?QUIET_SAMPLES, 0.85), scaled(?QUIET_SAMPLES, 0.85), Some),
+    Waits = fun (R) -> R#{<<"interference">> := (maps:get(<<"interference">>, R))#{<<"demand">> := 0.1}} end,
+    QuietBase = measured(<<"a">>, ?QUIET_SAMPLES, ?QUIET_SAMPLES, quiet()),
     Quiet = measured(<<"a">>, ?QUIET_SAMPLES, ?QUIET_SAMPLES, quiet()),
+    [%% 0.23 of the CPUs lost cannot make computing code twice as slow; 15% slower it can
+     ?_assertMatch(#{verdict := slower, significant := true}, one(QuietBase, Twice, #{})),
+     ?_assertMatch(#{verdict := inconclusive, reason := {load_changed, _, _}}, one(QuietBase, Bit, #{})),
+     %% code that waits: any slowdown under more load
+     ?_assertMatch(#{verdict := inconclusive}, one(Waits(QuietBase), Waits(Twice), #{}))] ++
+    load_changed_cases(Quiet).
+
+load_changed_cases(Quiet) ->
     Slow = measured(<<"a">>, scaled(?QUIET_SAMPLES, 0.5), ?QUIET_SAMPLES, busy()),
     Fast = measured(<<"a">>, scaled(?QUIET_SAMPLES, 2.0), ?QUIET_SAMPLES, busy()),
     SlowQuiet = measured(<<"a">>, scaled(?QUIET_SAMPLES, 0.5), ?QUIET_SAMPLES, quiet()),
@@ -246,3 +260,17 @@ history_noise_test() ->
     %% --run-noise given: no estimate
     ?assertMatch(#{comparison := #{run_noise := 3, run_noise_source := given}},
                  one(Run(99), Run(100), #{history => History, given_run_noise => 3})).
+
+%% Forks taken in pairs side by side (--against): compared pair by pair, so that a host
+%% whose speed changed between pairs moves both versions alike. The same data unpaired
+%% (Welch's test of fork means) cannot tell.
+paired_forks_test() ->
+    %% the host halves its speed after the second pair; the run is 10% slower in each pair
+    Base = [1000, 1000, 1000, 1000, 500, 500, 500, 500],
+    Now = [900, 900, 900, 900, 450, 450, 450, 450],
+    Fork = fun (Samples) -> (run(<<"a">>, <<"x().">>, <<"continuous">>, Samples))#{
+                              <<"forks">> => #{<<"sizes">> => [2, 2, 2, 2], <<"means">> => [0, 0, 0, 0]}} end,
+    ?assertMatch(#{verdict := slower, significant := true, comparison := #{test := paired}},
+                 one(Fork(Base), Fork(Now), #{paired => true})),
+    ?assertMatch(#{significant := false, comparison := #{test := welch}},
+                 one(Fork(Base), Fork(Now), #{})).
