@@ -346,8 +346,12 @@ overdue_line(_View, _R) ->
     [].
 
 %% When the host's other programs took a noticeable share of the scheduler threads'
-%% time during a run (see erlperf_interference): how much, and what it moved.
+%% time or of the host's CPUs during a run (see erlperf_interference): how much, and
+%% what it moved; not under a basic table.
 -spec interference_line(view(), run()) -> unicode:chardata().
+interference_line(#{format := basic}, _R) ->
+    %% basic tables stay as erlperf 2.3 prints them
+    [];
 interference_line(View, #{<<"interference">> := #{<<"share">> := Share} = I} = R)
   when is_number(Share) ->
     Others = case maps:get(<<"others">>, I, null) of
