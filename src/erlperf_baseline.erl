@@ -75,7 +75,7 @@
 %% A run whose scheduler threads wanted a CPU for at least this share of the run, per
 %% worker they could keep busy, is code that computes: its CPU figure is compared.
 -define(COMPUTE_DEMAND, 0.75).
-%% A change of the host's load (see host_load/1) beyond this between two runs: the CPU
+%% A change of the host's load (see host_load/2) beyond this between two runs: the CPU
 %% figure cannot be trusted (caches and cores shared with other programs slowed it
 %% too: measured on 2 vCPUs, one busy loop beside the VM left its schedulers unwaiting
 %% and the code 40% slower), and a wall-clock change in the direction of the load's
@@ -235,7 +235,8 @@ entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
                          <<"timed">> -> lower;
                          _ -> higher
                      end,
-            Interference = {host_load(BaseRun), host_load(Run)},
+            Computes = computes(BaseRun) andalso computes(Run),
+            Interference = {host_load(BaseRun, Computes), host_load(Run, Computes)},
             Figure = figure(BaseRun, Run, Interference),
             {Test, {RunNoise, Source}} =
                 case paired(BaseRun, Run, Stat) of
@@ -249,7 +250,7 @@ entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
                                                test => Test, better => Better, run_noise => RunNoise}),
             Environment = environment(maps:get(system, Stat, #{}), maps:get(<<"system">>, Base, #{})),
             Cmp = inconclusive(Cmp0#{figure => Figure, interference => Interference,
-                                     computes => computes(BaseRun) andalso computes(Run),
+                                     computes => Computes,
                                      run_noise_source => Source, environment => Environment},
                                Stat),
             (maps:with([verdict, change_pct, ci_pct, significant, basis, reason], Cmp))#{
@@ -287,16 +288,22 @@ computes(#{<<"cpu_samples">> := [_ | _], <<"interference">> := #{<<"demand">> :=
 computes(_Run) ->
     false.
 
-%% The host's load during a run: the larger of the share of the scheduler threads' time
-%% that other programs took and the share of the host's CPUs they kept busy (cores and
-%% caches shared with them slow the code without making it wait); `undefined' when not
-%% measured (a record of an older erlperf, another platform).
-host_load(#{<<"interference">> := Interference}) ->
-    case [V || K <- [<<"share">>, <<"others">>], V <- [maps:get(K, Interference, null)], is_number(V)] of
+%% The host's load during a run: for code that computes, the larger of the share of the
+%% scheduler threads' time that other programs took and the share of the host's CPUs
+%% they kept busy (cores and caches shared with them slow the code without making it
+%% wait); for code that waits, the share taken (how long a woken scheduler waits for a
+%% CPU is what slows it); `undefined' when not measured (a record of an older erlperf,
+%% another platform).
+host_load(#{<<"interference">> := Interference}, Computes) ->
+    Keys = case Computes of
+               true -> [<<"share">>, <<"others">>];
+               false -> [<<"share">>]
+           end,
+    case [V || K <- Keys, V <- [maps:get(K, Interference, null)], is_number(V)] of
         [] -> undefined;
         Measured -> lists:max(Measured)
     end;
-host_load(_Run) -> undefined.
+host_load(_Run, _Computes) -> undefined.
 
 %% The run noise of the comparison and where it comes from: given (`--run-noise'), or
 %% estimated from the spread of the benchmark's earlier runs when there are enough of
@@ -317,9 +324,9 @@ run_noise(Figure, Run, Stat) ->
 %% fewer than ?HISTORY_MIN runs.
 history_noise(Figure, History, Run) ->
     Name = maps:get(<<"label">>, Run),
-    Load = host_load(Run),
+    Load = host_load(Run, Figure =:= cpu),
     Means = [M || R <- maps:get({Name, params(Run)}, History, []),
-                  similar_load(Load, host_load(R)),
+                  similar_load(Load, host_load(R, Figure =:= cpu)),
                   M <- [figure_mean(R, Figure)], M =/= undefined],
     case length(Means) >= ?HISTORY_MIN of
         true ->

@@ -75,10 +75,31 @@ point(I, Entry, Run) ->
     #{run => I, time => maps:get(<<"time">>, Entry), commit => Sha, dirty => Dirty,
       otp => maps:get(<<"otp">>, Entry, <<"?">>), value => float(maps:get(<<"qps">>, Run)),
       low => Low, high => High,
+      bytes => count(<<"bytes_per_iteration">>, Run), reductions => count(<<"reductions_per_iteration">>, Run),
+      load => load(Run),
       interval => case maps:get(<<"interval">>, Run, <<"single_run">>) of
                       <<"forks">> -> forks;
                       _ -> single_run
                   end}.
+
+%% An exact count per call of a run (`undefined' in records without them).
+count(Key, #{<<"counts">> := Counts}) ->
+    case maps:get(Key, Counts, null) of
+        N when is_number(N) -> N;
+        _ -> undefined
+    end;
+count(_Key, _Run) ->
+    undefined.
+
+%% The host's load during the run: the larger of the scheduler threads' share taken
+%% and the host's CPUs kept busy by other programs (`undefined' where not measured).
+load(#{<<"interference">> := I}) ->
+    case [V || K <- [<<"share">>, <<"others">>], V <- [maps:get(K, I, null)], is_number(V)] of
+        [] -> undefined;
+        Vs -> lists:max(Vs)
+    end;
+load(_Run) ->
+    undefined.
 
 %% @doc A run's name in a series: its label and sweep combination (parameters in name
 %% order).

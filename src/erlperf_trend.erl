@@ -69,7 +69,11 @@
                    value := number(),                  % iterations per second
                    low := number() | undefined,        % its 95% interval
                    high := number() | undefined,
-                   interval := forks | single_run}.    % what the interval knows
+                   interval := forks | single_run,     % what the interval knows
+                   %% exact counts per call, and the host's load (0..1), when the run has them
+                   bytes => number() | undefined,
+                   reductions => number() | undefined,
+                   load => number() | undefined}.
 %% `at': the 1-based index into the benchmark's points of the first point after the step.
 -type step() :: #{at := pos_integer(), before := number(), 'after' := number(),
                   change_pct := number(), ci_pct := {number(), number()}, p := number()}.
@@ -215,7 +219,8 @@ tick_label(_X, _Labels) -> <<>>.
 
 runs_table(#{points := Points, steps := Steps}) ->
     erlperf_html:table([<<"Run">>, <<"Time">>, <<"Commit">>, <<"OTP">>,
-                        <<"Throughput (per second)">>, <<"95% CI">>, <<"Change">>, <<"Step">>],
+                        <<"Throughput (per second)">>, <<"95% CI">>, <<"Change">>, <<"Step">>,
+                        <<"Bytes per call">>, <<"Reductions per call">>, <<"Host load">>],
                        [runs_row(Row) || Row <- table_rows(Points, Steps)]).
 
 runs_row({P, Change, none}) ->
@@ -225,7 +230,7 @@ runs_row({P, Change, Step}) ->
 
 runs_cells(#{run := Run, time := Time, otp := Otp, value := Value} = P, Change, Step) ->
     [Run, Time, commit_cell(P), Otp, erlperf_units:count(Value), interval_text(P),
-     change_pct(Change), Step].
+     change_pct(Change), Step | [iolist_to_binary(C) || C <- extra_cells(P)]].
 
 commit_cell(#{commit := undefined}) ->
     <<"-">>;
@@ -257,13 +262,22 @@ text_benchmark(#{name := Name, points := Points, steps := Steps}) ->
                 false -> []
             end,
     ["\n", printable(Name), Shown, "\n",
-     [erlperf_table:columns(["Run", "Time", "Commit", "OTP", "Throughput", "95% CI", "Change"],
+     [erlperf_table:columns(["Run", "Time", "Commit", "OTP", "Throughput", "95% CI", "Change",
+                             "Bytes", "Reductions", "Load"],
                             [text_row(R) || R <- Rows]) || Rows =/= []],
      text_steps(printable(Name), Points, Steps)].
 
 text_row({#{run := Run, time := Time, otp := Otp, value := Value} = P, Change, _Step}) ->
     [integer_to_list(Run), printable(Time), commit_text(P), printable(Otp),
-     erlperf_units:count(Value), interval_text(P), change_pct(Change)].
+     erlperf_units:count(Value), interval_text(P), change_pct(Change) | extra_cells(P)].
+
+%% The exact counts per call and the host's load of a point ("-" where not measured).
+extra_cells(P) ->
+    [case maps:get(K, P, undefined) of
+         undefined -> "-";
+         V when K =:= load -> [integer_to_list(round(100 * V)), "%"];
+         V -> erlperf_units:number(V)
+     end || K <- [bytes, reductions, load]].
 
 text_steps(Name, _Points, []) ->
     [Name, ": no steps\n"];
@@ -293,10 +307,13 @@ json_benchmark(#{name := Name, points := Points, steps := Steps}) ->
       steps => [json_step(S, Points) || S <- Steps]}.
 
 json_point(#{run := Run, time := Time, commit := Commit, dirty := Dirty, otp := Otp,
-             value := Value, low := Low, high := High, interval := Interval}) ->
+             value := Value, low := Low, high := High, interval := Interval} = P) ->
     #{run => Run, time => utf8(Time), commit => null_or(Commit, fun utf8/1), dirty => Dirty,
       otp => utf8(Otp), value => Value, low => null_or(Low, fun id/1),
-      high => null_or(High, fun id/1), interval => Interval}.
+      high => null_or(High, fun id/1), interval => Interval,
+      bytes => null_or(maps:get(bytes, P, undefined), fun id/1),
+      reductions => null_or(maps:get(reductions, P, undefined), fun id/1),
+      load => null_or(maps:get(load, P, undefined), fun id/1)}.
 
 json_step(#{at := At, before := Before, 'after' := After, change_pct := Change,
             ci_pct := {Lo, Hi}, p := P} = S, Points) ->
