@@ -75,6 +75,9 @@
 %% A run whose scheduler threads wanted a CPU for at least this share of the run, per
 %% worker they could keep busy, is code that computes: its CPU figure is compared.
 -define(COMPUTE_DEMAND, 0.75).
+%% Code that waits: a change of the time of a call within this many times what waiting
+%% for a CPU added to a call is explained by the load.
+-define(WAIT_MARGIN, 1.5).
 %% A change of the host's load (see host_load/2) beyond this between two runs: the CPU
 %% figure cannot be trusted (caches and cores shared with other programs slowed it
 %% too: measured on 2 vCPUs, one busy loop beside the VM left its schedulers unwaiting
@@ -251,6 +254,9 @@ entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
             Environment = environment(maps:get(system, Stat, #{}), maps:get(<<"system">>, Base, #{})),
             Cmp = inconclusive(Cmp0#{figure => Figure, interference => Interference,
                                      computes => Computes,
+                                     waited => {waited(BaseRun), waited(Run)},
+                                     time_ns => {maps:get(<<"iteration_ns">>, BaseRun, null),
+                                                 maps:get(<<"iteration_ns">>, Run, null)},
                                      run_noise_source => Source, environment => Environment},
                                Stat),
             (maps:with([verdict, change_pct, ci_pct, significant, basis, reason], Cmp))#{
@@ -386,17 +392,48 @@ inconclusive(Cmp, _Stat) ->
     Cmp.
 
 %% Whether the host's load, which rose (fell) from A to B by more than ?LOAD_CHANGE,
-%% can explain a slowdown (speedup): code that waits, any (its wall-clock time
-%% depends on how soon a CPU takes it back, not on a share of the CPUs); code that
-%% computes, one whose interval reaches a throughput ratio the lost share of the CPUs
-%% gives (1 - (B - A) slower, 1 / (1 - (A - B)) faster). Beyond that it stands.
-explained(Cmp, slower, A, B) when B - A > ?LOAD_CHANGE ->
-    not maps:get(computes, Cmp, false) orelse element(2, ratio_bounds(Cmp)) >= 1 - (B - A);
-explained(Cmp, faster, A, B) when A - B > ?LOAD_CHANGE ->
-    not maps:get(computes, Cmp, false) orelse A - B >= 1
-        orelse element(1, ratio_bounds(Cmp)) =< 1 / (1 - (A - B));
-explained(_Cmp, _Verdict, _A, _B) ->
-    false.
+%% can explain a slowdown (speedup): code that computes, one whose interval reaches a
+%% throughput ratio the lost share of the CPUs gives (1 - (B - A) slower, 1 / (1 - (A -
+%% B)) faster); code that waits (its wall-clock time depends on how soon a CPU takes it
+%% back, not on a share of the CPUs), one whose time per call changed by no more than
+%% what waiting for a CPU added to it changed (see waited/1); without those figures,
+%% any. Beyond that it stands.
+explained(#{computes := true} = Cmp, slower, A, B) when B - A > ?LOAD_CHANGE ->
+    element(2, ratio_bounds(Cmp)) >= 1 - (B - A);
+explained(#{computes := true} = Cmp, faster, A, B) when A - B > ?LOAD_CHANGE ->
+    A - B >= 1 orelse element(1, ratio_bounds(Cmp)) =< 1 / (1 - (A - B));
+explained(#{waited := {W0, W1}} = Cmp, Verdict, A, B) when is_number(W0), is_number(W1) ->
+    %% code that waits: what waiting for a CPU added to a call (its share of the wall
+    %% clock times the time of a call) against how much the time of a call changed
+    Moved = case Verdict of
+                slower -> B - A > ?LOAD_CHANGE;
+                faster -> A - B > ?LOAD_CHANGE
+            end,
+    Moved andalso waited_explains(Cmp, Verdict, W0, W1);
+explained(_Cmp, slower, A, B) ->
+    B - A > ?LOAD_CHANGE;
+explained(_Cmp, faster, A, B) ->
+    A - B > ?LOAD_CHANGE.
+
+%% Whether the change of what waiting added to a call (?WAIT_MARGIN times it) reaches
+%% the least change of the time of a call the interval allows.
+waited_explains(#{time_ns := {T0, T1}} = Cmp, Verdict, W0, W1) when is_number(T0), is_number(T1) ->
+    {Lo, Hi} = ratio_bounds(Cmp),
+    case Verdict of
+        slower -> T0 * (1 / max(Hi, 1.0e-300) - 1) =< ?WAIT_MARGIN * (W1 - W0);
+        faster -> T1 * (Lo - 1) =< ?WAIT_MARGIN * (W0 - W1)
+    end;
+waited_explains(_Cmp, _Verdict, _W0, _W1) ->
+    true.
+
+%% What waiting for a CPU added to a call of a run, nanoseconds: the scheduler threads'
+%% run-queue wait over the wall-clock time, times the time of a call (`undefined' when
+%% not measured).
+waited(#{<<"interference">> := #{<<"wait_ns">> := Wait, <<"wall_ns">> := Wall},
+         <<"iteration_ns">> := Ns}) when is_number(Wait), is_number(Wall), Wall > 0, is_number(Ns) ->
+    Wait / Wall * Ns;
+waited(_Run) ->
+    undefined.
 
 %% The interval of the ratio of throughputs (the run's over the baseline's).
 ratio_bounds(#{ci_pct := {Lo, Hi}, better := higher}) ->

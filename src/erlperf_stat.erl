@@ -186,6 +186,7 @@
                         reason => term(), verdict_without => faster | slower,
                         figure => cpu | wall, run_noise_source => term(),
                         interference => term(), environment => list(), computes => boolean(),
+                        waited => term(), time_ns => term(),
                         change_pct := float() | undefined,
                         ci_pct := {float(), float()} | undefined,
                         significant := boolean(), p := float() | undefined,

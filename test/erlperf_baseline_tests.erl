@@ -278,3 +278,23 @@ paired_forks_test() ->
                  one(Fork(Base), Fork(Now), #{paired => true})),
     ?assertMatch(#{significant := false, comparison := #{test := welch}},
                  one(Fork(Base), Fork(Now), #{})).
+
+%% Code that waits, its share of the schedulers' time taken risen: a change no larger
+%% than what waiting for a CPU added to a call (the wait over the wall-clock time, times
+%% the time of a call) is the load's; a sleeper gone from 2 to 30 ms a call is not.
+waiting_code_test_() ->
+    Sleeper = fun (Ms, Share, WaitShare) ->
+                      Rate = 1000 / Ms,
+                      (measured(<<"s">>, scaled(?QUIET_SAMPLES, Rate / 1000), scaled(?QUIET_SAMPLES, Rate / 1000),
+                                #{share => Share, others => 0.0, demand => 0.05}))#{
+                        <<"iteration_ns">> => Ms * 1.0e6,
+                        <<"interference">> => #{<<"share">> => Share, <<"others">> => 0.0, <<"demand">> => 0.05,
+                                                <<"samples">> => [], <<"wait_ns">> => WaitShare * 1.0e9,
+                                                <<"wall_ns">> => 1.0e9}}
+              end,
+    [%% 2 ms -> 30 ms a call, waiting added next to nothing: a regression
+     ?_assertMatch(#{verdict := slower, significant := true},
+                   one(Sleeper(2, 0.05, 0.001), Sleeper(30, 0.21, 0.001), #{})),
+     %% 1 ms -> 3.7 ms a call, and waiting took 95% of the wall clock: the load's doing
+     ?_assertMatch(#{verdict := inconclusive, reason := {load_changed, _, _}},
+                   one(Sleeper(1, 0.3, 0.01), Sleeper(3.7, 0.98, 0.95), #{}))].
