@@ -218,19 +218,20 @@ tick_label(X, Labels) when X == round(X) -> maps:get(round(X), Labels, <<>>);
 tick_label(_X, _Labels) -> <<>>.
 
 runs_table(#{points := Points, steps := Steps}) ->
+    Extras = extras(Points),
     erlperf_html:table([<<"Run">>, <<"Time">>, <<"Commit">>, <<"OTP">>,
-                        <<"Throughput (per second)">>, <<"95% CI">>, <<"Change">>, <<"Step">>,
-                        <<"Bytes per call">>, <<"Reductions per call">>, <<"Host load">>],
-                       [runs_row(Row) || Row <- table_rows(Points, Steps)]).
+                        <<"Throughput (per second)">>, <<"95% CI">>, <<"Change">>, <<"Step">>]
+                       ++ [H || Extras, H <- [<<"Bytes per call">>, <<"Reductions per call">>, <<"Host load">>]],
+                       [runs_row(Row, Extras) || Row <- table_rows(Points, Steps)]).
 
-runs_row({P, Change, none}) ->
-    runs_cells(P, Change, <<>>);
-runs_row({P, Change, Step}) ->
-    {direction(Step), runs_cells(P, Change, change_text(Step))}.
+runs_row({P, Change, none}, Extras) ->
+    runs_cells(P, Change, <<>>, Extras);
+runs_row({P, Change, Step}, Extras) ->
+    {direction(Step), runs_cells(P, Change, change_text(Step), Extras)}.
 
-runs_cells(#{run := Run, time := Time, otp := Otp, value := Value} = P, Change, Step) ->
+runs_cells(#{run := Run, time := Time, otp := Otp, value := Value} = P, Change, Step, Extras) ->
     [Run, Time, commit_cell(P), Otp, erlperf_units:count(Value), interval_text(P),
-     change_pct(Change), Step | [iolist_to_binary(C) || C <- extra_cells(P)]].
+     change_pct(Change), Step | [iolist_to_binary(C) || C <- extra_cells(P, Extras)]].
 
 commit_cell(#{commit := undefined}) ->
     <<"-">>;
@@ -262,17 +263,25 @@ text_benchmark(#{name := Name, points := Points, steps := Steps}) ->
                 false -> []
             end,
     ["\n", printable(Name), Shown, "\n",
-     [erlperf_table:columns(["Run", "Time", "Commit", "OTP", "Throughput", "95% CI", "Change",
-                             "Bytes", "Reductions", "Load"],
-                            [text_row(R) || R <- Rows]) || Rows =/= []],
+     [erlperf_table:columns(["Run", "Time", "Commit", "OTP", "Throughput", "95% CI", "Change"]
+                            ++ [H || extras(Points), H <- ["Bytes", "Reductions", "Load"]],
+                            [text_row(R, extras(Points)) || R <- Rows]) || Rows =/= []],
      text_steps(printable(Name), Points, Steps)].
 
-text_row({#{run := Run, time := Time, otp := Otp, value := Value} = P, Change, _Step}) ->
+text_row({#{run := Run, time := Time, otp := Otp, value := Value} = P, Change, _Step}, Extras) ->
     [integer_to_list(Run), printable(Time), commit_text(P), printable(Otp),
-     erlperf_units:count(Value), interval_text(P), change_pct(Change) | extra_cells(P)].
+     erlperf_units:count(Value), interval_text(P), change_pct(Change) | extra_cells(P, Extras)].
+
+%% Whether any point has exact counts or the host's load (stores of older releases have
+%% none: their tables stay as they were).
+extras(Points) ->
+    lists:any(fun (P) -> lists:any(fun (K) -> maps:get(K, P, undefined) =/= undefined end,
+                                   [bytes, reductions, load]) end, Points).
 
 %% The exact counts per call and the host's load of a point ("-" where not measured).
-extra_cells(P) ->
+extra_cells(_P, false) ->
+    [];
+extra_cells(P, true) ->
     [case maps:get(K, P, undefined) of
          undefined -> "-";
          V when K =:= load -> [integer_to_list(round(100 * V)), "%"];
@@ -308,12 +317,12 @@ json_benchmark(#{name := Name, points := Points, steps := Steps}) ->
 
 json_point(#{run := Run, time := Time, commit := Commit, dirty := Dirty, otp := Otp,
              value := Value, low := Low, high := High, interval := Interval} = P) ->
-    #{run => Run, time => utf8(Time), commit => null_or(Commit, fun utf8/1), dirty => Dirty,
+    maps:merge(
+      #{run => Run, time => utf8(Time), commit => null_or(Commit, fun utf8/1), dirty => Dirty,
       otp => utf8(Otp), value => Value, low => null_or(Low, fun id/1),
-      high => null_or(High, fun id/1), interval => Interval,
-      bytes => null_or(maps:get(bytes, P, undefined), fun id/1),
-      reductions => null_or(maps:get(reductions, P, undefined), fun id/1),
-      load => null_or(maps:get(load, P, undefined), fun id/1)}.
+      high => null_or(High, fun id/1), interval => Interval},
+      %% exact counts and the host's load, where the run has them
+      maps:filter(fun (_K, V) -> V =/= undefined end, maps:with([bytes, reductions, load], P))).
 
 json_step(#{at := At, before := Before, 'after' := After, change_pct := Change,
             ci_pct := {Lo, Hi}, p := P} = S, Points) ->

@@ -226,7 +226,8 @@ symmetric(A, B, Opts) ->
 
 flip(faster) -> slower;
 flip(slower) -> faster;
-flip(no_difference) -> no_difference.
+flip(no_difference) -> no_difference;
+flip(inconclusive) -> inconclusive.
 
 sign(X) when X > 0 -> 1;
 sign(X) when X < 0 -> -1;

@@ -279,3 +279,30 @@ markers(Doc) ->
 
 count(Bin, Pattern) ->
     length(binary:matches(Bin, Pattern)).
+
+%% Runs with exact counts and the host's load: the history shows them beside the
+%% throughput, in the text, the page and the JSON; stores of older releases keep their
+%% columns.
+counts_and_load_test() ->
+    Entry = fun (I, Bytes, Load) ->
+                    #{<<"time">> => iolist_to_binary(io_lib:format("2026-11-0~bT08:00:00Z", [I])),
+                      <<"commit">> => null, <<"otp">> => <<"25">>,
+                      <<"record">> => #{<<"runs">> => [#{<<"label">> => <<"b">>, <<"qps">> => 1000.0,
+                                                         <<"counts">> => #{<<"bytes_per_iteration">> => Bytes,
+                                                                           <<"reductions_per_iteration">> => 28.0},
+                                                         <<"interference">> => #{<<"share">> => Load,
+                                                                                 <<"others">> => 0.0}}]}}
+            end,
+    History = erlperf_series:history(<<"s">>, [Entry(1, 1600.0, 0.02), Entry(2, 3200.0, 0.47)]),
+    Text = lists:flatten(io_lib:format("~ts", [erlperf_trend:text(History)])),
+    ?assertMatch({match, _}, re:run(Text, "Bytes +Reductions +Load\n")),
+    ?assertMatch({match, _}, re:run(Text, " 3200 +28 +47%\n")),
+    {ok, #{<<"benchmarks">> := [#{<<"points">> := [_, P2]}]}} = erlperf_json:decode(iolist_to_binary(erlperf_trend:json(History))),
+    ?assertMatch(#{<<"bytes">> := 3200.0, <<"reductions">> := 28.0, <<"load">> := 0.47}, P2),
+    Page = iolist_to_binary(erlperf_trend:html(History)),
+    ?assertNotEqual(nomatch, binary:match(Page, <<"<th>Bytes per call</th>">>)),
+    %% no counts anywhere: no such columns
+    Old = erlperf_series:history(<<"s">>, [#{<<"time">> => <<"2026-11-01T08:00:00Z">>, <<"commit">> => null,
+                                            <<"record">> => #{<<"runs">> => [#{<<"label">> => <<"b">>,
+                                                                              <<"qps">> => 1.0}]}}]),
+    ?assertEqual(nomatch, string:find(lists:flatten(io_lib:format("~ts", [erlperf_trend:text(Old)])), "Bytes")).
