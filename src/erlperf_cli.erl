@@ -456,6 +456,7 @@ warn_cv(Runs) ->
 baseline_rows(#{baselines := []}, _Record) ->
     [];
 baseline_rows(#{baselines := Baselines} = Parsed, Record) ->
+    ok = erlperf_cli_outcome:interference_note(Record),
     erlperf_baseline:compare(Baselines, Record, erlperf_cli_outcome:compare_options(Parsed)).
 
 %% -v: start the application, show the generated code (of every combination of a

@@ -19,7 +19,8 @@
 -module(erlperf_cli_outcome).
 
 %% API: called by erlperf_cli and erlperf_suite_cli
--export([fail/1, format_error/1, known/3, gate/2, write_outputs/2, number/1, compare_options/1]).
+-export([fail/1, format_error/1, known/3, gate/2, write_outputs/2, number/1, compare_options/1,
+         interference_note/1]).
 
 %% Ends the line of a command-line mistake.
 -define(HINT, " (see 'erlperf --help')").
@@ -83,6 +84,25 @@ regression_lines(Name, #{file := File} = E, Percent) ->
 
 count_name(<<"bytes_per_iteration">>) -> "bytes per call";
 count_name(<<"reductions_per_iteration">>) -> "reductions per call".
+
+%% @doc Verdicts across runs on a platform where the host's interference cannot be
+%% measured: one line on stderr says so (the verdicts then know nothing of the load).
+-spec interference_note(erlperf_record:results()) -> ok.
+interference_note(#{<<"runs">> := Runs}) ->
+    case lists:any(fun (R) -> is_map_key(<<"interference">>, R) end, Runs) of
+        true ->
+            ok;
+        false ->
+            Host = erlperf_interference:open(),
+            Available = erlperf_interference:available(Host),
+            ok = erlperf_interference:close(Host),
+            case Available of
+                ok -> ok;
+                {unavailable, Reason} ->
+                    io:put_chars(standard_error, ["erlperf: note: ", erlperf_interference:format_unavailable(Reason),
+                                                  "; verdicts across runs cannot tell the host's load\n"])
+            end
+    end.
 
 %% @doc A percentage as written: 20 rather than 20.0.
 -spec number(float()) -> string().

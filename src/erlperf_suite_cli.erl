@@ -183,6 +183,7 @@ measured(Record0, Entries, #{baselines := Baselines, store := Store} = Parsed) -
                _ -> erlperf_baseline:compare(Baselines, Record0, Options)
            end,
     Record = erlperf_record:with_baselines(Record0, Rows),
+    ok = erlperf_cli_outcome:interference_note(Record0),
     #{report := Report, format := Format} = Parsed,
     io:put_chars(erlperf_output:render(Format, shown(Format, Record),
                                        #{format => Report, width => infinity, colour => false,
