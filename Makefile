@@ -147,7 +147,7 @@ bench-suites: escript
 # them, planted changes found under load (part of `make bench'; a few minutes).
 bench-busy: escript
 	mkdir -p _build/bench
-	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_busy.erl
+	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_suites.erl bench/erlperf_bench_busy.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
 	    -eval 'erlperf_bench_busy:main(), halt(0).'
 

@@ -36,8 +36,6 @@
 -define(PLANTED_TRIALS, 5).
 %% The gate's percentage.
 -define(GATE, "10").
-%% How long one escript run may take (milliseconds).
--define(RUN_TIMEOUT_MS, 300000).
 %% The benchmarks of the suite, by name.
 -define(BENCHMARKS, ["usort", "countdown", "alloc", "sleep"]).
 
@@ -163,10 +161,7 @@ suite(Store, File, Busy) ->
                 false -> []
             end,
     try
-        Args = ["--suite", File, "--store", Store, "--fail-on-regression", ?GATE],
-        Port = open_port({spawn_executable, filename:absname("erlperf")},
-                         [{args, Args}, exit_status, binary, stderr_to_stdout]),
-        collect(Port, [])
+        erlperf_bench_suites:escript(["--suite", File, "--store", Store, "--fail-on-regression", ?GATE])
     after
         _ = [stop_loop(L) || L <- Loops]
     end.
@@ -186,14 +181,6 @@ stop_loop(Port) ->
     after 5000 -> ok
     end,
     receive {Port, {exit_status, _}} -> ok after 5000 -> ok end.
-
-collect(Port, Acc) ->
-    receive
-        {Port, {data, Data}} -> collect(Port, [Data | Acc]);
-        {Port, {exit_status, Status}} -> {Status, unicode:characters_to_list(lists:reverse(Acc))}
-    after ?RUN_TIMEOUT_MS ->
-        error({timeout, lists:reverse(Acc)})
-    end.
 
 %% The verdict lines of a suite run: {Benchmark, time | count, Word, Line}.
 verdicts(Out) ->

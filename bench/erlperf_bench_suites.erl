@@ -20,6 +20,8 @@
 
 %% API: `make bench' and `make bench-suites'
 -export([main/0]).
+%% Shared with erlperf_bench_busy: a whole ./erlperf command and what it printed.
+-export([escript/1]).
 
 %% Unchanged runs compared with the one before (one more run starts the store).
 -define(RUNS, 10).
@@ -89,7 +91,11 @@ planted_copy(Tmp) ->
     File.
 
 suite(Store, File, Extra) ->
-    Args = ["--suite", File, "--filter", ?FILTER, "--store", Store | Extra],
+    escript(["--suite", File, "--filter", ?FILTER, "--store", Store | Extra]).
+
+%% @doc Runs `./erlperf Args' and returns its exit status and output (stdout and stderr).
+-spec escript([string()]) -> {non_neg_integer(), string()}.
+escript(Args) ->
     Port = open_port({spawn_executable, filename:absname("erlperf")},
                      [{args, Args}, exit_status, binary, stderr_to_stdout]),
     collect(Port, []).
