@@ -66,6 +66,7 @@
          verdict_lines/0, verdict_lines/1, unwritable_output/0, unwritable_output/1,
          formats_stdout/0, formats_stdout/1, output_files/0, output_files/1,
          baseline_gate/0, baseline_gate/1, bad_baseline/0, bad_baseline/1,
+         inconclusive_gate/0, inconclusive_gate/1, counts_gate/0, counts_gate/1,
          busy_100k/0, busy_100k/1, memory_flag/0, memory_flag/1,
          noise_floor/0, noise_floor/1, run_noise/0, run_noise/1,
          squeeze_plateau/0, squeeze_plateau/1,
@@ -134,7 +135,7 @@ groups() ->
      {options_timed, [],
       [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes,
        compare_modes, busy_100k, verdict_lines, unwritable_output, formats_stdout, output_files,
-       baseline_gate, sweep_json, sweep_cartesian, sweep_bytes, sweep_compare_baseline,
+       baseline_gate, inconclusive_gate, counts_gate, sweep_json, sweep_cartesian, sweep_bytes, sweep_compare_baseline,
        sweep_isolated, latency_sleep, sweep_latency, forks_auto, forks_explicit,
        forks_baseline]},
      {seed, [parallel],
@@ -451,6 +452,49 @@ bad_baseline() ->
 bad_baseline(Config) ->
     usage_error(Config, ["ok.", "--baseline", "/nonexistent/base.json"],
                 "baseline /nonexistent/base.json: no such file or directory").
+
+inconclusive_gate() ->
+    [{doc, "One sample against one: inconclusive, a warning and exit 0 under the gate; exit 3 "
+           "with --fail-on-inconclusive; the record says why"}].
+inconclusive_gate(Config) ->
+    Dir = ?config(priv_dir, Config),
+    Base = filename:join(Dir, "one.json"),
+    Json = filename:join(Dir, "one-against.json"),
+    Opts = ["--label", "one", "-d", "50", "-s", "1"],
+    {0, _} = run(Config, ["ok." | Opts] ++ ["--save", Base]),
+    {0, Warned} = run(Config, ["ok." | Opts] ++ ["--baseline", Base, "--fail-on-regression", "10",
+                                                 "-o", Json]),
+    ?assertNotEqual(nomatch, string:find(Warned, "one against " ++ Base ++ ": inconclusive: too few "
+                                                 "samples to tell"), Warned),
+    ?assertNotEqual(nomatch, string:find(Warned, "erlperf: warning: one against " ++ Base ++
+                                                 ": inconclusive: "), Warned),
+    {ok, Bin} = file:read_file(Json),
+    {ok, #{<<"runs">> := [#{<<"baselines">> := [Entry]}]}} = erlperf_json:decode(Bin),
+    ?assertMatch(#{<<"verdict">> := <<"inconclusive">>, <<"reason">> := <<"too_few_samples">>,
+                   <<"significant">> := false}, Entry),
+    {3, Failed} = run(Config, ["ok." | Opts] ++ ["--baseline", Base, "--fail-on-regression", "10",
+                                                 "--fail-on-inconclusive"]),
+    ?assertNotEqual(nomatch, string:find(Failed, "erlperf: inconclusive: one against "), Failed),
+    usage_error(Config, ["ok.", "--fail-on-inconclusive"],
+                "--fail-on-inconclusive needs --fail-on-regression").
+
+counts_gate() ->
+    [{doc, "A record saved and compared has exact counts; 25% more bytes a call is a regression of "
+           "its own line, exit 3 under a 10% gate, whatever the time says"}].
+counts_gate(Config) ->
+    Base = filename:join(?config(priv_dir, Config), "tuple.json"),
+    Opts = ["--label", "tuple", "-d", "50", "-s", "4"],
+    {0, _} = run(Config, ["erlang:make_tuple(100, a)." | Opts] ++ ["--save", Base]),
+    {ok, Bin} = file:read_file(Base),
+    {ok, #{<<"runs">> := [#{<<"counts">> := #{<<"bytes_per_iteration">> := Bytes}}]}} = erlperf_json:decode(Bin),
+    ?assertEqual(808.0, float(Bytes)),
+    {3, Out} = run(Config, ["erlang:make_tuple(125, a)." | Opts] ++ ["--baseline", Base,
+                                                                     "--fail-on-regression", "10"]),
+    ?assertNotEqual(nomatch, string:find(Out, "tuple against " ++ Base ++ ": regressed: 808 -> 1008 "
+                                              "bytes per call (+24.8%)"), Out),
+    ?assertNotEqual(nomatch, string:find(Out, "erlperf: regression: tuple allocates or reduces more per "
+                                              "call than in " ++ Base ++ ": bytes per call 808 -> 1008 "
+                                              "(limit 10%)"), Out).
 
 baseline_gate() ->
     [{doc, "--save, then --baseline with --fail-on-regression: the same code passes (exit 0), code made about 10 times slower exits 3; limits wide enough, and 10 forks a run, so that a loaded machine cannot turn either"}].
