@@ -53,6 +53,7 @@ render(#{<<"runs">> := Runs} = Record) when is_list(Runs) ->
                        samples(Record, Named),
                        latency(Named),
                        memory(Named),
+                       host(Named),
                        sweep(Named, Names),
                        baselines(Named),
                        steps(Named),
@@ -173,6 +174,29 @@ memory(Named) ->
                                  time_ns(maps:get(<<"cpu_ns_per_iteration">>, Run, null))]
                                 || {Name, Run} <- Measured]),
     section_if(Measured =/= [], <<"Memory per call">>, [Chart, Table]).
+
+%% What the host's other programs took during each run (see erlperf_interference), the
+%% throughput per second of wall-clock time and of CPU time, and the exact counts per
+%% call, when the runs have them.
+host(Named) ->
+    Measured = [{Name, Run} || {Name, Run} <- Named,
+                               is_map_key(<<"interference">>, Run) orelse is_map_key(<<"counts">>, Run)],
+    Share = fun (Run, Key) ->
+                    case maps:get(Key, maps:get(<<"interference">>, Run, #{}), null) of
+                        V when is_number(V) -> iolist_to_binary([integer_to_list(round(100 * V)), "%"]);
+                        _ -> <<"-">>
+                    end
+            end,
+    Count = fun (Run, Key) -> number(maps:get(Key, maps:get(<<"counts">>, Run, #{}), null)) end,
+    Table = erlperf_html:table([<<"Runner">>, <<"Host's CPUs kept busy by others">>,
+                                <<"Scheduler threads' time taken">>, <<"Per second (wall clock)">>,
+                                <<"Per second of CPU time">>, <<"Bytes per call">>,
+                                <<"Reductions per call">>],
+                               [[Name, Share(Run, <<"others">>), Share(Run, <<"share">>),
+                                 count(maps:get(<<"qps">>, Run, null)), count(maps:get(<<"cpu_qps">>, Run, null)),
+                                 Count(Run, <<"bytes_per_iteration">>), Count(Run, <<"reductions_per_iteration">>)]
+                                || {Name, Run} <- Measured]),
+    section_if(Measured =/= [], <<"The host and exact counts">>, [Table]).
 
 %% Sweeps: a chart per parameter with more than one value.
 sweep(_Named, []) ->
