@@ -294,10 +294,10 @@ computes(#{<<"cpu_samples">> := [_ | _], <<"interference">> := #{<<"demand">> :=
 computes(_Run) ->
     false.
 
-%% The host's load during a run: for code that computes, the larger of the share of the
-%% scheduler threads' time that other programs took and the share of the host's CPUs
-%% they kept busy (cores and caches shared with them slow the code without making it
-%% wait); for code that waits, the share taken (how long a woken scheduler waits for a
+%% The host's load during a run, 0..1: for code that computes, 1 - (1 - share)(1 -
+%% others), of the share of the scheduler threads' time that other programs took and
+%% the share of the host's CPUs they kept busy (cores and caches shared with them slow
+%% the code without making it wait); for code that waits, the share taken (how long a woken scheduler waits for a
 %% CPU is what slows it); `undefined' when not measured (a record of an older erlperf,
 %% another platform).
 host_load(#{<<"interference">> := Interference}, Computes) ->
@@ -307,7 +307,9 @@ host_load(#{<<"interference">> := Interference}, Computes) ->
            end,
     case [V || K <- Keys, V <- [maps:get(K, Interference, null)], is_number(V)] of
         [] -> undefined;
-        Measured -> lists:max(Measured)
+        %% what is left to the code: the share of its schedulers' time not taken, of
+        %% which the CPUs' share not kept busy by others (their cores and caches)
+        Measured -> 1 - lists:foldl(fun (V, Left) -> Left * (1 - min(1.0, V)) end, 1.0, Measured)
     end;
 host_load(_Run, _Computes) -> undefined.
 
@@ -392,16 +394,15 @@ inconclusive(Cmp, _Stat) ->
     Cmp.
 
 %% Whether the host's load, which rose (fell) from A to B by more than ?LOAD_CHANGE,
-%% can explain a slowdown (speedup): code that computes, one whose interval reaches a
-%% throughput ratio the lost share of the CPUs gives (1 - (B - A) slower, 1 / (1 - (A -
-%% B)) faster); code that waits (its wall-clock time depends on how soon a CPU takes it
+%% can explain a slowdown (speedup): code that computes, one whose interval reaches the
+%% ratio of the CPU left to it, (1 - B) / (1 - A); code that waits (its wall-clock time depends on how soon a CPU takes it
 %% back, not on a share of the CPUs), one whose time per call changed by no more than
 %% what waiting for a CPU added to it changed (see waited/1); without those figures,
 %% any. Beyond that it stands.
 explained(#{computes := true} = Cmp, slower, A, B) when B - A > ?LOAD_CHANGE ->
-    element(2, ratio_bounds(Cmp)) >= 1 - (B - A);
+    A >= 1 orelse element(2, ratio_bounds(Cmp)) >= (1 - B) / (1 - A);
 explained(#{computes := true} = Cmp, faster, A, B) when A - B > ?LOAD_CHANGE ->
-    A - B >= 1 orelse element(1, ratio_bounds(Cmp)) =< 1 / (1 - (A - B));
+    A >= 1 orelse element(1, ratio_bounds(Cmp)) =< (1 - B) / (1 - A);
 explained(#{waited := {W0, W1}} = Cmp, Verdict, A, B) when is_number(W0), is_number(W1) ->
     %% code that waits: what waiting for a CPU added to a call (its share of the wall
     %% clock times the time of a call) against how much the time of a call changed
