@@ -54,7 +54,7 @@
 
 %% Internal exports: the arithmetic, pure (tested on its own); a chosen memory method
 %% (tests compare the methods); one batch (tests check the trace pattern goes).
--export([per_iteration/4, measure/3, batch/3]).
+-export([per_iteration/4, measure/3, counts/3, batch/3]).
 
 -export_type([cost/0, counts/0, memory_method/0, batch_cost/0]).
 
@@ -129,12 +129,17 @@ measure(Job, IterationNs) ->
 %% cost of {@link measure/2} without its CPU and wall-clock times.
 -spec counts(pid(), number() | infinity) -> counts().
 counts(Job, IterationNs) ->
-    Options = #{collections => true, call_memory => ?MEMORY_METHOD =:= call_memory},
+    counts(Job, IterationNs, ?MEMORY_METHOD).
+
+%% @private
+%% The same, counting bytes with the method given (as measure/3).
+-spec counts(pid(), number() | infinity, memory_method()) -> counts().
+counts(Job, IterationNs, Method) ->
+    Options = #{collections => true, call_memory => Method =:= call_memory},
     First = counts_iterations(IterationNs),
     {N, Heap, _Retries, Batch} = memory_batch(Job, First, Options#{heap => ?MEMORY_HEAP_WORDS}, 0),
     Empty = batch(Job, 0, Options#{heap => Heap}),
-    Cost = per_iteration({N, Batch}, Empty, {1, #{cpu_ns => 0, wall_ns => 0}}, erlang:system_info(wordsize)),
-    maps:with([bytes_per_iteration, memory_method, reductions_per_iteration, iterations], Cost).
+    counts_per_iteration({N, Batch}, Empty, erlang:system_info(wordsize)).
 
 %% @private
 %% The same, counting bytes with the method given: `call_memory' needs OTP 26 or later
@@ -158,9 +163,14 @@ measure(Job, IterationNs, Method) ->
                     batch_cost(), {pos_integer(), batch_cost()},
                     pos_integer()) -> map().
 per_iteration({N, Batch}, Empty, {Timed, Time}, WordSize) ->
+    #{cpu_ns := Cpu, wall_ns := Wall} = Time,
+    (counts_per_iteration({N, Batch}, Empty, WordSize))#{
+      cpu_ns_per_iteration => Cpu / Timed, wall_ns_per_iteration => Wall / Timed}.
+
+%% Bytes and reductions per iteration from a memory batch less an empty one.
+counts_per_iteration({N, Batch}, Empty, WordSize) ->
     #{reductions := Reds0} = Empty,
     #{reductions := Reds} = Batch,
-    #{cpu_ns := Cpu, wall_ns := Wall} = Time,
     {Method, Words} = case {Batch, Empty} of
                           {#{traced_words := W}, #{traced_words := W0}} -> {call_memory, W - W0};
                           {#{gc := false, words := W}, #{words := W0}} -> {heap, W - W0};
@@ -168,7 +178,6 @@ per_iteration({N, Batch}, Empty, {Timed, Time}, WordSize) ->
                       end,
     #{bytes_per_iteration => bytes(Words, WordSize, N), memory_method => Method,
       reductions_per_iteration => (Reds - Reds0) / N - ?LOOP_REDUCTIONS,
-      cpu_ns_per_iteration => Cpu / Timed, wall_ns_per_iteration => Wall / Timed,
       iterations => N}.
 
 bytes(undefined, _WordSize, _N) -> undefined;
