@@ -638,7 +638,7 @@ collect(Port, Acc, Timeout) ->
         {Port, {data, Data}} -> collect(Port, [Data | Acc], Timeout);
         {Port, {exit_status, Status}} -> {Status, iolist_to_binary(lists:reverse(Acc))}
     after Timeout ->
-        catch port_close(Port),
+        _ = try port_close(Port) catch error:badarg -> true end,   % closed already
         {timeout, iolist_to_binary(lists:reverse(Acc))}
     end.
 

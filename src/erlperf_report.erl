@@ -370,9 +370,10 @@ interference_line(View, R, Share, Others) when Share >= ?INTERFERENCE_SHOWN; Oth
               #{} ->
                   ""
           end,
-    io_lib:format("Note: during the run of ~ts, other programs kept ~b% of the host's CPUs busy and "
-                  "took ~b% of the scheduler threads' time~ts~n",
-                  [name(View, R), round(100 * Others), round(100 * Share), Cpu]);
+    Text = io_lib:format("Note: during the run of ~ts, other programs kept ~b% of the host's CPUs busy "
+                         "and took ~b% of the scheduler threads' time~ts",
+                         [name(View, R), round(100 * Others), round(100 * Share), Cpu]),
+    erlperf_table:wrap(Text, maps:get(width, maps:get(options, View), infinity));
 interference_line(_View, _R, _Share, _Others) ->
     [].
 
