@@ -7,8 +7,9 @@
 %%% Glossary:
 %%% <ul>
 %%%   <li><b>scheduler threads</b>: the VM's normal schedulers (threads named
-%%%       `1_scheduler', `2_scheduler', ...) and dirty CPU schedulers (`1_dirty_cpu_sch',
-%%%       the kernel keeps 15 characters of a name), which run Erlang code and CPU-bound
+%%%       `1_scheduler', `2_scheduler', ... before OTP 27, `erts_sched_1', ... from it)
+%%%       and dirty CPU schedulers (`1_dirty_cpu_sch', `erts_dcpus_1'; the kernel keeps
+%%%       15 characters of a name), which run Erlang code and CPU-bound
 %%%       NIFs. Dirty IO schedulers, async and auxiliary threads are left out.</li>
 %%%   <li><b>run time</b> (`run_ns', `cpu_ns'): nanoseconds the scheduler threads spent on
 %%%       a CPU, summed over the threads (`/proc/self/task/TID/schedstat', first number).
@@ -201,7 +202,8 @@ format_unavailable(no_schedstat) ->
     "CONFIG_SCHED_INFO)";
 format_unavailable(no_scheduler_threads) ->
     "interference not measured: no thread of this VM is named like a scheduler "
-    "(1_scheduler, 1_dirty_cpu_sch), so the schedulers' statistics cannot be told apart".
+    "(1_scheduler or erts_sched_1, 1_dirty_cpu_sch or erts_dcpus_1), so the schedulers' "
+    "statistics cannot be told apart".
 
 %%--------------------------------------------------------------------
 %% Internal exports
@@ -249,15 +251,22 @@ parse_idle(<<"cpu ", Rest/binary>>) ->
 parse_idle(_) ->
     undefined.
 
-%% @doc Whether a thread's name (its `comm' file) is a normal or dirty CPU scheduler's.
+%% @doc Whether a thread's name (its `comm' file) is a normal or dirty CPU scheduler's:
+%% `1_scheduler', `1_dirty_cpu_sch' (OTP 25 and 26), `erts_sched_1', `erts_dcpus_1'
+%% (OTP 27 and later).
 -spec scheduler_thread(binary() | undefined) -> boolean().
 scheduler_thread(undefined) ->
     false;
 scheduler_thread(Comm) ->
-    case binary:split(first_line(Comm), <<"_">>) of
-        [<<_, _/binary>> = N, <<"scheduler">>] -> digits(N);
-        [<<_, _/binary>> = N, <<"dirty_cpu", _/binary>>] -> digits(N);
-        _ -> false
+    case first_line(Comm) of
+        <<"erts_sched_", N/binary>> -> digits(N);
+        <<"erts_dcpus_", N/binary>> -> digits(N);
+        Line ->
+            case binary:split(Line, <<"_">>) of
+                [<<_, _/binary>> = N, <<"scheduler">>] -> digits(N);
+                [<<_, _/binary>> = N, <<"dirty_cpu", _/binary>>] -> digits(N);
+                _ -> false
+            end
     end.
 
 %% @doc Wait / (run + wait): the share of the runnable time that others took;

@@ -65,6 +65,15 @@ scheduler_thread_test_() ->
      ?_assert(S(<<"10_dirty_cpu_sc\n">>)),   % names are cut at 15 characters
      ?_assert(S(<<"1000_dirty_cpu_\n">>)),
      ?_assert(S(<<"1_scheduler">>)),
+     %% OTP 27 and later name them otherwise
+     ?_assert(S(<<"erts_sched_1\n">>)),
+     ?_assert(S(<<"erts_sched_128\n">>)),
+     ?_assert(S(<<"erts_dcpus_2\n">>)),
+     ?_assertNot(S(<<"erts_dios_1\n">>)),
+     ?_assertNot(S(<<"erts_aux_1\n">>)),
+     ?_assertNot(S(<<"erts_poll_0\n">>)),
+     ?_assertNot(S(<<"erts_sched_\n">>)),
+     ?_assertNot(S(<<"erts_sched_x\n">>)),
      ?_assertNot(S(<<"1_dirty_io_sche\n">>)),
      ?_assertNot(S(<<"beam.smp\n">>)),
      ?_assertNot(S(<<"1_aux\n">>)),
