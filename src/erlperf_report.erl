@@ -105,8 +105,9 @@ render(#{<<"runs">> := Runs} = Record, Options) ->
      verdicts(View, Sorted, Record),
      [Line(View, R) || Line <- [fun forks_line/2, fun search_line/2, fun dead_code_lines/2,
                                 fun interpreted_lines/2,
-                                fun overdue_line/2, fun interference_line/2, fun cost_line/2],
+                                fun overdue_line/2, fun cost_line/2],
                    R <- Sorted],
+     interference_note(View, Sorted),
      latency_table(View, Sorted),
      [profile(View, R, P) || #{<<"profile">> := P} = R <- Sorted]].
 
@@ -346,36 +347,32 @@ overdue_line(_View, _R) ->
     [].
 
 %% When the host's other programs took a noticeable share of the scheduler threads'
-%% time or of the host's CPUs during a run (see erlperf_interference): how much, and
-%% what it moved; not under a basic table.
--spec interference_line(view(), run()) -> unicode:chardata().
-interference_line(#{format := basic}, _R) ->
-    %% basic tables stay as erlperf 2.3 prints them
+%% time or of the host's CPUs during the runs (see erlperf_interference): one line for
+%% all of them, short enough for a narrow table (a range when runs differ), not under a
+%% basic table. Each run's figures, and its throughput per CPU-second, are in the record.
+-spec interference_note(view(), [run()]) -> unicode:chardata().
+interference_note(#{format := basic}, _Runs) ->
     [];
-interference_line(View, #{<<"interference">> := #{<<"share">> := Share} = I} = R)
-  when is_number(Share) ->
-    Others = case maps:get(<<"others">>, I, null) of
-                 O when is_number(O) -> O;
-                 _ -> 0
-             end,
-    interference_line(View, R, Share, Others);
-interference_line(_View, _R) ->
-    [].
+interference_note(_View, Runs) ->
+    Figure = fun (Key) -> [V || #{<<"interference">> := #{Key := V}} <- Runs, is_number(V)] end,
+    {Others, Shares} = {Figure(<<"others">>), Figure(<<"share">>)},
+    case lists:any(fun (V) -> V >= ?INTERFERENCE_SHOWN end, Others ++ Shares) of
+        true ->
+            io_lib:format("Note: other programs kept ~s of the host's CPUs busy and took ~s of the "
+                          "schedulers' time during the ~s~n",
+                          [range(Others), range(Shares), case Runs of [_] -> "run"; _ -> "runs" end]);
+        false ->
+            []
+    end.
 
-interference_line(View, R, Share, Others) when Share >= ?INTERFERENCE_SHOWN; Others >= ?INTERFERENCE_SHOWN ->
-    Cpu = case R of
-              #{<<"cpu_qps">> := CpuQps, <<"qps">> := Qps} when is_number(CpuQps), is_number(Qps) ->
-                  io_lib:format(" (~ts iterations per second of wall-clock time, ~ts per second of "
-                                "CPU time)", [erlperf_units:count(Qps), erlperf_units:count(CpuQps)]);
-              #{} ->
-                  ""
-          end,
-    Text = io_lib:format("Note: during the run of ~ts, other programs kept ~b% of the host's CPUs busy "
-                         "and took ~b% of the scheduler threads' time~ts",
-                         [name(View, R), round(100 * Others), round(100 * Share), Cpu]),
-    erlperf_table:wrap(Text, maps:get(width, maps:get(options, View), infinity));
-interference_line(_View, _R, _Share, _Others) ->
-    [].
+range([]) ->
+    "?";
+range(Values) ->
+    {Lo, Hi} = {round(100 * lists:min(Values)), round(100 * lists:max(Values))},
+    case Lo =:= Hi of
+        true -> io_lib:format("~b%", [Lo]);
+        false -> io_lib:format("~b-~b%", [Lo, Hi])
+    end.
 
 %% With `memory => true': the runner's cost per call (see erlperf_cost).
 -spec cost_line(view(), run()) -> unicode:chardata().

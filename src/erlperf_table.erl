@@ -12,7 +12,7 @@
 -module(erlperf_table).
 
 %% API: called by erlperf_report and erlperf_perf_results.
--export([columns/2, line/4, bold/2, right/2, slice/2, text_width/1, wrap/2]).
+-export([columns/2, line/4, bold/2, right/2, slice/2, text_width/1]).
 
 -define(BOLD, "\e[1m").
 -define(RESET, "\e[0m").
@@ -118,25 +118,3 @@ right(Text, Width) ->
 columns_line([First | Rest], [W | Ws]) ->
     [First, lists:duplicate(W - text_width(First), $\s)
      | [["  ", right(Cell, Width)] || {Cell, Width} <- lists:zip(Rest, Ws)]].
-
-%% @doc Text cut at spaces into lines of at most `Width' characters (a word longer than
-%% that stands alone), each later one indented by two spaces; `infinity': one line.
--spec wrap(unicode:chardata(), pos_integer() | infinity) -> unicode:chardata().
-wrap(Text, infinity) ->
-    [Text, $\n];
-wrap(Text, Width) ->
-    Words = string:lexemes(unicode:characters_to_list(Text), " "),
-    [[Line, $\n] || Line <- fill(Words, Width, [], [])].
-
-fill([], _Width, [], Lines) ->
-    lists:reverse(Lines);
-fill([], _Width, Line, Lines) ->
-    lists:reverse([Line | Lines]);
-fill([Word | Rest], Width, [], Lines) ->
-    Indent = case Lines of [] -> ""; _ -> "  " end,
-    fill(Rest, Width, Indent ++ Word, Lines);
-fill([Word | Rest] = Words, Width, Line, Lines) ->
-    case string:length(Line) + 1 + string:length(Word) =< Width of
-        true -> fill(Rest, Width, Line ++ " " ++ Word, Lines);
-        false -> fill(Words, Width, [], [Line | Lines])
-    end.

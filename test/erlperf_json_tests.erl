@@ -12,7 +12,7 @@
 %% Runs per property.
 -define(NUMTESTS, 300).
 %% Seconds allowed for each property.
--define(PROP_TIMEOUT_S, 120).
+-define(PROP_TIMEOUT_S, 360).
 %% Seconds allowed for the linear-work check (decodes about 11 MB).
 -define(LINEAR_TIMEOUT_S, 120).
 %% Elements of the small and the large array in the linear-work check.
