@@ -223,7 +223,7 @@ short(time, Line) ->
                  nomatch -> "";
                  _ -> " (CPU)"
              end,
-    Load = case re:run(Line, "took ([0-9]+)% of the schedulers' time, then ([0-9]+)%",
+    Load = case re:run(Line, "\\(load ([0-9]+)%, then ([0-9]+)%\\)",
                        [{capture, all_but_first, list}]) of
                {match, [A, B]} -> [" (load ", A, "% -> ", B, "%)"];
                nomatch -> ""

@@ -33,7 +33,7 @@
 %% API: called by the command line and users.
 -export([load/1, compare/3, regressions/2, format/1, format_error/1]).
 %% API: how every output words an entry's parts.
--export([count_text/1, environment_text/1]).
+-export([count_text/1, environment_text/1, record_word/1, record_text/1]).
 
 -export_type([entry/0, row/0, options/0, count/0]).
 
@@ -72,13 +72,10 @@
                      gate => number() | none, paired => boolean()}.
 
 -define(CONFIDENCE, 95).
-%% A run whose scheduler threads wanted a CPU for at least this share of the run, per
-%% worker they could keep busy, is code that computes: its CPU figure is compared.
--define(COMPUTE_DEMAND, 0.75).
 %% Code that waits: a change of the time of a call within this many times what waiting
 %% for a CPU added to a call is explained by the load.
 -define(WAIT_MARGIN, 1.5).
-%% A change of the host's load (see host_load/2) beyond this between two runs: the CPU
+%% A change of the host's load (see erlperf_record:host_load/2) beyond this between two runs: the CPU
 %% figure cannot be trusted (caches and cores shared with other programs slowed it
 %% too: measured on 2 vCPUs, one busy loop beside the VM left its schedulers unwaiting
 %% and the code 40% slower), and a wall-clock change in the direction of the load's
@@ -156,6 +153,33 @@ format(Rows) ->
       || #{file := File} = E <- Entries]
      || #{name := Name, baselines := Entries} <- Rows].
 
+%% @doc The one word of an entry as a record holds it (`baselines' of a run, binary
+%% keys): `regressed' when its time is significantly slower or an exact count grew (what
+%% the gate reads), else `inconclusive', `improved', `no change'; `no match' for a run
+%% the baseline does not have.
+-spec record_word(#{binary() => term()}) -> string().
+record_word(#{<<"match">> := <<"none">>}) ->
+    "no match";
+record_word(E) ->
+    Grew = lists:member(<<"regressed">>, [V || #{<<"verdict">> := V} <- maps:get(<<"counts">>, E, [])]),
+    case {maps:get(<<"verdict">>, E, null), maps:get(<<"significant">>, E, false)} of
+        _ when Grew -> "regressed";
+        {<<"slower">>, true} -> "regressed";
+        {<<"inconclusive">>, _} -> "inconclusive";
+        {<<"faster">>, true} -> "improved";
+        _ -> "no change"
+    end.
+
+%% @doc An entry as a record holds it, for people: the verdict as the command line words
+%% it, and each exact count that changed (`; regressed: 808 -> 1008 bytes per call').
+-spec record_text(#{binary() => term()}) -> binary().
+record_text(#{<<"match">> := <<"none">>}) ->
+    <<"no runner with this label or code">>;
+record_text(E) ->
+    Counts = [[<<"; ">>, V, <<": ">>, count_text(C)]
+              || #{<<"verdict">> := V} = C <- maps:get(<<"counts">>, E, []), V =/= <<"no_change">>],
+    unicode:characters_to_binary([maps:get(<<"text">>, E, <<>>) | Counts]).
+
 %% @doc An exact count of both runs, for people: "1600 -> 3200 bytes per call
 %% (+100.0%)", and why a change is inconclusive.
 %% Takes a count as the record holds it (binary keys) too.
@@ -163,11 +187,12 @@ format(Rows) ->
 count_text(#{<<"count">> := Key, <<"baseline">> := Old, <<"run">> := New, <<"change_pct">> := Change,
              <<"verdict">> := Verdict}) ->
     count_text(#{count => Key, baseline => Old, run => New, change_pct => undefined_null(Change),
-                 verdict => binary_to_atom(Verdict)});
+                 verdict => count_verdict(Verdict)});
 count_text(#{count := Key, baseline := Old, run := New, change_pct := Change} = Count) ->
     What = case Key of
                <<"bytes_per_iteration">> -> "bytes";
-               <<"reductions_per_iteration">> -> "reductions"
+               <<"reductions_per_iteration">> -> "reductions";
+               Other -> Other   % a count of a newer release, by its name
            end,
     Pct = case Change of
               undefined -> "";
@@ -188,6 +213,12 @@ environment_text(#{environment := [_ | _] = Differences}) ->
                              || {K, Old, New} <- Differences])];
 environment_text(_Entry) ->
     "".
+
+%% A count's verdict as a record holds it (an unknown word: as no change).
+count_verdict(<<"regressed">>) -> regressed;
+count_verdict(<<"improved">>) -> improved;
+count_verdict(<<"inconclusive">>) -> inconclusive;
+count_verdict(_) -> no_change.
 
 undefined_null(null) -> undefined;
 undefined_null(V) -> V.
@@ -238,15 +269,16 @@ entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
                          <<"timed">> -> lower;
                          _ -> higher
                      end,
-            Computes = computes(BaseRun) andalso computes(Run),
-            Interference = {host_load(BaseRun, Computes), host_load(Run, Computes)},
-            Figure = figure(BaseRun, Run, Interference),
+            Computes = erlperf_record:computes(BaseRun) andalso erlperf_record:computes(Run),
+            Interference = {erlperf_record:host_load(BaseRun, Computes),
+                            erlperf_record:host_load(Run, Computes)},
+            Figure = figure(Computes, Interference),
             {Test, {RunNoise, Source}} =
                 case paired(BaseRun, Run, Stat) of
                     %% fork I of each version side by side in time: the pair shares the
                     %% host's state, no run noise between them
                     true -> {paired, {0, paired}};
-                    false -> {welch, run_noise(Figure, Run, Stat)}
+                    false -> {welch, run_noise(Figure, {Computes, element(2, Interference)}, Run, Stat)}
                 end,
             Cmp0 = erlperf_stat:compare_runs(run_samples(BaseRun, Figure), run_samples(Run, Figure),
                                              (maps:with([confidence, noise], Stat))#{
@@ -279,8 +311,8 @@ paired(_BaseRun, _Run, _Stat) ->
 %% in both (the scaling takes out the waiting, not the caches and cores the other
 %% programs share); else the wall-clock samples, which load only ever lowers (see
 %% inconclusive/2).
-figure(BaseRun, Run, Interference) ->
-    case computes(BaseRun) andalso computes(Run) andalso not load_changed(Interference) of
+figure(Computes, Interference) ->
+    case Computes andalso not load_changed(Interference) of
         true -> cpu;
         false -> wall
     end.
@@ -288,38 +320,13 @@ figure(BaseRun, Run, Interference) ->
 load_changed({A, B}) when is_number(A), is_number(B) -> abs(B - A) > ?LOAD_CHANGE;
 load_changed(_Interference) -> false.
 
-computes(#{<<"cpu_samples">> := [_ | _], <<"interference">> := #{<<"demand">> := Demand}})
-  when is_number(Demand) ->
-    Demand >= ?COMPUTE_DEMAND;
-computes(_Run) ->
-    false.
-
-%% The host's load during a run, 0..1: for code that computes, 1 - (1 - share)(1 -
-%% others), of the share of the scheduler threads' time that other programs took and
-%% the share of the host's CPUs they kept busy (cores and caches shared with them slow
-%% the code without making it wait); for code that waits, the share taken (how long a woken scheduler waits for a
-%% CPU is what slows it); `undefined' when not measured (a record of an older erlperf,
-%% another platform).
-host_load(#{<<"interference">> := Interference}, Computes) ->
-    Keys = case Computes of
-               true -> [<<"share">>, <<"others">>];
-               false -> [<<"share">>]
-           end,
-    case [V || K <- Keys, V <- [maps:get(K, Interference, null)], is_number(V)] of
-        [] -> undefined;
-        %% what is left to the code: the share of its schedulers' time not taken, of
-        %% which the CPUs' share not kept busy by others (their cores and caches)
-        Measured -> 1 - lists:foldl(fun (V, Left) -> Left * (1 - min(1.0, V)) end, 1.0, Measured)
-    end;
-host_load(_Run, _Computes) -> undefined.
-
 %% The run noise of the comparison and where it comes from: given (`--run-noise'), or
 %% estimated from the spread of the benchmark's earlier runs when there are enough of
 %% them (`history'), else the default.
-run_noise(_Figure, _Run, #{given_run_noise := Given}) when is_number(Given) ->
+run_noise(_Figure, _Load, _Run, #{given_run_noise := Given}) when is_number(Given) ->
     {Given, given};
-run_noise(Figure, Run, Stat) ->
-    case history_noise(Figure, maps:get(history, Stat, #{}), Run) of
+run_noise(Figure, Load, Run, Stat) ->
+    case history_noise(Figure, Load, maps:get(history, Stat, #{}), Run) of
         undefined -> {maps:get(run_noise, Stat, 0), default};
         R -> {R, history}
     end.
@@ -330,11 +337,10 @@ run_noise(Figure, Run, Stat) ->
 %% consecutive means, over ?MAD_NORMAL, a standard deviation for normal run noise; one
 %% step in the history moves it little), in percent of their median; `undefined' with
 %% fewer than ?HISTORY_MIN runs.
-history_noise(Figure, History, Run) ->
+history_noise(Figure, {Computes, Load}, History, Run) ->
     Name = maps:get(<<"label">>, Run),
-    Load = host_load(Run, Figure =:= cpu),
     Means = [M || R <- maps:get({Name, params(Run)}, History, []),
-                  similar_load(Load, host_load(R, Figure =:= cpu)),
+                  similar_load(Load, erlperf_record:host_load(R, Computes)),
                   M <- [figure_mean(R, Figure)], M =/= undefined],
     case length(Means) >= ?HISTORY_MIN of
         true ->
@@ -343,7 +349,7 @@ history_noise(Figure, History, Run) ->
             Median = erlperf_stat:median(Recent),
             case Median == 0 of
                 true -> undefined;
-                false -> min(?MAX_RUN_NOISE, 100 * median(Diffs) / ?MAD_NORMAL / abs(Median))
+                false -> min(?MAX_RUN_NOISE, 100 * middle(Diffs) / ?MAD_NORMAL / abs(Median))
             end;
         false ->
             undefined
@@ -358,13 +364,9 @@ figure_mean(_Run, cpu) -> undefined;
 figure_mean(#{<<"samples">> := [_ | _] = Values}, wall) -> erlperf_stat:mean(Values);
 figure_mean(_Run, wall) -> undefined.
 
-median(Values) ->
-    Sorted = lists:sort(Values),
-    N = length(Sorted),
-    case N rem 2 of
-        1 -> lists:nth(N div 2 + 1, Sorted);
-        0 -> (lists:nth(N div 2, Sorted) + lists:nth(N div 2 + 1, Sorted)) / 2
-    end.
+%% The median, the two middle values' mean for an even count (R's type 7).
+middle(Values) ->
+    element(2, erlperf_stat:quartiles(Values)).
 
 %% A verdict the evidence cannot carry is inconclusive, with the reason: too few
 %% samples to test; a change in the direction the host's load moved it (slower when

@@ -456,8 +456,9 @@ warn_cv(Runs) ->
 baseline_rows(#{baselines := []}, _Record) ->
     [];
 baseline_rows(#{baselines := Baselines} = Parsed, Record) ->
-    ok = erlperf_cli_outcome:interference_note(Record),
-    erlperf_baseline:compare(Baselines, Record, erlperf_cli_outcome:compare_options(Parsed)).
+    Rows = erlperf_baseline:compare(Baselines, Record, erlperf_cli_outcome:compare_options(Parsed)),
+    ok = erlperf_cli_outcome:interference_note(Record, Rows),
+    Rows.
 
 %% -v: start the application, show the generated code (of every combination of a
 %% sweep), log the VM every second.

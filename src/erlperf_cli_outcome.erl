@@ -20,7 +20,7 @@
 
 %% API: called by erlperf_cli and erlperf_suite_cli
 -export([fail/1, format_error/1, known/3, gate/2, write_outputs/2, number/1, compare_options/1,
-         interference_note/1]).
+         interference_note/2]).
 
 %% Ends the line of a command-line mistake.
 -define(HINT, " (see 'erlperf --help')").
@@ -34,10 +34,9 @@
 -spec compare_options(#{run_options := map(), gate := number() | none, _ => _}) ->
           erlperf_baseline:options().
 compare_options(#{run_options := Run, gate := Gate} = Parsed) ->
-    Given = maps:with([run_noise], Run),
     (maps:with([confidence, noise, run_noise], maps:merge(erlperf:defaults(), Run)))#{
       gate => Gate,
-      given_run_noise => maps:get(run_noise, Given, none),
+      given_run_noise => maps:get(run_noise, Run, none),
       %% --against takes each version's forks in pairs, side by side
       paired => maps:is_key(against, Parsed)}.
 
@@ -85,11 +84,13 @@ regression_lines(Name, #{file := File} = E, Percent) ->
 count_name(<<"bytes_per_iteration">>) -> "bytes per call";
 count_name(<<"reductions_per_iteration">>) -> "reductions per call".
 
-%% @doc Verdicts across runs on a platform where the host's interference cannot be
-%% measured: one line on stderr says so (the verdicts then know nothing of the load).
--spec interference_note(erlperf_record:results()) -> ok.
-interference_note(#{<<"runs">> := Runs}) ->
-    case lists:any(fun (R) -> is_map_key(<<"interference">>, R) end, Runs) of
+%% @doc Verdicts across runs (rows with a matched baseline) on a platform where the
+%% host's interference cannot be measured: one line on stderr says so (the verdicts
+%% then know nothing of the load).
+-spec interference_note(erlperf_record:results(), [erlperf_baseline:row()]) -> ok.
+interference_note(#{<<"runs">> := Runs}, Rows) ->
+    Verdicts = [E || #{baselines := Entries} <- Rows, #{match := M} = E <- Entries, M =/= none],
+    case Verdicts =:= [] orelse lists:any(fun (R) -> is_map_key(<<"interference">>, R) end, Runs) of
         true ->
             ok;
         false ->

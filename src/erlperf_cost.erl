@@ -50,7 +50,7 @@
 -module(erlperf_cost).
 
 %% API: called by erlperf_local after a benchmark, with the job's workers stopped.
--export([measure/2, counts/2]).
+-export([measure/2, counts/2, counts_of/1]).
 
 %% Internal exports: the arithmetic, pure (tested on its own); a chosen memory method
 %% (tests compare the methods); one batch (tests check the trace pattern goes).
@@ -131,8 +131,14 @@ measure(Job, IterationNs) ->
 counts(Job, IterationNs) ->
     counts(Job, IterationNs, ?MEMORY_METHOD).
 
+%% @doc The exact counts of a cost per call ({@link measure/2} has them too).
+-spec counts_of(cost()) -> counts().
+counts_of(Cost) ->
+    maps:with([bytes_per_iteration, memory_method, reductions_per_iteration, iterations], Cost).
+
 %% @private
-%% The same, counting bytes with the method given (as measure/3).
+%% The same, counting bytes with the method given (as measure/3; exported as measure/3
+%% is, so that dialyzer does not take this release's method as the only one).
 -spec counts(pid(), number() | infinity, memory_method()) -> counts().
 counts(Job, IterationNs, Method) ->
     Options = #{collections => true, call_memory => Method =:= call_memory},

@@ -311,30 +311,26 @@ baseline_bar(Name, #{<<"change_pct">> := C} = E) ->
               class => case baseline_class(E) of <<>> -> <<"runner">>; Class -> Class end,
               note => baseline_verdict(E)}.
 
-baseline_class(#{<<"verdict">> := <<"slower">>, <<"significant">> := true}) -> <<"regression">>;
-baseline_class(#{<<"verdict">> := <<"faster">>, <<"significant">> := true}) -> <<"faster">>;
-baseline_class(#{<<"verdict">> := <<"inconclusive">>}) -> <<"inconclusive">>;
-baseline_class(#{<<"counts">> := Counts}) ->
-    case [C || #{<<"verdict">> := <<"regressed">>} = C <- Counts] of
-        [] -> <<>>;
-        _ -> <<"regression">>
-    end;
-baseline_class(_Entry) -> <<>>.
+baseline_class(E) ->
+    case erlperf_baseline:record_word(E) of
+        "regressed" -> <<"regression">>;
+        "improved" -> <<"faster">>;
+        "inconclusive" -> <<"inconclusive">>;
+        _ -> <<>>
+    end.
 
 %% The verdict as the record words it (records of older releases: from the fields), and
 %% each exact count that changed.
+baseline_verdict(#{<<"text">> := _} = E) ->
+    erlperf_baseline:record_text(E);
 baseline_verdict(#{<<"match">> := <<"none">>}) ->
     <<"no matching runner in the baseline">>;
-baseline_verdict(E) ->
-    Time = case E of
-               #{<<"text">> := Text} -> Text;
-               #{<<"verdict">> := <<"slower">>, <<"significant">> := true} -> <<"regression: significantly slower">>;
-               #{<<"verdict">> := <<"faster">>, <<"significant">> := true} -> <<"significantly faster">>;
-               #{} -> <<"no significant difference">>
-           end,
-    Counts = [[<<"; ">>, V, <<": ">>, erlperf_baseline:count_text(C)]
-              || #{<<"verdict">> := V} = C <- maps:get(<<"counts">>, E, []), V =/= <<"no_change">>],
-    unicode:characters_to_binary([Time | Counts]).
+baseline_verdict(#{<<"verdict">> := <<"slower">>, <<"significant">> := true}) ->
+    <<"regression: significantly slower">>;
+baseline_verdict(#{<<"verdict">> := <<"faster">>, <<"significant">> := true}) ->
+    <<"significantly faster">>;
+baseline_verdict(_Entry) ->
+    <<"no significant difference">>.
 
 %% Concurrency mode: throughput at each concurrency tried.
 steps(Named) ->

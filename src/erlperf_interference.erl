@@ -71,11 +71,12 @@
 %% The process that opened the files (only it may read them: others read by path); the
 %% schedstat files of the scheduler threads found, or why there are none (on Linux,
 %% pressure and steal are read all the same); the host-wide files (`none' when they
-%% could not be opened).
+%% could not be opened); the CPUs this VM may run on.
 -opaque handle() :: #{owner := pid(),
                       schedulers := [source()] | {unavailable, reason()},
                       pressure := source() | none,
-                      stat := source() | none}.
+                      stat := source() | none,
+                      cpus := pos_integer()}.
 
 %% A file, and the raw file its owner opened.
 -type source() :: {file:filename(), file:fd()}.
@@ -139,23 +140,23 @@ open() ->
     case os:type() of
         {unix, linux} ->
             #{owner => self(), schedulers => open_schedulers(), pressure => source(?PRESSURE),
-              stat => source(?STAT)};
+              stat => source(?STAT), cpus => cpus()};
         _ ->
             #{owner => self(), schedulers => {unavailable, not_linux}, pressure => none,
-              stat => none}
+              stat => none, cpus => cpus()}
     end.
 
 %% @doc Reads the counters: the scheduler threads' run and wait time, the host's CPU
 %% pressure and steal. Never raises: what cannot be read is `undefined'.
 -spec read(handle()) -> reading().
-read(#{owner := Owner, schedulers := Schedulers, pressure := Pressure, stat := Stat}) ->
+read(#{owner := Owner, schedulers := Schedulers, pressure := Pressure, stat := Stat, cpus := Cpus}) ->
     Time = erlang:monotonic_time(nanosecond),
     Mine = Owner =:= self(),
     Threads = threads(Schedulers, Mine),
     {Run, Wait} = sum(Threads),
     StatLine = read_source(Stat, Mine),
     {Steal, Ticks} = steal(parse_stat(StatLine)),
-    #{idle => parse_idle(StatLine), cpus => cpus(), time => Time, run_ns => Run, wait_ns => Wait, threads => Threads,
+    #{idle => parse_idle(StatLine), cpus => Cpus, time => Time, run_ns => Run, wait_ns => Wait, threads => Threads,
       psi_us => parse_pressure(read_source(Pressure, Mine)), steal => Steal, ticks => Ticks}.
 
 %% @doc The figures of the time between two readings of the same handle, `Earlier'

@@ -132,9 +132,7 @@ has_after_run(Opts) ->
 
 measure_after(memory, Pid, #{iteration_time := Ns} = Result) ->
     Cost = erlperf_cost:measure(Pid, Ns),
-    Result#{cost => Cost,
-            counts => maps:with([bytes_per_iteration, memory_method, reductions_per_iteration,
-                                 iterations], Cost)};
+    Result#{cost => Cost, counts => erlperf_cost:counts_of(Cost)};
 measure_after(counts, Pid, #{iteration_time := Ns} = Result) ->
     Result#{counts => erlperf_cost:counts(Pid, Ns)};
 measure_after(latency, Pid, #{iteration_time := Ns} = Result) ->

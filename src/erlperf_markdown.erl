@@ -46,31 +46,14 @@ format(#{<<"runs">> := Runs} = Record) ->
 %% after the results, a row per runner and baseline, the exact counts that changed.
 baselines(Runs, Names) ->
     Rows = [[code(erlperf_record:run_name(R, Names)), code(maps:get(<<"file">>, E)),
-             verdict_word(E), [escape(C) || C <- unicode:characters_to_list(baseline_text(E))]]
+             erlperf_baseline:record_word(E),
+             [escape(C) || C <- unicode:characters_to_list(erlperf_baseline:record_text(E))]]
             || #{<<"baselines">> := Es} = R <- Runs, E <- Es],
     case Rows of
         [] -> [];
         _ -> ["\n", row(["Code", "Against", "Verdict", "Details"]), row(["---", "---", "---", "---"])
               | [row(Cells) || Cells <- Rows]]
     end.
-
-verdict_word(#{<<"match">> := <<"none">>}) -> "no match";
-verdict_word(#{<<"verdict">> := <<"inconclusive">>}) -> "inconclusive";
-verdict_word(#{<<"verdict">> := <<"slower">>, <<"significant">> := true}) -> "regressed";
-verdict_word(#{<<"verdict">> := <<"faster">>, <<"significant">> := true}) -> "improved";
-verdict_word(#{<<"counts">> := Counts}) ->
-    case [V || #{<<"verdict">> := V} <- Counts, V =:= <<"regressed">>] of
-        [] -> "no change";
-        _ -> "regressed"
-    end;
-verdict_word(_Entry) -> "no change".
-
-baseline_text(#{<<"match">> := <<"none">>}) ->
-    <<"no runner with this label or code">>;
-baseline_text(E) ->
-    Counts = [[<<"; ">>, V, <<": ">>, erlperf_baseline:count_text(C)]
-              || #{<<"verdict">> := V} = C <- maps:get(<<"counts">>, E, []), V =/= <<"no_change">>],
-    unicode:characters_to_binary([maps:get(<<"text">>, E, <<>>) | Counts]).
 
 %%--------------------------------------------------------------------
 %% Internal functions

@@ -34,7 +34,7 @@
 -export([from_reports/1, with_baselines/2, version/0]).
 %% API: what every output reads from a record the same way.
 -export([param_names/1, run_name/2, qps_bounds/1, comparison/1, fork_sizes/1,
-         interval_label/1, ci_label/1]).
+         interval_label/1, ci_label/1, computes/1, host_load/2]).
 
 -export_type([results/0, run/0]).
 
@@ -42,6 +42,9 @@
 %% One of the record's `runs'.
 -type run() :: #{binary() => term()}.
 
+%% A run whose scheduler threads wanted a CPU for at least this share of the run, per
+%% worker they could keep busy, is code that computes.
+-define(COMPUTE_DEMAND, 0.75).
 %% Version of the record's layout; readers refuse a newer one.
 -define(VERSION, 1).
 %% Intervals in the record are at this confidence, whatever the run's.
@@ -151,9 +154,10 @@ comparison(#{<<"comparison">> := C} = Run) ->
       noise => maps:get(<<"noise_pct">>, C),
       basis => binary_to_atom(maps:get(<<"interval">>, C, <<"single_run">>)),
       forks => fork_count(Run),
+      %% the one reason a comparison between runners of one run can have
       reason => case maps:get(<<"reason">>, C, null) of
-                    null -> undefined;
-                    R -> binary_to_atom(R)
+                    <<"too_few_samples">> -> too_few_samples;
+                    _ -> undefined
                 end};
 comparison(_Run) ->
     none.
@@ -184,6 +188,35 @@ ci_label(Run) ->
 
 fork_count(Run) ->
     length(fork_sizes(Run)).
+
+%% @doc Whether a run is of code that computes: it has CPU figures, and its scheduler
+%% threads wanted a CPU for at least `?COMPUTE_DEMAND' of the run per worker they could
+%% keep busy (code that waits, for messages, timers, I/O, wants one now and then).
+-spec computes(run()) -> boolean().
+computes(#{<<"cpu_samples">> := [_ | _], <<"interference">> := #{<<"demand">> := Demand}})
+  when is_number(Demand) ->
+    Demand >= ?COMPUTE_DEMAND;
+computes(_Run) ->
+    false.
+
+%% @doc The host's load during a run, 0..1: the share of the CPU it did not leave the
+%% code, from the share of the scheduler threads' time that other programs took (`share') and, for code that
+%% computes (`Computes'), the share of the host's CPUs they kept busy (`others': their
+%% cores and caches slow the code without making it wait), 1 - (1 - share)(1 - others);
+%% for code that waits, the share alone (how long a woken scheduler waits for a CPU is
+%% what slows it). `undefined' when not measured (an older record, another platform).
+-spec host_load(run(), boolean()) -> float() | undefined.
+host_load(#{<<"interference">> := Interference}, Computes) ->
+    Keys = case Computes of
+               true -> [<<"share">>, <<"others">>];
+               false -> [<<"share">>]
+           end,
+    case [V || K <- Keys, V <- [maps:get(K, Interference, null)], is_number(V)] of
+        [] -> undefined;
+        Measured -> 1 - lists:foldl(fun (V, Left) -> Left * (1 - min(1.0, V)) end, 1.0, Measured)
+    end;
+host_load(_Run, _Computes) ->
+    undefined.
 
 %% @doc The layout version this release writes.
 -spec version() -> pos_integer().

@@ -90,10 +90,7 @@
 %% `sample_duration', after `warmup' discarded samples. Returns one run per job.
 -spec continuous([job(), ...], options()) -> [run()].
 continuous(Jobs, #{sample_duration := Ms} = Opts) ->
-    Host = host_open(Ms),
-    try continuous(Jobs, Opts, Host)
-    after host_close(Host)
-    end.
+    with_host(Ms, fun (Host) -> continuous(Jobs, Opts, Host) end).
 
 continuous(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts, Host) ->
     Period = erlang:convert_time_unit(Ms, millisecond, native),
@@ -142,10 +139,7 @@ estimate(Job, Opts, #{min := Min} = Conc) ->
 interleaved(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     interleaved_timed(Jobs, Opts);
 interleaved(Jobs, #{sample_duration := Ms} = Opts) ->
-    Host = host_open(Ms),
-    try interleaved(Jobs, Opts, Host)
-    after host_close(Host)
-    end.
+    with_host(Ms, fun (Host) -> interleaved(Jobs, Opts, Host) end).
 
 interleaved(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts, Host) ->
     Period = erlang:convert_time_unit(Ms, millisecond, native),
@@ -375,10 +369,7 @@ job_down(Reason) -> erlang:error({job_stopped, Reason}).
 timed_run(#{pid := Pid}, #{sample_duration := {timed, Count}, warmup := Warmup} = Opts) ->
     _ = [begin _ = measure(Pid, Count), notify(Opts, {warmup, I, Warmup}) end
          || I <- lists:seq(1, Warmup)],
-    Host = host_open(timed),
-    {Taken, Met} = try timed_samples(Pid, Count, Host, Opts, [])
-                   after host_close(Host)
-                   end,
+    {Taken, Met} = with_host(timed, fun (Host) -> timed_samples(Pid, Count, Host, Opts, []) end),
     Us = [U || {U, _} <- Taken],
     cv_flag(Opts, Met, #{samples => [round(U) || U <- Us], values => Us,
                          time => round(lists:sum(Us)), sleep => sleep, overdue => 0,
@@ -434,9 +425,18 @@ better({_, #{values := New}} = Step, {_, #{values := Old}} = Best, Misses) ->
 %% reading; not for samples shorter than ?HOST_MIN_MS, whose reads would cost a
 %% noticeable share of a sample.
 
-host_open(timed) -> erlperf_interference:open();
-host_open(Ms) when Ms >= ?HOST_MIN_MS -> erlperf_interference:open();
-host_open(_Ms) -> none.
+%% Fun(Host) with the host's handle (`none': not read), closed after whatever happens.
+%% Timed mode's samples are read whatever their length (a sample is one batch, already
+%% timed apart from the reads); interleaved timed mode's are not read.
+with_host(Duration, Fun) ->
+    Host = case Duration of
+               timed -> erlperf_interference:open();
+               Ms when Ms >= ?HOST_MIN_MS -> erlperf_interference:open();
+               _ -> none
+           end,
+    try Fun(Host)
+    after host_close(Host)
+    end.
 
 host_read(none) -> none;
 host_read(Host) -> erlperf_interference:read(Host).

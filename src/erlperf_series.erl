@@ -91,15 +91,9 @@ count(Key, #{<<"counts">> := Counts}) ->
 count(_Key, _Run) ->
     undefined.
 
-%% The host's load during the run: the larger of the scheduler threads' share taken
-%% and the host's CPUs kept busy by other programs (`undefined' where not measured).
-load(#{<<"interference">> := I}) ->
-    case [V || K <- [<<"share">>, <<"others">>], V <- [maps:get(K, I, null)], is_number(V)] of
-        [] -> undefined;
-        Vs -> lists:max(Vs)
-    end;
-load(_Run) ->
-    undefined.
+%% The host's load during the run, as verdicts take it (erlperf_record:host_load/2).
+load(Run) ->
+    erlperf_record:host_load(Run, erlperf_record:computes(Run)).
 
 %% @doc A run's name in a series: its label and sweep combination (parameters in name
 %% order).

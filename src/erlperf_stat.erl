@@ -888,8 +888,8 @@ reason_text(too_few_samples, Comparison) ->
         _ -> "too few samples to tell"
     end;
 reason_text({load_changed, A, B}, #{verdict_without := Without} = Comparison) ->
-    io_lib:format("the host's load changed between the runs enough to explain it (other programs' "
-                  "share of the CPUs: ~b%, then ~b%); ~ts",
+    io_lib:format("the host's load changed between the runs enough to explain it (load ~b%, then "
+                  "~b%); ~ts",
                   [round(100 * A), round(100 * B), verdict_text(Comparison#{verdict := Without})]);
 reason_text({too_wide, _Lo, _Hi}, Comparison) ->
     ["an interval too wide to tell", verdict_detail(Comparison, 1, decimals(Comparison))].

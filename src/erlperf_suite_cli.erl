@@ -183,7 +183,7 @@ measured(Record0, Entries, #{baselines := Baselines, store := Store} = Parsed) -
                _ -> erlperf_baseline:compare(Baselines, Record0, Options)
            end,
     Record = erlperf_record:with_baselines(Record0, Rows),
-    ok = erlperf_cli_outcome:interference_note(Record0),
+    ok = erlperf_cli_outcome:interference_note(Record0, Rows),
     #{report := Report, format := Format} = Parsed,
     io:put_chars(erlperf_output:render(Format, shown(Format, Record),
                                        #{format => Report, width => infinity, colour => false,
@@ -236,16 +236,16 @@ earlier_runs(Entries) ->
 %% Each run against the newest stored run that has a run of the same name.
 previous_rows(#{<<"runs">> := Runs} = Record, Entries, Options) ->
     Newest = lists:reverse(Entries),
-    [row(Run, previous(Run, Newest), Options#{system => maps:get(<<"system">>, Record, #{})}) || Run <- Runs].
+    System = maps:get(<<"system">>, Record, #{}),
+    [row(Run, System, previous(Run, Newest), Options) || Run <- Runs].
 
-row(Run, none, _Options) ->
+row(Run, _System, none, _Options) ->
     #{label => maps:get(<<"label">>, Run), name => erlperf_series:name(Run), baselines => []};
-row(Run, {Entry, Previous}, Options) ->
+row(Run, System, {Entry, Previous}, Options) ->
     #{<<"record">> := PreviousRecord} = Entry,
     Base = #{<<"runs">> => [Previous], <<"system">> => maps:get(<<"system">>, PreviousRecord, #{})},
     [Row] = erlperf_baseline:compare([{source("the previous run", Entry), Base}],
-                                     #{<<"runs">> => [Run], <<"system">> => maps:get(system, Options, #{})},
-                                     maps:remove(system, Options)),
+                                     #{<<"runs">> => [Run], <<"system">> => System}, Options),
     Row#{name := erlperf_series:name(Run)}.
 
 previous(Run, Entries) ->

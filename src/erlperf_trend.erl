@@ -257,6 +257,7 @@ text_totals(#{store := Store, runs := Runs, benchmarks := Benchmarks}) ->
 
 text_benchmark(#{name := Name, points := Points, steps := Steps}) ->
     Rows = table_rows(Points, Steps),
+    Extras = extras(Points),
     Shown = case length(Rows) < length(Points) of
                 true -> io_lib:format(" (the latest ~b of ~b runs)",
                                       [length(Rows), length(Points)]);
@@ -264,8 +265,8 @@ text_benchmark(#{name := Name, points := Points, steps := Steps}) ->
             end,
     ["\n", printable(Name), Shown, "\n",
      [erlperf_table:columns(["Run", "Time", "Commit", "OTP", "Throughput", "95% CI", "Change"]
-                            ++ [H || extras(Points), H <- ["Bytes", "Reductions", "Load"]],
-                            [text_row(R, extras(Points)) || R <- Rows]) || Rows =/= []],
+                            ++ [H || Extras, H <- ["Bytes", "Reductions", "Load"]],
+                            [text_row(R, Extras) || R <- Rows]) || Rows =/= []],
      text_steps(printable(Name), Points, Steps)].
 
 text_row({#{run := Run, time := Time, otp := Otp, value := Value} = P, Change, _Step}, Extras) ->

@@ -593,8 +593,8 @@ verdict_basis_test_() ->
      ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, CPU time, 5 forks, run noise 2.3% from earlier runs)">>,
                    Made(#{basis => forks, forks => 5, figure => cpu, run_noise => 2.345,
                           run_noise_source => history})),
-     ?_assertEqual(<<"inconclusive: the host's load changed between the runs enough to explain it (other "
-                     "programs' share of the CPUs: 3%, then 47%); 2.0% slower (95% CI 1.9..2.2%, 5 forks)">>,
+     ?_assertEqual(<<"inconclusive: the host's load changed between the runs enough to explain it (load "
+                     "3%, then 47%); 2.0% slower (95% CI 1.9..2.2%, 5 forks)">>,
                    Made(#{basis => forks, forks => 5, verdict => inconclusive, significant => false,
                           reason => {load_changed, 0.03, 0.47}, verdict_without => slower})),
      ?_assertEqual(<<"inconclusive: an interval too wide to tell (95% CI -40.0..30.0%, 5 forks)">>,
