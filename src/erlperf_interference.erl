@@ -42,10 +42,14 @@
 %%% On a platform without these statistics, {@link available/1} says why and
 %%% {@link format_unavailable/1} renders that in one line for users.
 %%%
-%%% Cost and safety: {@link open/0} lists the VM's threads, reads each one's name, and
-%%% opens as raw files (no file server, no port) one schedstat file per scheduler thread
-%%% and the two host-wide files: call it once per run, after the VM started, in the
-%%% process that will read. {@link read/1} then re-reads each open file from its start
+%%% Cost and safety: {@link open/0} opens as raw files (no file server, no port) one
+%%% schedstat file per scheduler thread and the two host-wide files: call it once per
+%%% run, in the process that will read. Which threads are the schedulers is found once
+%%% per VM ({@link prepare/0}: it lists the VM's threads and reads each one's name) and
+%%% kept in a `persistent_term': a scheduler thread lives as long as the VM. The listing
+%%% is a call to the file server, which a VM running many busy processes at normal
+%%% priority answers in seconds (about 1 s beside 100,000 of them): erlperf_job calls
+%%% {@link prepare/0} before it starts workers, so that sampling never waits for it. {@link read/1} then re-reads each open file from its start
 %%% (one `file:pread/3' of at most `?READ_BYTES' bytes): no process spawned, no port
 %%% opened, no message sent, no command run. In another process than the one that opened
 %%% it, a handle still works, but opens, reads and closes each file at every read (several
@@ -57,6 +61,8 @@
 
 %% API: erlperf_sampler opens a handle once per run and reads it at every sample.
 -export([open/0, read/1, delta/2, available/1, format_unavailable/1, close/1]).
+%% API: erlperf_job finds the scheduler threads before it starts workers.
+-export([prepare/0]).
 
 %% Internal exports: the parsing and arithmetic, pure (tested on their own).
 -export([parse_schedstat/1, parse_pressure/1, parse_stat/1, parse_idle/1, scheduler_thread/1, share/2]).
@@ -119,6 +125,8 @@
 -define(BUSY_SHARE, 0.5).
 %% The VM's threads, one directory each.
 -define(TASKS, "/proc/self/task").
+%% Where the scheduler threads' schedstat files found in this VM are kept.
+-define(PATHS_KEY, {?MODULE, schedstat_paths}).
 %% Host-wide CPU pressure (Linux 4.20 and later, when the kernel has PSI enabled).
 -define(PRESSURE, "/proc/pressure/cpu").
 %% Host-wide CPU time in ticks; its first line sums every CPU.
@@ -133,8 +141,9 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Finds this VM's scheduler threads (normal and dirty CPU), now, and opens their
-%% statistics and the host-wide files for the calling process to read.
+%% @doc Finds this VM's scheduler threads (normal and dirty CPU), once per VM (see
+%% {@link prepare/0}), and opens their statistics and the host-wide files for the
+%% calling process to read.
 -spec open() -> handle().
 open() ->
     case os:type() of
@@ -145,6 +154,14 @@ open() ->
             #{owner => self(), schedulers => {unavailable, not_linux}, pressure => none,
               stat => none, cpus => cpus()}
     end.
+
+%% @doc Finds which of this VM's threads are its schedulers (normal and dirty CPU), if
+%% not done yet, and keeps their schedstat files' paths for every later {@link open/0}.
+%% Cheap after the first call; the first lists the VM's threads through the file server.
+-spec prepare() -> ok.
+prepare() ->
+    _ = schedstat_paths(),
+    ok.
 
 %% @doc Reads the counters: the scheduler threads' run and wait time, the host's CPU
 %% pressure and steal. Never raises: what cannot be read is `undefined'.
@@ -283,13 +300,29 @@ share(_, _) ->
 %% Internal functions
 
 open_schedulers() ->
+    case schedstat_paths() of
+        {ok, Paths} -> open_schedstats(Paths);
+        unavailable -> {unavailable, no_schedstat}
+    end.
+
+%% The scheduler threads' schedstat files, found at the first call in this VM.
+schedstat_paths() ->
+    case persistent_term:get(?PATHS_KEY, undefined) of
+        undefined ->
+            Paths = find_schedstat_paths(),
+            persistent_term:put(?PATHS_KEY, Paths),
+            Paths;
+        Paths ->
+            Paths
+    end.
+
+find_schedstat_paths() ->
     case file:list_dir(?TASKS) of
         {ok, Tids} ->
-            Paths = [filename:join([?TASKS, T, "schedstat"])
-                     || T <- lists:sort(Tids), scheduler_thread(read_head(filename:join([?TASKS, T, "comm"])))],
-            open_schedstats(Paths);
+            {ok, [filename:join([?TASKS, T, "schedstat"])
+                  || T <- lists:sort(Tids), scheduler_thread(read_head(filename:join([?TASKS, T, "comm"])))]};
         {error, _} ->
-            {unavailable, no_schedstat}
+            unavailable
     end.
 
 open_schedstats([]) ->

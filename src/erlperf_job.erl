@@ -562,6 +562,9 @@ crash_reason(Other) -> {crashed, runner, {exit, Other, []}}.
 start_job(Code) ->
     case erlperf_job_code:generate(Code) of
         {ok, Module, Gen} ->
+            %% before any worker runs: the sampler's reads of the host then never wait
+            %% for the file server behind busy workers
+            ok = erlperf_interference:prepare(),
             case gen_server:start(?MODULE, {self(), Module, Gen}, []) of
                 {error, {shutdown, Reason}} -> {error, Reason};
                 Other -> Other

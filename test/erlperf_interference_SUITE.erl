@@ -18,9 +18,10 @@
 
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
 -export([finds_schedulers/0, finds_schedulers/1, read_sends_nothing/0, read_sends_nothing/1,
-         read_anywhere/0, read_anywhere/1, waiting_is_seen/0, waiting_is_seen/1]).
-%% Internal exports: run in the peer VM of waiting_is_seen.
--export([measure/2, spin/0, boost/0]).
+         read_anywhere/0, read_anywhere/1, waiting_is_seen/0, waiting_is_seen/1,
+         found_before_workers/0, found_before_workers/1]).
+%% Internal exports: run in the peer VMs of waiting_is_seen and found_before_workers.
+-export([measure/2, spin/0, boost/0, open_sends/1]).
 
 %% Milliseconds of one measurement in the peer: long enough for the kernel to share a
 %% CPU between two busy threads many times over (its time slices are a few ms).
@@ -49,7 +50,7 @@ suite() ->
     [{timetrap, {seconds, 60}}].
 
 all() ->
-    [{group, threads}, waiting_is_seen].
+    [{group, threads}, waiting_is_seen, found_before_workers].
 
 %% Sequential: finds_schedulers counts this VM's open files.
 groups() ->
@@ -153,8 +154,38 @@ waiting_is_seen(Config) when is_list(Config) ->
             end
     end.
 
+found_before_workers() ->
+    [{doc, "In a fresh VM, open/0 asks the file server for the VM's threads (a call that "
+           "waits seconds behind 100,000 busy workers); once a job has started, it sends "
+           "nothing: the job found the scheduler threads before any worker ran"}].
+found_before_workers(Config) when is_list(Config) ->
+    Fresh = start_peer([os:find_executable("env")]),
+    try
+        ?assertMatch([_ | _], [E || {trace, _, send, _, To} = E <- peer:call(Fresh, ?MODULE, open_sends, [false]),
+                                    To =:= whereis_in(Fresh, file_server_2)])
+    after
+        peer:stop(Fresh)
+    end,
+    WithJob = start_peer([os:find_executable("env")]),
+    try
+        ?assertEqual([], peer:call(WithJob, ?MODULE, open_sends, [true]))
+    after
+        peer:stop(WithJob)
+    end.
+
 %%--------------------------------------------------------------------
 %% Internal exports
+
+%% In a fresh peer: what open/0 sends, spawns and opens (after a job started, when
+%% StartJob).
+-spec open_sends(boolean()) -> [tuple()].
+open_sends(StartJob) ->
+    Jobs = [begin {ok, Job} = erlperf_job:start(#{runner => {erlang, node, []}}), Job end || StartJob],
+    try
+        traced(fun () -> erlperf_interference:close(erlperf_interference:open()) end)
+    after
+        _ = [erlperf_job:stop(Job) || Job <- Jobs]
+    end.
 
 %% In the peer: a busy process on the one scheduler, measured for Ms milliseconds, beside
 %% an OS busy loop on the same CPU when Hog is true.
@@ -242,6 +273,9 @@ first_cpu() ->
     {ok, Status} = file:read_file("/proc/self/status"),
     {match, [Cpu]} = re:run(Status, "^Cpus_allowed_list:\\s*([0-9]+)", [multiline, {capture, all_but_first, list}]),
     Cpu.
+
+whereis_in(Peer, Name) ->
+    peer:call(Peer, erlang, whereis, [Name]).
 
 open_files() ->
     {ok, Fds} = file:list_dir("/proc/self/fd"),
