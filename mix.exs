@@ -23,7 +23,7 @@ defmodule Erlperf.MixProject do
   def application do
     [
       mod: {:erlperf_app, []},
-      registered: [:erlperf, :erlperf_sup, :erlperf_job_sup, :erlperf_monitor, :erlperf_history],
+      registered: [:erlperf, :erlperf_sup, :erlperf_job_sup, :erlperf_monitor, :erlperf_cluster_history],
       extra_applications: [:compiler],
       env: [providers: [:erlperf_rebar3]]
     ]

@@ -164,7 +164,7 @@ cluster_monitor(Config) when is_list(Config) ->
     All = [node() | Nodes],
     File = filename:join(?config(priv_dir, Config), "cluster.log"),
     _ = [{ok, _} = erpc:call(N, application, ensure_all_started, [erlperf]) || N <- Nodes],
-    {ok, History} = erlperf_history:start_link(),
+    {ok, History} = erlperf_cluster_history:start_link(),
     Self = self(),
     Fields = [time, node, sched_util, jobs],
     {ok, Callback} = erlperf_cluster_monitor:start_link(
@@ -186,7 +186,7 @@ cluster_monitor(Config) when is_list(Config) ->
         ?assertEqual(length(tl(Lines)), length(Named)),
         %% the history kept them too, by node
         ?assert(lists:all(fun (N) -> lists:keymember(N, 2, [{x, maps:get(node, S)}
-                                                           || {_, S} <- erlperf_history:get()]) end,
+                                                           || {_, S} <- erlperf_cluster_history:get()]) end,
                           All)),
         %% the file monitor ticks on its own: wait until it has written the job's row
         JobText = pid_to_list(Job),

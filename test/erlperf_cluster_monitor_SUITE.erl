@@ -47,7 +47,7 @@ end_per_suite(Config) ->
 init_per_testcase(no_history, Config) ->
     Config;
 init_per_testcase(_Case, Config) ->
-    {ok, History} = erlperf_history:start_link(),
+    {ok, History} = erlperf_cluster_history:start_link(),
     unlink(History),
     [{history, History} | Config].
 
@@ -172,10 +172,10 @@ fun_handler(Config) when is_list(Config) ->
     end.
 
 no_history() ->
-    [{doc, "Without erlperf_history the monitor does not start, and names the reason"}].
+    [{doc, "Without erlperf_cluster_history the monitor does not start, and names the reason"}].
 no_history(Config) when is_list(Config) ->
     process_flag(trap_exit, true),
-    ?assertEqual(undefined, whereis(erlperf_history)),
+    ?assertEqual(undefined, whereis(erlperf_cluster_history)),
     ?assertMatch({error, {no_history, _}}, erlperf_cluster_monitor:start_link()),
     ?assertMatch({error, {no_history, _}},
                  erlperf_cluster_monitor:start_link({?MODULE, collect, x}, 1000, undefined)).
@@ -285,5 +285,5 @@ sample(Node, Time) ->
       jobs => [{self(), Time * 1000}]}.
 
 send(Samples) ->
-    _ = [erlperf_history ! S || S <- Samples],
+    _ = [erlperf_cluster_history ! S || S <- Samples],
     ok.

@@ -1,38 +1,16 @@
 %%% @doc The layer rule, checked on the compiled modules with xref: every module of the
 %%% application belongs to one layer; a module calls only modules of its own layer or of
 %%% the layers it may use; no two modules call each other, directly or through others.
-%%% `doc/architecture.md' describes the layers; this table is their definition.
+%%% `doc/architecture.md' describes the layers; the folders of src/ define them.
 -module(erlperf_layers_tests).
 
 -include_lib("eunit/include/eunit.hrl").
 
-%% Layers with their modules. The stack, lowest first: base, engine, strategy,
-%% facade, model, presentation, command line; monitoring and performance testing
-%% beside it.
--define(LAYERS,
-        #{base => [erlperf_stat, erlperf_changepoint, erlperf_units, erlperf_json, erlperf_terminal,
-                   erlperf_system],
-          engine => [erlperf_codegen, erlperf_job, erlperf_job_code, erlperf_job_counters,
-                     erlperf_job_measurer, erlperf_job_sup, erlperf_sampler, erlperf_cost,
-                     erlperf_latency, erlperf_profile, erlperf_interference],
-          strategy => [erlperf_local, erlperf_isolation, erlperf_cluster, erlperf_comparison,
-                       erlperf_forks],
-          facade => [erlperf, erlperf_sweep, erlperf_app, erlperf_sup, erlperf_suite],
-          model => [erlperf_record, erlperf_record_check, erlperf_baseline, erlperf_series],
-          presentation => [erlperf_report, erlperf_table, erlperf_csv, erlperf_markdown, erlperf_benchee,
-                           erlperf_html, erlperf_svg, erlperf_html_bench, erlperf_html_perf,
-                           erlperf_output, erlperf_render, erlperf_trend],
-          command_line => [erlperf_cli, erlperf_perf_cli, erlperf_args, erlperf_cli_vm,
-                           erlperf_signal, erlperf_cli_outcome, erlperf_suite_cli, erlperf_store,
-                           erlperf_against, erlperf_rebar3],
-          %% beside the stack
-          monitoring => [erlperf_monitor, erlperf_file_log, erlperf_history,
-                         erlperf_cluster_monitor],
-          perf_testing => [erlperf_perf_test, erlperf_perf_node, erlperf_perf_load,
-                           erlperf_perf_requirements, erlperf_perf_results, erlperf_agents,
-                           erlperf_agent_tracer, erlperf_agent_discoverer, erlperf_agent_metrics,
-                           erlperf_agent_impact, erlperf_agent_ms, erlperf_load_generator,
-                           erlperf_custom_agent]}).
+%% The layers, lowest first: base, engine, strategy, facade, model, presentation,
+%% command line; monitoring and performance testing beside the stack. A module's layer
+%% is the folder of src/ that holds it (src/engine/erlperf_job.erl: engine).
+-define(LAYER_NAMES, [base, engine, strategy, facade, model, presentation, command_line,
+                      monitoring, perf_testing]).
 %% The layers each layer may call besides its own; every layer may call `base'. The
 %% model is pure (base only); presentation draws from the model alone; monitoring
 %% reads jobs; performance testing writes its results with the presentation layer and checks a baseline with the model; the
@@ -44,11 +22,11 @@
 %%--------------------------------------------------------------------
 %% Tests
 
+%% Every module lives in a layer's folder, and every layer's folder holds a module.
 every_module_has_a_layer_test() ->
-    Placed = lists:append(maps:values(?LAYERS)),
-    ?assertEqual([], modules() -- Placed),
-    ?assertEqual([], Placed -- modules()),
-    ?assertEqual(length(Placed), length(lists:usort(Placed))).
+    Folders = [{M, folder(M)} || M <- modules()],
+    ?assertEqual([], [MF || {_, F} = MF <- Folders, not lists:member(F, ?LAYER_NAMES)]),
+    ?assertEqual([], ?LAYER_NAMES -- [F || {_, F} <- Folders]).
 
 %% The first test to read the call graph (some 0.05 s here): a timeout of its own.
 no_upward_call_test_() ->
@@ -111,8 +89,14 @@ edges() ->
     end.
 
 layer(Module) ->
-    [Layer] = [L || {L, Ms} <- maps:to_list(?LAYERS), lists:member(Module, Ms)],
+    Layer = folder(Module),
+    true = lists:member(Layer, ?LAYER_NAMES),
     Layer.
+
+%% The folder of src/ that holds a module's source, as the compiler recorded it.
+folder(Module) ->
+    Source = proplists:get_value(source, Module:module_info(compile)),
+    list_to_atom(filename:basename(filename:dirname(Source))).
 
 allowed(Same, Same) -> true;
 allowed(_From, base) -> true;

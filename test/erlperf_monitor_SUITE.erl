@@ -116,7 +116,7 @@ invalid_options(Config) when is_list(Config) ->
     ?assertError({invalid_option, interval, 0}, erlperf_monitor:start_link(#{interval => 0})),
     ?assertError({invalid_option, color, red}, erlperf_monitor:start_link(#{color => red})),
     ?assertError({invalid_option, target, 42}, erlperf_file_log:start_link(42)),
-    ?assertError({invalid_option, duration, -1}, erlperf_history:start_link(#{duration => -1})),
+    ?assertError({invalid_option, duration, -1}, erlperf_cluster_history:start_link(#{duration => -1})),
     ?assertError({invalid_option, interval, 0}, erlperf_monitor:start(#{interval => 0})),
     ?assertError(function_clause, erlperf_monitor:register(self(), self(), -1)),
     process_flag(trap_exit, true),

@@ -2,7 +2,7 @@
 %%% node of the cluster.
 %%%
 %%% Every `IntervalMs' milliseconds, takes the samples that arrived in the history
-%%% (`erlperf_history', which must run on this node) since the previous interval, and
+%%% (`erlperf_cluster_history', which must run on this node) since the previous interval, and
 %%% hands them, ordered by node then time, to the handler:
 %%% <ul>
 %%%   <li>an io device (a pid such as `group_leader()', or a registered name such as
@@ -26,7 +26,7 @@
 %%% (`my_stats:add(Samples, Count) -> Count + length(Samples).'):
 %%% ```
 %%% {ok, _} = application:ensure_all_started(erlperf),
-%%% {ok, _} = erlperf_history:start_link(),
+%%% {ok, _} = erlperf_cluster_history:start_link(),
 %%% {ok, _} = erlperf_cluster_monitor:start_link(),
 %%% {ok, _} = erlperf_cluster_monitor:start_link("cluster.log", 1000, [time, node, sched_util, jobs]),
 %%% {ok, _} = erlperf_cluster_monitor:start_link({my_stats, add, 0}, 1000, [node, jobs]).
@@ -66,7 +66,7 @@
              | {mfa, module(), atom(), term()},
     interval :: pos_integer(),
     fields :: [field()],
-    cursor = 0 :: erlperf_history:cursor(),
+    cursor = 0 :: erlperf_cluster_history:cursor(),
     node_width = ?NODE_WIDTH :: pos_integer(),
     lines = 0 :: non_neg_integer()      % lines printed since the last header
 }).
@@ -82,7 +82,7 @@ start_link() ->
 
 %% @doc Starts a monitor, linked to the caller, handing the `Fields' of every node's
 %% samples to `Handler' every `IntervalMs' milliseconds (`Fields = undefined': all of
-%% {@link fields/0}). Needs `erlperf_history' running on this node: returns
+%% {@link fields/0}). Needs `erlperf_cluster_history' running on this node: returns
 %% `{error, {no_history, Text}}' otherwise.
 -spec start_link(handler(), pos_integer(), [field(), ...] | undefined) -> gen_server:start_ret().
 start_link(Handler, IntervalMs, undefined) ->
@@ -114,11 +114,11 @@ header(Fields, NodeWidth) ->
 -spec init({handler(), pos_integer(), [field()]}) -> {ok, #state{}} | {stop, term()}.
 init({Handler, IntervalMs, Fields}) ->
     %% the history first: opening a file would truncate it
-    case whereis(erlperf_history) =/= undefined andalso open(Handler) of
+    case whereis(erlperf_cluster_history) =/= undefined andalso open(Handler) of
         false ->
-            {stop, {no_history, "erlperf_history is not running"}};
+            {stop, {no_history, "erlperf_cluster_history is not running"}};
         {ok, Open} ->
-            {Cursor, _Old} = erlperf_history:poll(0),
+            {Cursor, _Old} = erlperf_cluster_history:poll(0),
             _ = erlang:send_after(IntervalMs, self(), tick),
             {ok, #state{handler = Open, interval = IntervalMs, fields = Fields,
                         cursor = Cursor}};
@@ -137,7 +137,7 @@ handle_cast(_Msg, State) ->
 -spec handle_info(term(), #state{}) -> {noreply, #state{}}.
 handle_info(tick, #state{cursor = Cursor, interval = Interval} = State) ->
     _ = erlang:send_after(Interval, self(), tick),
-    {Next, Samples} = erlperf_history:poll(Cursor),
+    {Next, Samples} = erlperf_cluster_history:poll(Cursor),
     Sorted = lists:sort(fun by_node_time/2, Samples),
     {noreply, output(Sorted, State#state{cursor = Next})};
 handle_info(_Msg, State) ->

@@ -4,7 +4,7 @@
 %%% history samples they made themselves (it takes any map with `time' and `node' from
 %%% anyone), so that contents and order are known exactly. A call to the history is
 %%% handled after every sample sent to it before by the same process.
--module(erlperf_history_SUITE).
+-module(erlperf_cluster_history_SUITE).
 
 -include_lib("common_test/include/ct.hrl").
 -include_lib("stdlib/include/assert.hrl").
@@ -12,10 +12,10 @@
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
 -export([duration_ms/0, duration_option/0, get_sorted/0, get_from/0, get_from_to/0,
          poll_arrival_order/0, not_samples_ignored/0, invalid_arguments/0,
-         monitor_samples/0]).
+         monitor_samples/0, erlperf_2_3_name/0]).
 -export([duration_ms/1, duration_option/1, get_sorted/1, get_from/1, get_from_to/1,
          poll_arrival_order/1, not_samples_ignored/1, invalid_arguments/1,
-         monitor_samples/1]).
+         monitor_samples/1, erlperf_2_3_name/1]).
 
 %% Milliseconds the short-lived histories keep samples.
 -define(SHORT_MS, 1000).
@@ -32,7 +32,7 @@ all() ->
 groups() ->
     [{history, [], [duration_ms, duration_option, get_sorted, get_from, get_from_to,
                     poll_arrival_order, not_samples_ignored, invalid_arguments,
-                    monitor_samples]}].
+                    monitor_samples, erlperf_2_3_name]}].
 
 init_per_suite(Config) ->
     erlperf_test_lib:app_without_monitor(Config).
@@ -46,7 +46,7 @@ end_per_suite(Config) ->
 duration_ms() ->
     [{doc, "start_link(DurationMs): a sample is kept DurationMs milliseconds, then dropped"}].
 duration_ms(Config) when is_list(Config) ->
-    {ok, History} = erlperf_history:start_link(?SHORT_MS),
+    {ok, History} = erlperf_cluster_history:start_link(?SHORT_MS),
     try
         kept_for(?SHORT_MS)
     after
@@ -56,7 +56,7 @@ duration_ms(Config) when is_list(Config) ->
 duration_option() ->
     [{doc, "start_link(#{duration => Ms}) is the same as start_link(Ms)"}].
 duration_option(Config) when is_list(Config) ->
-    {ok, History} = erlperf_history:start_link(#{duration => ?SHORT_MS}),
+    {ok, History} = erlperf_cluster_history:start_link(#{duration => ?SHORT_MS}),
     try
         kept_for(?SHORT_MS)
     after
@@ -71,8 +71,28 @@ get_sorted(Config) when is_list(Config) ->
         [A1, A2, B2, B3, Future] = Samples = samples(),
         send(shuffle(Samples)),
         ?assertEqual([{1000, A1}, {2000, A2}, {2000, B2}, {3000, B3}, {time(Future), Future}],
-                     erlperf_history:get())
+                     erlperf_cluster_history:get())
     end).
+
+erlperf_2_3_name() ->
+    [{doc, "erlperf 2.3's erlperf_history: start_link/0,1, get/1,2 are the cluster history's"}].
+erlperf_2_3_name(Config) when is_list(Config) ->
+    {ok, History} = erlperf_history:start_link(),
+    try
+        ?assertEqual(History, whereis(erlperf_cluster_history)),
+        [A1, A2, B2, B3, _Future] = Samples = samples(),
+        send(shuffle(Samples)),
+        ?assertEqual([{1000, A1}, {2000, A2}, {2000, B2}, {3000, B3}], erlperf_history:get(1000)),
+        ?assertEqual([{2000, A2}, {2000, B2}], erlperf_history:get(1500, 2999))
+    after
+        gen_server:stop(History)
+    end,
+    {ok, Short} = erlperf_history:start_link(?SHORT_MS),
+    try
+        kept_for(?SHORT_MS)
+    after
+        gen_server:stop(Short)
+    end.
 
 get_from() ->
     [{doc, "get(From): samples taken from From (inclusive) until now, sorted by time"}].
@@ -80,9 +100,9 @@ get_from(Config) when is_list(Config) ->
     with_history(fun () ->
         [A1, A2, B2, B3, _Future] = Samples = samples(),
         send(shuffle(Samples)),
-        ?assertEqual([{2000, A2}, {2000, B2}, {3000, B3}], erlperf_history:get(1500)),
-        ?assertEqual([{1000, A1}, {2000, A2}, {2000, B2}, {3000, B3}], erlperf_history:get(1000)),
-        ?assertEqual([], erlperf_history:get(erlang:system_time(millisecond) + 1000))
+        ?assertEqual([{2000, A2}, {2000, B2}, {3000, B3}], erlperf_cluster_history:get(1500)),
+        ?assertEqual([{1000, A1}, {2000, A2}, {2000, B2}, {3000, B3}], erlperf_cluster_history:get(1000)),
+        ?assertEqual([], erlperf_cluster_history:get(erlang:system_time(millisecond) + 1000))
     end).
 
 get_from_to() ->
@@ -92,10 +112,10 @@ get_from_to(Config) when is_list(Config) ->
     with_history(fun () ->
         [A1, A2, B2, B3, Future] = Samples = samples(),
         send(shuffle(Samples)),
-        ?assertEqual([{2000, A2}, {2000, B2}, {3000, B3}], erlperf_history:get(2000, 3000)),
-        ?assertEqual([{1000, A1}], erlperf_history:get(0, 1999)),
-        ?assertEqual([], erlperf_history:get(2001, 2999)),
-        ?assertEqual([{3000, B3}, {time(Future), Future}], erlperf_history:get(2500, infinity))
+        ?assertEqual([{2000, A2}, {2000, B2}, {3000, B3}], erlperf_cluster_history:get(2000, 3000)),
+        ?assertEqual([{1000, A1}], erlperf_cluster_history:get(0, 1999)),
+        ?assertEqual([], erlperf_cluster_history:get(2001, 2999)),
+        ?assertEqual([{3000, B3}, {time(Future), Future}], erlperf_cluster_history:get(2500, infinity))
     end).
 
 poll_arrival_order() ->
@@ -104,27 +124,27 @@ poll_arrival_order(Config) when is_list(Config) ->
     with_history(fun () ->
         Shuffled = shuffle(samples()),
         send(Shuffled),
-        ?assertEqual({5, Shuffled}, erlperf_history:poll(0)),
-        ?assertEqual({5, lists:nthtail(3, Shuffled)}, erlperf_history:poll(3)),
-        ?assertEqual({5, []}, erlperf_history:poll(5))
+        ?assertEqual({5, Shuffled}, erlperf_cluster_history:poll(0)),
+        ?assertEqual({5, lists:nthtail(3, Shuffled)}, erlperf_cluster_history:poll(3)),
+        ?assertEqual({5, []}, erlperf_cluster_history:poll(5))
     end).
 
 not_samples_ignored() ->
     [{doc, "Messages that are not samples are not kept"}].
 not_samples_ignored(Config) when is_list(Config) ->
     with_history(fun () ->
-        send([hello, {erlperf_history, sample(a@host, 1000)}, #{time => 1000},
+        send([hello, {erlperf_cluster_history, sample(a@host, 1000)}, #{time => 1000},
               #{node => a@host}, #{time => later, node => a@host}]),
-        ?assertEqual([], erlperf_history:get())
+        ?assertEqual([], erlperf_cluster_history:get())
     end).
 
 invalid_arguments() ->
     [{doc, "Invalid durations and options are rejected with the bad value"}].
 invalid_arguments(Config) when is_list(Config) ->
-    ?assertError({invalid_option, duration, 0}, erlperf_history:start_link(0)),
-    ?assertError({invalid_option, duration, -5}, erlperf_history:start_link(-5)),
-    ?assertError({invalid_option, color, red}, erlperf_history:start_link(#{color => red})),
-    ?assertEqual(undefined, whereis(erlperf_history)).
+    ?assertError({invalid_option, duration, 0}, erlperf_cluster_history:start_link(0)),
+    ?assertError({invalid_option, duration, -5}, erlperf_cluster_history:start_link(-5)),
+    ?assertError({invalid_option, color, red}, erlperf_cluster_history:start_link(#{color => red})),
+    ?assertEqual(undefined, whereis(erlperf_cluster_history)).
 
 monitor_samples() ->
     [{doc, "With the monitor running, the history collects its samples of this node"}].
@@ -132,9 +152,9 @@ monitor_samples(Config) when is_list(Config) ->
     with_history(fun () ->
         {ok, _} = supervisor:restart_child(erlperf_sup, erlperf_monitor),
         try
-            ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_history:get() =/= [] end,
+            ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_cluster_history:get() =/= [] end,
                                               ?WAIT_MS)),
-            [{Time, Sample} | _] = erlperf_history:get(),
+            [{Time, Sample} | _] = erlperf_cluster_history:get(),
             ?assertMatch(#{time := T, node := N, jobs := _} when T =:= Time andalso N =:= node(),
                          Sample)
         after
@@ -146,7 +166,7 @@ monitor_samples(Config) when is_list(Config) ->
 %% Helpers
 
 with_history(Fun) ->
-    {ok, History} = erlperf_history:start_link(),
+    {ok, History} = erlperf_cluster_history:start_link(),
     try
         Fun()
     after
@@ -158,8 +178,8 @@ kept_for(DurationMs) ->
     Sample = sample(a@host, 1000),
     Sent = erlang:monotonic_time(millisecond),
     send([Sample]),
-    ?assertEqual([{1000, Sample}], erlperf_history:get()),
-    ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_history:get() =:= [] end,
+    ?assertEqual([{1000, Sample}], erlperf_cluster_history:get()),
+    ?assert(erlperf_test_lib:wait_for(fun () -> erlperf_cluster_history:get() =:= [] end,
                                       DurationMs + ?WAIT_MS)),
     Kept = erlang:monotonic_time(millisecond) - Sent,
     ?assert(Kept >= DurationMs, Kept).
@@ -184,5 +204,5 @@ time(#{time := Time}) ->
     Time.
 
 send(Messages) ->
-    _ = [erlperf_history ! M || M <- Messages],
+    _ = [erlperf_cluster_history ! M || M <- Messages],
     ok.

@@ -9,18 +9,18 @@
 %%% Example (on `node1', with `node2' connected and running `erlperf' too):
 %%% ```
 %%% {ok, _} = application:ensure_all_started(erlperf),
-%%% {ok, _} = erlperf_history:start_link(60000),        % keep samples for a minute
+%%% {ok, _} = erlperf_cluster_history:start_link(60000),        % keep samples for a minute
 %%% Now = erlang:system_time(millisecond),
-%%% [{Time, #{node := Node, sched_util := Util}} | _] = erlperf_history:get(Now - 5000).
+%%% [{Time, #{node := Node, sched_util := Util}} | _] = erlperf_cluster_history:get(Now - 5000).
 %%% '''
 %%% {@link get/1} and {@link get/2} select by the time a sample was taken on its own node.
 %%% Readers that must not miss or repeat a sample (`erlperf_cluster_monitor') use
 %%% {@link poll/1} with a cursor instead, since the clocks of nodes differ.
 %%%
 %%% Cost and safety: memory is bounded by time: about one small map per node per second
-%%% of `Duration' (default ?DEFAULT_DURATION_MS ms). Registered as `erlperf_history',
+%%% of `Duration' (default ?DEFAULT_DURATION_MS ms). Registered as `erlperf_cluster_history',
 %%% linked to the caller.
--module(erlperf_history).
+-module(erlperf_cluster_history).
 -behaviour(gen_server).
 
 %% API: called by erlperf_cluster_monitor and users.
@@ -55,7 +55,7 @@
 %% API
 
 %% @doc Starts the history keeping samples for ?DEFAULT_DURATION_MS ms, registered as
-%% `erlperf_history'.
+%% `erlperf_cluster_history'.
 -spec start_link() -> gen_server:start_ret().
 start_link() ->
     start_link(#{}).

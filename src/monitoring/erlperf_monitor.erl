@@ -54,7 +54,7 @@
 -module(erlperf_monitor).
 -behaviour(gen_server).
 
-%% API: called by erlperf_sup (start_link/0), erlperf_file_log and erlperf_history
+%% API: called by erlperf_sup (start_link/0), erlperf_file_log and erlperf_cluster_history
 %% (subscribe/0,1), and users (all, register/3 and unregister/1 among them).
 -export([start/0, start/1, start_link/0, start_link/1, register/3, unregister/1,
          subscribe/0, subscribe/1, unsubscribe/0, unsubscribe/1, group/1]).
