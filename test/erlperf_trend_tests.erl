@@ -1,4 +1,4 @@
-%%% @doc Tests of the history's three formats on built histories: a step's marker at its
+%%% @doc Tests of the history's formats (page, text, Markdown, CSV, JSON) on built histories: a step's marker at its
 %%% run only, the points and whiskers against the input, hostile and non-UTF-8 text,
 %%% `undefined' as null, an empty store, one point, a long history's size, bad input.
 -module(erlperf_trend_tests).
@@ -7,6 +7,48 @@
 -include_lib("stdlib/include/assert.hrl").
 
 -define(HOSTILE, <<"<script>&\"">>).
+
+%%--------------------------------------------------------------------
+%% CSV and Markdown
+
+%% A line per point of every benchmark (all runs, not the latest 30), parsed back: the
+%% values as given, the step's change at its point only, empty cells where not measured.
+csv_test() ->
+    H = history(),
+    [Header | Lines] = string:split(unicode:characters_to_list(erlperf_trend:csv(H)), "\r\n", all),
+    ?assertEqual("benchmark,run,time,commit,dirty,otp,qps,ci95_lo,ci95_hi,interval,change_pct,"
+                 "step_change_pct,bytes,reductions,load", Header),
+    Rows = [string:split(L, ",", all) || L <- Lines, L =/= ""],
+    ?assertEqual(12 + 6 + 12, length(Rows)),
+    Rand = [R || ["rand:uniform()." | _] = R <- Rows],
+    ?assertEqual([V || #{value := V} <- maps:get(points, hd(maps:get(benchmarks, H)))],
+                 [list_to_float(lists:nth(7, R)) || R <- Rand]),
+    ?assertEqual(["", "", "", "", "", "", "-10.2", "", "", "", "", ""], [lists:nth(12, R) || R <- Rand]),
+    ?assertEqual("-10.0", lists:nth(11, lists:nth(7, Rand))),
+    ?assertEqual(["true"], [lists:nth(5, R) || R <- Rand, lists:nth(2, R) =:= "6"]),
+    %% no commit outside git, no interval for a single run without one
+    [Flat1 | _] = [R || ["flat" | _] = R <- Rows],
+    ?assertMatch(["flat", "1", _, "", "false", "25", "2000000.0", "", "", "single_run" | _], Flat1).
+
+csv_hostile_test() ->
+    #{benchmarks := [B | Rest]} = H = history(),
+    Csv = iolist_to_binary(erlperf_trend:csv(H#{benchmarks := [B#{name := <<"a,\"b\"\nc">>} | Rest]})),
+    ?assertNotEqual(nomatch, binary:match(Csv, <<"\"a,\"\"b\"\"\nc\",1,">>)).
+
+%% Totals as a heading, a heading and a table per benchmark (the latest 30 runs), the
+%% steps; a `|' in a name does not break the table.
+markdown_test() ->
+    #{benchmarks := [B | Rest]} = H = history(),
+    Md = unicode:characters_to_list(erlperf_trend:markdown(H#{benchmarks := [B#{name := <<"a|b">>} | Rest]})),
+    Lines = string:split(Md, "\n", all),
+    ?assertEqual("## History of store/dir: 12 runs, 3 benchmarks, 2 steps", hd(Lines)),
+    ?assertEqual(["### `a\\|b`", "### `sparse`", "### `flat`"], [L || "### " ++ _ = L <- Lines]),
+    Rows = [L || "| " ++ _ = L <- Lines],
+    ?assertEqual(3 * 2 + 12 + 6 + 12, length(Rows)),
+    ?assert(lists:all(fun (L) -> length(string:split(L, " | ", all)) =:= 7 end, Rows)),
+    ?assert(lists:member("| 7 | 2026-11-07T08:00:00Z | " ++ short_sha(7) ++ " | 25 | 9000 Ki | "
+                         "8910 Ki..9090 Ki (forks) | -10.0% |", Rows)),
+    ?assert(lists:member("`a\\|b`: step at run 7 (" ++ short_sha(7) ++ "): -10.2% (95% CI -12.0..-8.4%)", Lines)).
 
 %%--------------------------------------------------------------------
 %% The page

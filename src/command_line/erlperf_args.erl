@@ -279,10 +279,11 @@ options(benchmark) ->
      {report, ["-r", "--report"], report, cli,
       "basic, extended or full; auto is extended from 10 samples"},
      {format, ["--format"], output_format, cli,
-      "standard output: text (tables), json, csv, markdown, html, or benchee (text laid out as "
-      "Benchee prints it; times calls one by one unless -q)"},
+      "standard output: " ++ lists:join(", ", choices(output_format))
+      ++ " (text: tables; benchee: text laid out as Benchee prints it, calls timed one by one "
+      "unless -q)"},
      {output, ["-o", "--output"], out_file, cli,
-      "also write the results to FILE, as its extension says (.json .csv .md .markdown .txt .html)"},
+      "also write the results to FILE, as its extension says (" ++ extensions(" ") ++ ")"},
      {save, ["--save"], file, cli, "write the results record (JSON) to FILE, atomically"},
      {html, ["--html"], file, cli,
       "write an HTML report with charts to FILE (self-contained; see also --render)"},
@@ -624,7 +625,18 @@ check(Value, Valid, {Name, Text, Arg}) ->
 -spec choices(report | compare | output_format) -> [string()].
 choices(report) -> ["auto", "basic", "extended", "full"];
 choices(compare) -> ["parallel", "sequential", "interleaved"];
-choices(output_format) -> ["text", "json", "csv", "markdown", "html", "benchee"].
+choices(output_format) -> [atom_to_list(F) || F <- erlperf_output:formats()].
+
+%% "a, b or c".
+-spec either([string(), ...]) -> string().
+either([One]) -> One;
+either(Choices) ->
+    lists:flatten([lists:join(", ", lists:droplast(Choices)), " or ", lists:last(Choices)]).
+
+%% The file extensions -o knows, joined by Separator.
+-spec extensions(string()) -> string().
+extensions(Separator) ->
+    lists:flatten(lists:join(Separator, [E || {E, _} <- erlperf_output:extensions()])).
 
 -spec multiply(integer(), char()) -> integer() | error.
 multiply(N, $K) -> N * 1000;
@@ -751,6 +763,7 @@ combination_rules() ->
      {excludes, bytes, suites},
      {excludes, isolation, suites},
      {excludes, nodes, suites},
+     {excludes, loop, squeeze},
      {excludes, latency, squeeze},
      {excludes, memory, squeeze},
      {excludes, isolation, nodes}].
@@ -905,9 +918,9 @@ bad_value(percent, Name, Text) ->
 bad_value(noise, Name, Text) ->
     text("~ts: '~ts' is not a percentage from 0 to 100", [Name, Text]);
 bad_value(output_format, Name, Text) ->
-    text("~ts: '~ts' is not text, json, csv, markdown, html or benchee", [Name, Text]);
+    text("~ts: '~ts' is not ~ts", [Name, Text, either(choices(output_format))]);
 bad_value(out_file, Name, Text) ->
-    text("~ts: '~ts' has no known extension (.json, .csv, .md, .txt, .html)", [Name, Text]);
+    text("~ts: '~ts' has no known extension (~ts)", [Name, Text, extensions(", ")]);
 bad_value(gate, Name, Text) ->
     text("~ts: '~ts' is not a percentage (0 or more)", [Name, Text]);
 bad_value(profiler, Name, Text) ->

@@ -68,17 +68,15 @@ suites(#{suites := Paths, filter := Filter} = Parsed) ->
             fail(usage, erlperf_suite:format_error(Reason))
     end.
 
-%% @doc Runs `--history': the text summary on stdout (or JSON with `--format json'),
-%% and the HTML page written to the store (or to `-o' files, each in its format).
+%% @doc Runs `--history': the summary on stdout in `--format' (text unless json,
+%% markdown, csv or html), and the HTML page written to the store (or to `-o' files,
+%% each in the format of its extension).
 -spec history(erlperf_args:parsed()) -> non_neg_integer().
 history(#{store := Store, format := Format, outputs := Outputs}) ->
     {Entries, Problems} = erlperf_store:runs(Store),
     warn(Problems),
     History = erlperf_series:history(unicode:characters_to_binary(Store), Entries),
-    io:put_chars(case Format of
-                     json -> erlperf_trend:json(History);
-                     _ -> erlperf_trend:text(History)
-                 end),
+    io:put_chars(render_history(Format, History)),
     Files = case Outputs of
                 [] -> [{filename:join(Store, ?HISTORY_PAGE), html}];
                 _ -> Outputs
@@ -309,7 +307,9 @@ write_history(Files, History, Stdout) ->
 
 render_history(html, History) -> erlperf_trend:html(History);
 render_history(json, History) -> erlperf_trend:json(History);
-render_history(_, History) -> erlperf_trend:text(History).
+render_history(markdown, History) -> erlperf_trend:markdown(History);
+render_history(csv, History) -> erlperf_trend:csv(History);
+render_history(_TextOrBenchee, History) -> erlperf_trend:text(History).
 
 warn(Problems) ->
     _ = [io:put_chars(standard_error, ["erlperf: warning: ", erlperf_store:format_error(P), "\n"])

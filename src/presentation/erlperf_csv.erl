@@ -15,6 +15,8 @@
 
 %% API: called by the command line.
 -export([format/1, columns/0, latency_columns/0]).
+%% API: erlperf_trend writes the history's table with it.
+-export([table/2]).
 
 %% A sweep's columns at the end.
 -define(SWEEP, [bytes_processed_per_iteration, bytes_per_second, best]).
@@ -36,6 +38,12 @@ format(#{<<"runs">> := Runs} = Record) ->
                     C <- latency_columns()],
     Columns = record_columns(Record) ++ Latency,
     [line([header(C) || C <- Columns]) | [line([cell(column(C, Run)) || C <- Columns]) || Run <- Runs]].
+
+%% @doc A CSV table: a header line, then a line per row; each cell `null', a boolean, a
+%% number or a binary (quoted when it holds a comma, a quote or a line break).
+-spec table([binary()], [[null | boolean() | number() | binary()]]) -> iodata().
+table(Header, Rows) ->
+    [line([cell(H) || H <- Header]) | [line([cell(C) || C <- Row]) || Row <- Rows]].
 
 %% @doc The latency columns, after the others when any run was timed call by call
 %% (`--latency'): the calls timed, then the figures in microseconds.

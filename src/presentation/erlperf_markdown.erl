@@ -20,6 +20,8 @@
 
 %% API: called by the command line.
 -export([format/1]).
+%% API: erlperf_trend writes the history's tables with them.
+-export([table/3, code/1, text/1]).
 
 %%--------------------------------------------------------------------
 %% API
@@ -115,11 +117,23 @@ per_second(Qps) -> erlperf_units:count(Qps).
 time(null) -> "-";
 time(Ns) -> erlperf_units:time(Ns).
 
-%% Code in a code span: a backtick inside is replaced (no span can hold it portably),
-%% `|' is escaped so that it does not end the cell, line breaks become spaces.
+%% @doc A table: its header cells, their alignments (`---', `---:'), its rows of cells
+%% (cells are written as they are: escape text with {@link code/1}).
+-spec table([iodata()], [iodata()], [[iodata()]]) -> iodata().
+table(Header, Align, Rows) ->
+    [row(Header), row(Align) | [row(R) || R <- Rows]].
+
+%% @doc Code in a code span: a backtick inside is replaced (no span can hold it
+%% portably), `|' is escaped so that it does not end the cell, line breaks become spaces.
+-spec code(unicode:chardata()) -> iodata().
 code(Text) ->
     Chars = unicode:characters_to_list(Text),
     ["`", [escape(C) || C <- Chars], "`"].
+
+%% @doc Text for a table cell: as {@link code/1} escapes it, without the code span.
+-spec text(unicode:chardata()) -> iodata().
+text(Text) ->
+    [escape(C) || C <- unicode:characters_to_list(Text)].
 
 escape($`) -> $';
 escape($|) -> "\\|";

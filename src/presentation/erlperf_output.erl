@@ -21,10 +21,19 @@
 %% API: called by the command line.
 -export([format/3, render/3, write/3, write/4, write_record/4, write_atomic/2,
          format_from_extension/1, format_error/1]).
+%% API: the names of the formats and the extensions, for the command line's options,
+%% help and errors.
+-export([formats/0, extensions/0]).
 
 -export_type([format/0]).
 
 -type format() :: text | json | csv | markdown | html | benchee.
+
+%% Every format, as `--format' names it.
+-define(FORMATS, [text, json, csv, markdown, html, benchee]).
+%% A file's extension (in any case) and the format it asks for.
+-define(EXTENSIONS, [{".json", json}, {".csv", csv}, {".md", markdown}, {".markdown", markdown},
+                     {".txt", text}, {".html", html}, {".htm", html}]).
 
 %% Links followed before a name is taken to loop.
 -define(MAX_LINKS, 40).
@@ -129,16 +138,20 @@ replace(Name, Target, Bytes) ->
 %% @doc The format a file name's extension asks for.
 -spec format_from_extension(file:filename()) -> {ok, format()} | error.
 format_from_extension(File) ->
-    case string:lowercase(filename:extension(File)) of
-        ".json" -> {ok, json};
-        ".csv" -> {ok, csv};
-        ".md" -> {ok, markdown};
-        ".markdown" -> {ok, markdown};
-        ".txt" -> {ok, text};
-        ".html" -> {ok, html};
-        ".htm" -> {ok, html};
-        _ -> error
+    case lists:keyfind(string:lowercase(filename:extension(File)), 1, ?EXTENSIONS) of
+        {_, Format} -> {ok, Format};
+        false -> error
     end.
+
+%% @doc Every format, in the order help and errors list them.
+-spec formats() -> [format(), ...].
+formats() ->
+    ?FORMATS.
+
+%% @doc Every file extension a format is known by, with its format.
+-spec extensions() -> [{string(), format()}, ...].
+extensions() ->
+    ?EXTENSIONS.
 
 %% @doc One line for a write error.
 -spec format_error({write, string(), term()}) -> string().

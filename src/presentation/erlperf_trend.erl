@@ -1,6 +1,6 @@
 %%% @doc The history of a project's benchmarks, drawn from the runs a store keeps: each
 %%% benchmark's throughput over the runs and the steps found in it, as one self-contained
-%%% HTML page, as text for a terminal, or as JSON. Pure: returns iodata or character
+%%% HTML page, as text for a terminal, as Markdown, as CSV, or as JSON. Pure: returns iodata or character
 %%% data; the caller reads the store and finds the steps.
 %%%
 %%% Glossary:
@@ -57,7 +57,7 @@
 -module(erlperf_trend).
 
 %% API: called by the command line (`erlperf --history').
--export([html/1, text/1, json/1]).
+-export([html/1, text/1, markdown/1, csv/1, json/1]).
 
 -export_type([history/0, benchmark/0, point/0, step/0, invalid/0]).
 
@@ -125,6 +125,23 @@ html(History) ->
 text(History) ->
     #{benchmarks := Benchmarks} = check(History),
     [text_totals(History) | [text_benchmark(B) || B <- Benchmarks]].
+
+%% @doc Markdown: a line of totals, then per benchmark a heading, a table of its latest
+%% runs (the text's columns) and a line per step. Ends with a newline.
+-spec markdown(history()) -> unicode:chardata().
+markdown(History) ->
+    #{benchmarks := Benchmarks} = check(History),
+    ["## ", text_totals(History) | [markdown_benchmark(B) || B <- Benchmarks]].
+
+%% @doc CSV: a line per point of every benchmark, every run (not only the latest), with
+%% the step that starts at it (`step_change_pct', empty elsewhere); numbers unformatted.
+-spec csv(history()) -> iodata().
+csv(History) ->
+    #{benchmarks := Benchmarks} = check(History),
+    Header = [<<"benchmark">>, <<"run">>, <<"time">>, <<"commit">>, <<"dirty">>, <<"otp">>,
+              <<"qps">>, <<"ci95_lo">>, <<"ci95_hi">>, <<"interval">>, <<"change_pct">>,
+              <<"step_change_pct">>, <<"bytes">>, <<"reductions">>, <<"load">>],
+    erlperf_csv:table(Header, lists:append([csv_rows(B) || B <- Benchmarks])).
 
 %% @doc The history as a JSON document (`doc/formats.md', History): every point and step,
 %% `undefined' as `null', with a `version'. Ends with a newline.
@@ -308,6 +325,36 @@ printable(Text) ->
          true -> $\s;
          false -> C
      end || C <- unicode:characters_to_list(utf8(iolist_to_binary(Text)))].
+
+%%--------------------------------------------------------------------
+%% Internal functions: Markdown and CSV
+
+markdown_benchmark(#{name := Name, points := Points, steps := Steps}) ->
+    Rows = table_rows(Points, Steps),
+    Extras = extras(Points),
+    Header = ["Run", "Time", "Commit", "OTP", "Throughput", "95% CI", "Change"]
+        ++ [H || Extras, H <- ["Bytes", "Reductions", "Load"]],
+    Align = ["---:", "---", "---", "---"] ++ ["---:" || _ <- lists:seq(5, length(Header))],
+    ["\n### ", erlperf_markdown:code(printable(Name)), "\n\n",
+     [erlperf_markdown:table(Header, Align, [[erlperf_markdown:text(C) || C <- text_row(R, Extras)]
+                                             || R <- Rows]) || Rows =/= []],
+     "\n", text_steps(erlperf_markdown:code(printable(Name)), Points, Steps)].
+
+csv_rows(#{name := Name, points := Points, steps := Steps}) ->
+    At = maps:from_list([{I, C} || #{at := I, change_pct := C} <- Steps]),
+    [[utf8(Name), Run, utf8(Time), csv_text(Commit), Dirty, utf8(Otp), Value,
+      csv_number(maps:get(low, P)), csv_number(maps:get(high, P)), atom_to_binary(Interval),
+      csv_number(Change), csv_number(maps:get(I, At, null)) |
+      [csv_number(maps:get(K, P, undefined)) || K <- [bytes, reductions, load]]]
+     || {I, #{run := Run, time := Time, commit := Commit, dirty := Dirty, otp := Otp,
+              value := Value, interval := Interval} = P, Change}
+            <- lists:zip3(lists:seq(1, length(Points)), Points, changes(Points))].
+
+csv_text(undefined) -> null;
+csv_text(Text) -> utf8(Text).
+
+csv_number(N) when is_number(N) -> N;
+csv_number(_None) -> null.
 
 %%--------------------------------------------------------------------
 %% Internal functions: JSON
