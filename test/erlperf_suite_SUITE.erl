@@ -232,7 +232,8 @@ suite_api(Config) ->
 history_step() ->
     [{doc, "--history on 12 stored runs (a real run's entry with samples made to spread by "
            "+-0.6%, its throughput 10% lower from run 7 on, within +-1% otherwise): the step "
-           "is found at run 7 and nowhere else, in the text, the JSON and the page, which "
+           "is found at run 7 and nowhere else, in the text, the JSON, Markdown, CSV (stdout "
+           "and -o files by extension) and the page, which "
            "loads in headless chromium with no console message and no request"}].
 history_step(Config) ->
     Real = store(Config, history_real),
@@ -252,6 +253,18 @@ history_step(Config) ->
     ?assertMatch(#{<<"at">> := 7}, Step),
     #{<<"change_pct">> := Change} = Step,
     ?assert(Change > -12 andalso Change < -8, Change),
+    %% Markdown and CSV on stdout, and in -o files by their extension
+    {0, Md} = erlperf_test_lib:escript(["--history", "--store", Store, "--format", "markdown"], []),
+    ?assertEqual(1, count("### `" ++ ?SORT ++ "`", Md), Md),
+    ?assertEqual(1, count("`" ++ ?SORT ++ "`: step at run 7", Md), Md),
+    {0, Csv} = erlperf_test_lib:escript(["--history", "--store", Store, "--format", "csv"], []),
+    ?assertEqual(12, count("\r\n" ++ ?SORT ++ ",", Csv), Csv),
+    Files = [filename:join(proplists:get_value(priv_dir, Config), F) || F <- ["h.md", "h.csv"]],
+    _ = [{0, _} = erlperf_test_lib:escript(["--history", "--store", Store, "-o", F], []) || F <- Files],
+    {ok, MdFile} = file:read_file(hd(Files)),
+    ?assertMatch(<<"## History of ", _/binary>>, MdFile),
+    {ok, CsvFile} = file:read_file(lists:last(Files)),
+    ?assertMatch(<<"benchmark,run,", _/binary>>, CsvFile),
     Page = filename:join(Store, "history.html"),
     case proplists:get_value(browser, Config) of
         {skip, Why} ->
