@@ -126,6 +126,8 @@ usage_errors(Config) ->
              {["--suite", example(), "--filter", "nothing matches this"],
               "no benchmark name matches --filter"},
              {["--suite", example(), "--save-baseline", "../x"], "is not a baseline name"},
+             %% refused before the suite runs, not when its file cannot be written
+             {["--suite", example(), "--save-baseline", lists:duplicate(201, $b)], "at most 200 characters"},
              {["--suite", example(), "-q"], "cannot be combined"},
              {["--suite", example(), "--baseline", "missing"], "no baseline of that name"},
              {["--suite", filename:join(Store, "none.erl")], "no such file"},

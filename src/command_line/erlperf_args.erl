@@ -516,6 +516,10 @@ apply_option({inputs, _, _, cli, _}, Name, {Input, _} = Value, #{given := Given}
 apply_option({params, _, _, cli, _}, Name, {Var, _} = Value, #{given := Given} = State) ->
     Params = maps:get(params, Given, []),
     lists:keymember(Var, 1, Params) andalso usage({param_twice, Name, atom_to_list(Var)}),
+    case erlperf_sweep:check_combinations(Params ++ [Value]) of
+        ok -> ok;
+        {error, Reason} -> usage({param, Name, erlperf_sweep:format_error(Reason)})
+    end,
     State#{given := Given#{params => Params ++ [Value]}};
 apply_option({Key, _, files, repeated, _}, _Name, Files, #{given := Given} = State) ->
     State#{given := Given#{Key => maps:get(Key, Given, []) ++ Files}};
@@ -900,7 +904,8 @@ bad_value(regex, Name, Text) ->
 bad_value(revision, Name, Text) ->
     text("~ts: '~ts' is not a git revision (HEAD~~1, a branch, a tag, a commit)", [Name, Text]);
 bad_value(name, Name, Text) ->
-    text("~ts: '~ts' is not a baseline name (letters, digits, '.', '_', '-')", [Name, Text]);
+    text("~ts: '~ts' is not a baseline name (letters, digits, '.', '_', '-', at most ~b characters)",
+         [Name, Text, erlperf_store:max_name()]);
 bad_value(forks, Name, Text) ->
     text("~ts: ~ts is not a positive integer or auto", [Name, Text]);
 bad_value(count, Name, Text) ->

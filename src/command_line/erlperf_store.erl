@@ -32,7 +32,7 @@
 -module(erlperf_store).
 
 %% API: called by the command line (erlperf_suite_cli)
--export([entry/2, save_run/2, runs/1, save_baseline/3, baseline/2, valid_name/1,
+-export([entry/2, save_run/2, runs/1, save_baseline/3, baseline/2, valid_name/1, max_name/0,
          format_error/1, version/0]).
 
 -export_type([entry/0, problem/0]).
@@ -45,6 +45,10 @@
 -define(VERSION, 1).
 %% How long `git' may take to say which commit the tree is at (milliseconds).
 -define(GIT_TIMEOUT_MS, 5000).
+
+%% The longest baseline name: its file (NAME.json) and the file written first beside it
+%% (NAME.json.tmp.PID) stay within the 255 bytes a file name may have.
+-define(MAX_NAME, 200).
 
 %%--------------------------------------------------------------------
 %% API
@@ -90,14 +94,19 @@ baseline(Dir, Name) ->
     read(baseline_file(Dir, Name)).
 
 %% @doc A baseline name: letters, digits, `.', `_', `-' (it names a file), not
-%% starting with `.'.
+%% starting with `.', at most ?MAX_NAME characters.
 -spec valid_name(string()) -> boolean().
-valid_name([First | _] = Name) when First =/= $. ->
+valid_name([First | _] = Name) when First =/= $., length(Name) =< ?MAX_NAME ->
     lists:all(fun (C) -> (C >= $a andalso C =< $z) orelse (C >= $A andalso C =< $Z)
                              orelse (C >= $0 andalso C =< $9) orelse C =:= $. orelse C =:= $_
                              orelse C =:= $- end, Name);
 valid_name(_) ->
     false.
+
+%% @doc The longest baseline name {@link valid_name/1} takes.
+-spec max_name() -> pos_integer().
+max_name() ->
+    ?MAX_NAME.
 
 %% @doc One line for an error or a skipped file.
 -spec format_error(term()) -> string().

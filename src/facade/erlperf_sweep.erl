@@ -47,7 +47,7 @@
 -export([options/1, run/3, format_error/1]).
 
 %% Internal exports: the command line (parsing, -v) and the output formats.
--export([parse_param/1, parse_bytes/1, combinations/1, bound_codes/2]).
+-export([parse_param/1, parse_bytes/1, combinations/1, bound_codes/2, check_combinations/1]).
 
 -export_type([params/0, combination/0, bytes/0, sweep/0]).
 
@@ -202,9 +202,19 @@ check_bytes(Other) ->
     erlang:error({invalid_option, bytes, Other}).
 
 check_count(Params) ->
-    Count = lists:foldl(fun ({_, Values}, Acc) -> Acc * length(Values) end, 1, Params),
-    Count =< ?MAX_COMBINATIONS orelse erlang:error({sweep, {too_many_combinations, Count}}),
-    ok.
+    case check_combinations(Params) of
+        ok -> ok;
+        {error, Reason} -> erlang:error(Reason)
+    end.
+
+%% @doc Whether parameters give at most ?MAX_COMBINATIONS combinations (counted, never
+%% listed): the command line checks each `--param' as it reads it.
+-spec check_combinations(params()) -> ok | {error, {sweep, {too_many_combinations, pos_integer()}}}.
+check_combinations(Params) ->
+    case lists:foldl(fun ({_, Values}, Acc) -> Acc * length(Values) end, 1, Params) of
+        Count when Count =< ?MAX_COMBINATIONS -> ok;
+        Count -> {error, {sweep, {too_many_combinations, Count}}}
+    end.
 
 %%--------------------------------------------------------------------
 %% Running
