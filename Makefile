@@ -84,8 +84,9 @@ uninstall:
 eunit: prereq-test
 	$(REBAR) eunit
 
+# `make ct SUITE=erlperf_rebar3_SUITE' runs one suite (or several, comma-separated).
 ct: prereq-test escript
-	$(REBAR) ct
+	$(REBAR) ct $(if $(SUITE),--suite $(SUITE))
 
 dialyzer: prereq-test
 	$(REBAR) dialyzer
