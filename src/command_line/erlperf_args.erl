@@ -283,7 +283,7 @@ options(benchmark) ->
       ++ " (text: tables; benchee: text laid out as Benchee prints it, calls timed one by one "
       "unless -q)"},
      {output, ["-o", "--output"], out_file, cli,
-      "also write the results to FILE, as its extension says (" ++ extensions(" ") ++ ")"},
+      "also write the results to FILE, as its extension says (" ++ extensions() ++ ")"},
      {save, ["--save"], file, cli, "write the results record (JSON) to FILE, atomically"},
      {html, ["--html"], file, cli,
       "write an HTML report with charts to FILE (self-contained; see also --render)"},
@@ -637,10 +637,10 @@ either([One]) -> One;
 either(Choices) ->
     lists:flatten([lists:join(", ", lists:droplast(Choices)), " or ", lists:last(Choices)]).
 
-%% The file extensions -o knows, joined by Separator.
--spec extensions(string()) -> string().
-extensions(Separator) ->
-    lists:flatten(lists:join(Separator, [E || {E, _} <- erlperf_output:extensions()])).
+%% The file extensions -o knows, as help and errors list them.
+-spec extensions() -> string().
+extensions() ->
+    lists:flatten(lists:join(", ", [E || {E, _} <- erlperf_output:extensions()])).
 
 -spec multiply(integer(), char()) -> integer() | error.
 multiply(N, $K) -> N * 1000;
@@ -925,7 +925,7 @@ bad_value(noise, Name, Text) ->
 bad_value(output_format, Name, Text) ->
     text("~ts: '~ts' is not ~ts", [Name, Text, either(choices(output_format))]);
 bad_value(out_file, Name, Text) ->
-    text("~ts: '~ts' has no known extension (~ts)", [Name, Text, extensions(", ")]);
+    text("~ts: '~ts' has no known extension (~ts)", [Name, Text, extensions()]);
 bad_value(gate, Name, Text) ->
     text("~ts: '~ts' is not a percentage (0 or more)", [Name, Text]);
 bad_value(profiler, Name, Text) ->

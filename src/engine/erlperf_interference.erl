@@ -49,7 +49,8 @@
 %%% kept in a `persistent_term': a scheduler thread lives as long as the VM. The listing
 %%% is a call to the file server, which a VM running many busy processes at normal
 %%% priority answers in seconds (about 1 s beside 100,000 of them): erlperf_job calls
-%%% {@link prepare/0} before it starts workers, so that sampling never waits for it. {@link read/1} then re-reads each open file from its start
+%%% {@link prepare/0} before it starts workers, so that sampling never waits for it.
+%%% {@link read/1} then re-reads each open file from its start
 %%% (one `file:pread/3' of at most `?READ_BYTES' bytes): no process spawned, no port
 %%% opened, no message sent, no command run. In another process than the one that opened
 %%% it, a handle still works, but opens, reads and closes each file at every read (several

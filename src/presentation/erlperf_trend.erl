@@ -281,14 +281,19 @@ text_benchmark(#{name := Name, points := Points, steps := Steps}) ->
                 false -> []
             end,
     ["\n", printable(Name), Shown, "\n",
-     [erlperf_table:columns(["Run", "Time", "Commit", "OTP", "Throughput", "95% CI", "Change"]
-                            ++ [H || Extras, H <- ["Bytes", "Reductions", "Load"]],
+     [erlperf_table:columns(table_header(Extras),
                             [text_row(R, Extras) || R <- Rows]) || Rows =/= []],
      text_steps(printable(Name), Points, Steps)].
 
 text_row({#{run := Run, time := Time, otp := Otp, value := Value} = P, Change, _Step}, Extras) ->
     [integer_to_list(Run), printable(Time), commit_text(P), printable(Otp),
      erlperf_units:count(Value), interval_text(P), change_pct(Change) | extra_cells(P, Extras)].
+
+%% The columns of a table of runs (text and Markdown), with the exact counts and the
+%% host's load when any point has them.
+table_header(Extras) ->
+    ["Run", "Time", "Commit", "OTP", "Throughput", "95% CI", "Change"]
+        ++ [H || Extras, H <- ["Bytes", "Reductions", "Load"]].
 
 %% Whether any point has exact counts or the host's load (stores of older releases have
 %% none: their tables stay as they were).
@@ -332,8 +337,7 @@ printable(Text) ->
 markdown_benchmark(#{name := Name, points := Points, steps := Steps}) ->
     Rows = table_rows(Points, Steps),
     Extras = extras(Points),
-    Header = ["Run", "Time", "Commit", "OTP", "Throughput", "95% CI", "Change"]
-        ++ [H || Extras, H <- ["Bytes", "Reductions", "Load"]],
+    Header = table_header(Extras),
     Align = ["---:", "---", "---", "---"] ++ ["---:" || _ <- lists:seq(5, length(Header))],
     ["\n### ", erlperf_markdown:code(printable(Name)), "\n\n",
      [erlperf_markdown:table(Header, Align, [[erlperf_markdown:text(C) || C <- text_row(R, Extras)]
