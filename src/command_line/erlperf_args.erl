@@ -279,7 +279,7 @@ options(benchmark) ->
      {report, ["-r", "--report"], report, cli,
       "basic, extended or full; auto is extended from 10 samples"},
      {format, ["--format"], output_format, cli,
-      "standard output: " ++ lists:join(", ", choices(output_format))
+      "standard output: " ++ either(choices(output_format))
       ++ " (text: tables; benchee: text laid out as Benchee prints it, calls timed one by one "
       "unless -q)"},
      {output, ["-o", "--output"], out_file, cli,
