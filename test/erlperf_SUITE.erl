@@ -37,7 +37,7 @@
          squeeze_threshold/0, squeeze_full/0, squeeze_extended/0, compare/0, compare_one/0,
          benchmark_several/0, benchmark_several_squeeze/0, time/0, run_mfa/0, warmup/0, cv_met/0,
          cv_always_ends/0, cv_timed/0, samples_one/0, priority/0, progress/0,
-         progress_concurrency/0, runner_crash/0, runner_erases_state/0, runner_crash_classes/0,
+         progress_concurrency/0, runner_crash/0, stopping_code/0, runner_erases_state/0, runner_crash_classes/0,
          runner_crash_later/0, init_crash/0, init_runner_crash/0, done_crash/0, hanging_runner/0,
          no_leak_success/0, no_leak_failures/0, no_leak_timed_and_squeeze/0, no_files_written/0,
          workers_100k/0, start_job/0]).
@@ -65,7 +65,7 @@
          cv_always_ends/1, cv_timed/1, samples_one/1, priority/1, progress/1,
          progress_concurrency/1]).
 %% reliability
--export([runner_crash/1, runner_crash_classes/1, runner_crash_later/1, runner_erases_state/1,
+-export([runner_crash/1, stopping_code/1, runner_crash_classes/1, runner_crash_later/1, runner_erases_state/1,
          init_crash/1,
          init_runner_crash/1, done_crash/1, hanging_runner/1, no_leak_success/1,
          no_leak_failures/1, no_leak_timed_and_squeeze/1, no_files_written/1,
