@@ -37,7 +37,7 @@
          squeeze_threshold/0, squeeze_full/0, squeeze_extended/0, compare/0, compare_one/0,
          benchmark_several/0, benchmark_several_squeeze/0, time/0, run_mfa/0, warmup/0, cv_met/0,
          cv_always_ends/0, cv_timed/0, samples_one/0, priority/0, progress/0,
-         progress_concurrency/0, runner_crash/0, runner_erases_state/0, runner_crash_classes/0,
+         progress_concurrency/0, runner_crash/0, stopping_code/0, runner_erases_state/0, runner_crash_classes/0,
          runner_crash_later/0, init_crash/0, init_runner_crash/0, done_crash/0, hanging_runner/0,
          no_leak_success/0, no_leak_failures/0, no_leak_timed_and_squeeze/0, no_files_written/0,
          workers_100k/0, start_job/0]).
@@ -65,7 +65,7 @@
          cv_always_ends/1, cv_timed/1, samples_one/1, priority/1, progress/1,
          progress_concurrency/1]).
 %% reliability
--export([runner_crash/1, runner_crash_classes/1, runner_crash_later/1, runner_erases_state/1,
+-export([runner_crash/1, stopping_code/1, runner_crash_classes/1, runner_crash_later/1, runner_erases_state/1,
          init_crash/1,
          init_runner_crash/1, done_crash/1, hanging_runner/1, no_leak_success/1,
          no_leak_failures/1, no_leak_timed_and_squeeze/1, no_files_written/1,
@@ -148,7 +148,7 @@ groups() ->
        benchmark_several, benchmark_several_squeeze, time, run_mfa, warmup, cv_met,
        cv_always_ends, cv_timed, samples_one, priority, progress, progress_concurrency]},
      {reliability, [],
-      [runner_crash, runner_crash_classes, runner_crash_later, runner_erases_state, init_crash,
+      [runner_crash, stopping_code, runner_crash_classes, runner_crash_later, runner_erases_state, init_crash,
        init_runner_crash,
        done_crash, hanging_runner, no_leak_success, no_leak_failures,
        no_leak_timed_and_squeeze, no_files_written, workers_100k]},
@@ -1031,6 +1031,22 @@ runner_crash(Config) when is_list(Config) ->
     ?assertMatch({{error, {crashed, runner, {error, boom, [_ | _]}}}, []},
                  long_run("erlang:error(boom).", #{})).
 
+stopping_code() ->
+    [{doc, "Code that would stop the VM (erlang:halt, init:stop, directly or through a module "
+           "it calls) is refused by the API before anything starts, with a reason that names it"}].
+stopping_code(Config) when is_list(Config) ->
+    Jobs = erlperf_job_sup_children(),
+    ?assertException(error, {stops_vm, <<"halt().">>, {erlang, halt, 0}}, erlperf:run("halt().")),
+    ?assertException(error, {stops_vm, _, {init, stop, 0}},
+                     erlperf:compare(["ok.", "init:stop()."], #{samples => 1})),
+    ?assertException(error, {stops_vm, _, {erlang, halt, 1}},
+                     erlperf:run(#{runner => "ok.", init_runner => "erlang:halt(3)."})),
+    ?assertEqual("halt(). calls erlang:halt/0, which would stop erlperf's own VM: run it isolated "
+                 "(-i, or isolation => #{})",
+                 erlperf:format_error({stops_vm, <<"halt().">>, {erlang, halt, 0}})),
+    ?assert(erlperf:is_known_error({stops_vm, <<"halt().">>, {erlang, halt, 0}})),
+    ?assertEqual(Jobs, erlperf_job_sup_children()).
+
 runner_erases_state() ->
     [{doc, "A runner erasing the process dictionary stops the run with a named reason."}].
 runner_erases_state(Config) when is_list(Config) ->
@@ -1824,3 +1840,10 @@ latency_no_leak() ->
     [{doc, "A run with latency => true leaves no process, module, monitor or message behind"}].
 latency_no_leak(Config) when is_list(Config) ->
     no_leak_after_run(latency).
+
+%% The jobs running under the application's job supervisor.
+erlperf_job_sup_children() ->
+    case whereis(erlperf_job_sup) of
+        undefined -> [];
+        _ -> supervisor:which_children(erlperf_job_sup)
+    end.

@@ -120,7 +120,12 @@ usage_errors() ->
     [{doc, "Suite options that cannot work are usage errors (exit 2, one line)"}].
 usage_errors(Config) ->
     Store = store(Config, ?FUNCTION_NAME),
-    Cases = [{["--suite", example(), "ok."], "a runner argument and --suite cannot be combined"},
+    Halting = filename:join(proplists:get_value(priv_dir, Config), "halting_bench.erl"),
+    ok = file:write_file(Halting, "-module(halting_bench).\n-export([benchmarks/0, stopper/0]).\n"
+                                  "benchmarks() -> [#{name => \"stops\", runner => stopper}].\n"
+                                  "stopper() -> init:stop().\n"),
+    Cases = [{["--suite", Halting], "calls init:stop/0, which would stop erlperf's own VM"},
+             {["--suite", example(), "ok."], "a runner argument and --suite cannot be combined"},
              {["--filter", "x", "ok."], "--filter needs --suite"},
              {["--suite", example(), "--filter", "("], "--filter: '(' is not a regular expression"},
              {["--suite", example(), "--filter", "nothing matches this"],

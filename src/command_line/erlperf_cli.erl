@@ -55,10 +55,6 @@
 %% How long to wait for the progress printer to clear its line (milliseconds).
 -define(PRINTER_STOP_TIMEOUT, 1000).
 
-%% Calls that end the VM they run in.
--define(STOPPING_CALLS, [{erlang, halt, 0}, {erlang, halt, 1}, {erlang, halt, 2}, {init, stop, 0},
-                         {init, stop, 1}, {init, reboot, 0}, {init, restart, 0}, {init, restart, 1}]).
-
 %% Options of format/2 (erlperf 2.3's `format_options()'):
 %% `format': `basic', `extended' or `full' [basic below 10 samples, else extended];
 %% `viewport_width': the width a line may take, the Code column is cut to fit
@@ -320,7 +316,7 @@ project(#{history := true} = Parsed) ->
     erlperf_suite_cli:history(Parsed);
 project(Parsed) ->
     case load_baselines(Parsed) of
-        {ok, WithBaselines} -> stopping_checked(WithBaselines);
+        {ok, WithBaselines} -> distributed(WithBaselines);
         {error, Reason} -> erlperf_cli_outcome:fail({usage, erlperf_baseline:format_error(Reason)})
     end.
 
@@ -332,35 +328,6 @@ load_baselines(#{baselines := Files} = Parsed) ->
         [] -> {ok, Parsed#{baselines := [{F, Record} || {F, {ok, Record}} <- Loaded]}};
         [{error, Reason} | _] -> {error, Reason}
     end.
-
-%% Code calling erlang:halt or init:stop would end this VM (or a load node) with status
-%% 0 and no output: refused, unless each runner has a node of its own (-i).
--spec stopping_checked(parsed()) -> non_neg_integer().
-stopping_checked(#{run_options := #{isolation := _}} = Parsed) ->
-    distributed(Parsed);
-stopping_checked(#{codes := Codes, params := Params} = Parsed) ->
-    Found = [{erlperf_codegen:label(Code), MFA}
-             || Code <- erlperf_sweep:bound_codes(Codes, Params),
-                {ok, Generated} <- [erlperf_codegen:generate(Code, erlperf_cli_stop_check)],
-                MFA <- stops_vm(erlperf_codegen:calls(Generated))],
-    case Found of
-        [] ->
-            distributed(Parsed);
-        [{Label, {M, F, A}} | _] ->
-            erlperf_cli_outcome:fail({usage, io_lib:format("~ts calls ~s:~s/~b, which would stop erlperf's own VM: "
-                                       "run it isolated (-i)", [Label, M, F, A])})
-    end.
-
-%% The calls among these, or among the calls of the modules they call (not OTP's), that
-%% stop the VM.
--spec stops_vm([mfa()]) -> [mfa()].
-stops_vm(Calls) ->
-    Direct = [C || C <- Calls, lists:member(C, ?STOPPING_CALLS)],
-    Root = code:root_dir(),
-    Indirect = [C || M <- lists:usort([M || {M, _, _} <- Calls]),
-                     Beam <- [code:which(M)], is_list(Beam), not lists:prefix(Root, Beam),
-                     C <- erlperf_codegen:calls(Beam), lists:member(C, ?STOPPING_CALLS)],
-    Direct ++ Indirect.
 
 %% --nodes: this VM becomes a hidden client node first.
 -spec distributed(parsed()) -> non_neg_integer().

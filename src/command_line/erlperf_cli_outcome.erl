@@ -143,6 +143,7 @@ outcome({args, _}) -> usage;
 outcome({usage, _}) -> usage;
 outcome({code_path, _}) -> usage;
 outcome({bad_code, _, _}) -> usage;
+outcome({stops_vm, _, _}) -> usage;
 outcome({invalid_option, _, _}) -> usage;
 outcome({incompatible_options, _, _, _}) -> usage;
 outcome({sweep, _}) -> usage;

@@ -50,8 +50,9 @@
 
 %% Internal exports: default options and limits, shared with the command line.
 -export([defaults/0, concurrency_defaults/0, sweep_defaults/0, limit/1, limit_reason/1]).
-%% Internal export: suite files (erlperf_suite) take keyword lists as this API does.
--export([keywords/1]).
+%% Internal exports: suite files (erlperf_suite) take keyword lists as this API does,
+%% and are checked for calls that stop the VM when they load.
+-export([keywords/1, stopping_calls/1]).
 
 -export_type([code/0, run_options/0, sweep_options/0, concurrency_options/0, concurrency_test/0,
               report/0, result/0, run_statistics/0, system_information/0, keywords/0]).
@@ -169,6 +170,11 @@
                 | {{non_neg_integer(), pos_integer()}, [{non_neg_integer(), pos_integer()}]}
                 | report().
 
+%% Calls that end the VM: code making them is refused unless each runner has a node of
+%% its own (`isolation'), as it would end the VM of the caller (or of a load node) with
+%% status 0 and no result.
+-define(STOPPING_CALLS, [{erlang, halt, 0}, {erlang, halt, 1}, {erlang, halt, 2}, {init, stop, 0},
+                         {init, stop, 1}, {init, reboot, 0}, {init, restart, 0}, {init, restart, 1}]).
 -define(FORMAT_DEPTH, 12).
 %% Run noise by default, percent: the standard deviation by which whole runs of the same
 %% code differed beyond what one run showed, measured by `make bench-calibration' on the
@@ -301,6 +307,9 @@ format_error({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profil
     erlperf_profile:format_error(Reason);
 format_error({bad_code, Role, Detail}) ->
     flat("~ts: ~ts", [Role, erlperf_codegen:format_error(Detail)]);
+format_error({stops_vm, Label, {M, F, A}}) ->
+    flat("~ts calls ~s:~s/~b, which would stop erlperf's own VM: run it isolated (-i, or "
+         "isolation => #{})", [Label, M, F, A]);
 format_error({crashed, Role, {Class, Reason, Stack}}) ->
     flat("~ts crashed: ~ts", [Role, format_crash(Class, Reason, Stack)]);
 format_error({Tag, _} = Reason) when Tag =:= nodedown; Tag =:= erpc ->
@@ -326,7 +335,7 @@ format_error(Other) ->
 -spec is_known_error(term()) -> boolean().
 is_known_error(Reason) when is_tuple(Reason), tuple_size(Reason) >= 2 ->
     lists:member(element(1, Reason), [invalid_option, incompatible_options, profiler_missing,
-                                      profiler_busy, profile_failed, bad_code, crashed, nodedown,
+                                      profiler_busy, profile_failed, bad_code, stops_vm, crashed, nodedown,
                                       erpc, sweep, load_failed, peer_start, peer_load, peer_down,
                                       job_stopped]);
 is_known_error(_Reason) ->
@@ -422,6 +431,36 @@ valid_option(profile, undefined) -> true;
 valid_option(profile, Tool) -> lists:member(Tool, erlperf_profile:tools());
 valid_option(_, _) -> false.
 
+%% Code that calls erlang:halt or init:stop, itself or through a module it calls (not
+%% OTP's), is refused unless each runner has a node of its own.
+check_stopping(_CodeMaps, #{isolation := _}) ->
+    ok;
+check_stopping(CodeMaps, _Opts) ->
+    case [{erlperf_codegen:label(C), MFA}
+          || C <- CodeMaps, {ok, Generated} <- [erlperf_codegen:generate(C, erlperf_stop_check)],
+             MFA <- stops_vm(erlperf_codegen:calls(Generated))] of
+        [] -> ok;
+        [{Label, MFA} | _] -> erlang:error({stops_vm, Label, MFA})
+    end.
+
+%% The calls among these, or among the calls of the modules they call (not OTP's), that
+%% stop the VM.
+stops_vm(Calls) ->
+    Direct = [C || C <- Calls, lists:member(C, ?STOPPING_CALLS)],
+    Root = code:root_dir(),
+    Indirect = [C || M <- lists:usort([M || {M, _, _} <- Calls]),
+                     Beam <- [code:which(M)], is_list(Beam), not lists:prefix(Root, Beam),
+                     C <- stopping_calls(Beam)],
+    Direct ++ Indirect.
+
+%% @doc The calls a compiled module makes that would stop the VM it runs in
+%% (`erlang:halt/0,1,2', `init:stop/0,1', `init:reboot/0', `init:restart/0,1'): a
+%% runner that makes them is refused unless isolated; suite files are checked when
+%% they load.
+-spec stopping_calls(file:filename() | binary()) -> [mfa()].
+stopping_calls(Beam) ->
+    [C || C <- erlperf_codegen:calls(Beam), lists:member(C, ?STOPPING_CALLS)].
+
 %% The profiler's modules load, and the profile runs on the node of the jobs.
 check_profile(#{profile := undefined}) ->
     ok;
@@ -475,6 +514,7 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
     CodeMaps = [code_map(C) || C <- Codes],
     _ = [case erlperf_codegen:check(C) of ok -> ok; {error, Reason} -> erlang:error(Reason) end
          || C <- CodeMaps],
+    ok = check_stopping(CodeMaps, Opts),
     ok = check_profile(Opts),
     {CodeMaps, Opts#{forks => erlperf_forks:resolve(length(CodeMaps), Opts, Conc)}, Conc}.
 

@@ -84,6 +84,7 @@
 %% file, in `include/' next to its directory, and in the code path (`include_lib').
 %% Errors: `{suite, no_files, Paths}', `{suite, File, {compile, Errors}}' (the first
 %% errors, as `File:Line: text'), `{suite, File, {clash, Module, LoadedFrom}}',
+%% `{suite, File, {stops_vm, MFA}}' (it calls erlang:halt or init:stop),
 %% `{suite, File, {read, Reason}}'. Nothing stays loaded after an error.
 -spec load([file:filename()]) -> {ok, loaded()} | {error, term()}.
 load(Paths) ->
@@ -132,6 +133,8 @@ format_error({suite, File, {read, Reason}}) ->
     text("suite ~ts: ~ts", [File, file:format_error(Reason)]);
 format_error({suite, File, {compile, Errors}}) ->
     text("suite ~ts does not compile: ~ts", [File, lists:join("; ", Errors)]);
+format_error({suite, File, {stops_vm, {M, F, A}}}) ->
+    text("suite ~ts calls ~s:~s/~b, which would stop erlperf's own VM", [File, M, F, A]);
 format_error({suite, File, {clash, Module, From}}) ->
     text("suite ~ts: module ~s is already loaded from ~ts; rename the suite module",
          [File, Module, From]);
@@ -209,11 +212,14 @@ elixir(Module, Function, Args) ->
 load_erlang(File, Rest, Acc) ->
     case compile_file(File) of
         {ok, Module, Binary} ->
-            case clash(Module) of
-                none ->
+            case {clash(Module), erlperf:stopping_calls(Binary)} of
+                {none, [MFA | _]} ->
+                    unload(Acc),
+                    {error, {suite, File, {stops_vm, MFA}}};
+                {none, []} ->
                     {module, Module} = code:load_binary(Module, File, Binary),
                     load_files(Rest, [{Module, File} | Acc]);
-                From ->
+                {From, _} ->
                     unload(Acc),
                     {error, {suite, File, {clash, Module, From}}}
             end;
