@@ -41,8 +41,8 @@ defaults_test_() ->
                    maps:with(maps:keys(erlperf:defaults()) -- [report], Defaults)),
      ?_assertEqual(maps:with(maps:keys(erlperf:concurrency_defaults()), Defaults),
                    erlperf:concurrency_defaults()),
-     ?_assertMatch(#{report := auto, format := text, verbose := false, isolation := false,
-                     squeeze := false, help := false}, Defaults)].
+     ?_assertMatch(#{report := auto, format := text, verbose := false, squeeze := false,
+                     help := false}, Defaults)].
 
 run_options_test_() ->
     [run(#{concurrency => 4, sample_duration => 10, samples => 2}, ["-c", "4", "-d", "10", "-s", "2"]),
@@ -207,7 +207,7 @@ benchmark_errors_test_() ->
          {["ok.", "-w", "-1"], {bad_value, "-w", "-1", non_neg_count},
           "-w: '-1' is not a non-negative integer"},
          {["ok.", "-r", "fancy"], {bad_value, "-r", "fancy", report},
-          "-r: 'fancy' is not basic, extended or full (or auto)"},
+          "-r: 'fancy' is not auto, basic, extended or full"},
          {["ok.", "--compare", "sideways"], {bad_value, "--compare", "sideways", compare},
           "--compare: 'sideways' is not parallel, sequential or interleaved"},
          {["ok.", "--cv", "0"], {bad_value, "--cv", "0", ratio}, "--cv: '0' is not a positive number"},
@@ -285,8 +285,17 @@ benchmark_errors_test_() ->
           "--done_all applies to every runner"},
          {["ok.", "--label", "a", "--label", "b"], {too_many_hooks, label, 2, 1},
           "2 --label for 1 runner: the k-th --label belongs to the k-th runner"},
-         {["ok.", "--max", "4"], {needs_squeeze, max}, "--max needs -q/--squeeze"},
-         {["ok.", "-t", "4"], {needs_squeeze, threshold}, "--threshold needs -q/--squeeze"},
+         {["ok.", "--max", "4"], {needs, "--max", "-q/--squeeze"}, "--max needs -q/--squeeze"},
+         {["ok.", "-t", "4"], {needs, "-t/--threshold", "-q/--squeeze"},
+          "-t/--threshold needs -q/--squeeze"},
+         %% what the engine would refuse, refused while parsing, in the user's words
+         {["ok.", "-l", "100", "-q"], {cannot_combine, "-l/--loop", "-q/--squeeze"},
+          "-l/--loop and -q/--squeeze cannot be combined"},
+         {["ok.", "-i", "--compare", "interleaved"],
+          {cannot_combine, "-i/--isolated", "--compare interleaved"},
+          "-i/--isolated and --compare interleaved cannot be combined"},
+         {["ok.", "--profile", "eprof", "--nodes", "a@h"], {cannot_combine, "--profile", "--nodes"},
+          "--profile and --nodes cannot be combined"},
          {["ok.", "-l", "10", "-d", "100"], {cannot_combine, "-l/--loop", "-d/--duration"},
           "-l/--loop and -d/--duration cannot be combined"}],
     [{lists:flatten(lists:join(" ", Args)), error_case(erlperf_args:parse(Args), Shape, Line)}

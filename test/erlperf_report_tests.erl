@@ -36,7 +36,7 @@ report(Mode, Label, Run, #{values := Values, stddev := StdDev} = Figures) ->
                run_options => maps:merge(#{compare => parallel, concurrency => Concurrency,
                                            cv => undefined, priority => high, report => full,
                                            confidence => 95, noise => 1, run_noise => 1.0, memory => false, counts => false,
-                                           latency => false,
+                                           latency => false, verdicts => false,
                                            profile => undefined, forks => 1,
                                            sample_duration => 1000, samples => 3, warmup => 0},
                                          Options),

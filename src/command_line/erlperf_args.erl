@@ -25,9 +25,9 @@
 %%%       (unknown option, bad value, missing value); exit status 2.</li>
 %%% </ul>
 %%%
-%%% Every default lives in {@link defaults/0} (the benchmark's, from the engine's own
-%%% defaults) and in `erlperf_perf_test:defaults/0' (the performance test's); the help
-%%% text is generated from them and from the option tables.
+%%% Every option, with its names, type, range, default and help, is written once in the
+%%% option registry (`erlperf_options'); this module reads text into values, and the
+%%% help text and the errors are generated from the registry.
 %%%
 %%% Example:
 %%% ```
@@ -46,24 +46,19 @@
 %% (`--perf-test')
 -export([command/1, parse/1, parse_perf_test/1, parse_render/1, defaults/0, help/0,
          perf_test_help/0, format_error/1, exit_code/1, count/1, version/0]).
+%% Called by the project front ends: `rebar3 erlperf' (erlperf_rebar3) and `mix erlperf'.
+-export([project/1]).
 
 -export_type([command/0, parsed/0, perf_test/0, render/0, reason/0, outcome/0]).
 
-%% Where suite runs are kept unless `--store' says.
--define(STORE, "_build/erlperf").
-%% The most milliseconds a `--perf-test' option (`--timeout', `--interval') may give: the
-%% longest timeout `receive ... after' and timers accept (about 49 days).
--define(MAX_MS, 16#FFFFFFFF).
-
-%% How an option's value is read.
--type arg() :: flag | no_flag | count | non_neg_count | report | compare | ratio | percent
-             | noise | code | text | regex | name | dir | nodes | output_format | file | out_file | gate
-             | param | bytes | profiler | files | tolerance | ms | forks | input | revision.
+%% How an option's value is read (erlperf_options).
+-type arg() :: erlperf_options:arg().
 %% Where the value goes: run options, concurrency options, CLI settings, the last
 %% runner's code map, every runner's code map (as a default), a list the option adds to
 %% (repeatable options), or the performance test's options.
 -type target() :: run | concurrency | cli | runner | all_runners | repeated | perf_test.
--type option() :: {Key :: atom(), Names :: [string()], arg(), target(), Help :: string()}.
+%% An option of the registry that the command line has (it has names and an arg).
+-type option() :: erlperf_options:option().
 -type grammar() :: benchmark | perf_test.
 
 -type command() :: benchmark | perf_test | render.
@@ -111,7 +106,6 @@
                 | {bytes, Name :: string(), Text :: string(), Why :: string()}
                 | {limit, Name :: string(), Text :: string(), Key :: atom()}
                 | {too_many_hooks, Key :: atom(), Hooks :: pos_integer(), Runners :: pos_integer()}
-                | {needs_squeeze, Key :: atom()}
                 | {cannot_combine, string(), string()}
                 | {needs, string(), string()}
                 | {empty, Name :: string()}
@@ -153,15 +147,14 @@ parse_render(Args) ->
         {error, _} = Error -> Error
     end.
 
-%% @doc Default value of every benchmark option that has one; the help text shows these.
-%% The run and concurrency defaults are the engine's own (`erlperf:defaults/0'), so the
-%% two never disagree; the rest are the command line's.
+%% @doc Default value of every benchmark option that has one, from the option registry
+%% (the command line's own where it differs: `report' is `auto'); the help text shows
+%% these.
 -spec defaults() -> #{atom() => term()}.
 defaults() ->
-    Engine = lists:foldl(fun maps:merge/2, erlperf:defaults(),
-                         [erlperf:concurrency_defaults(), erlperf:sweep_defaults()]),
-    maps:merge(Engine, #{report => auto, format => text, verbose => false, isolation => false,
-                         squeeze => false, help => false, store => ?STORE, history => false}).
+    Registry = lists:foldl(fun (Scope, Acc) -> maps:merge(Acc, erlperf_options:defaults(Scope)) end,
+                           #{}, [run, concurrency, sweep, cli]),
+    maps:merge(Registry, maps:from_list([{K, D} || #{key := K, cli_default := D} <- options(benchmark)])).
 
 %% @doc Help text of `erlperf', performance testing included, generated from the option
 %% tables and the defaults.
@@ -187,7 +180,7 @@ perf_test_help() ->
     ["\nPerformance testing: erlperf --perf-test FILE [OPTION]...\n"
      "Runs a load generator (behaviour erlperf_load_generator) over its sizes, with tracing\n"
      "agents on the test nodes; see doc/perf-testing.md.\n"
-     | [help_line(O, Defaults) || O <- options(perf_test), element(1, O) =/= help]]
+     | [help_line(O, Defaults) || #{key := Key} = O <- options(perf_test), Key =/= help]]
     ++ ["Exit status: 0 success, 1 a run failed, 2 usage error, 3 a requirement failed.\n"].
 
 %% @doc The line (without `erlperf: ') telling what is wrong with a command line.
@@ -204,7 +197,7 @@ format_error({bad_value, Name, Text, Arg}) ->
     bad_value(Arg, Name, Text);
 format_error({limit, Name, Text, Key}) ->
     text("~ts: ~ts is above the limit of ~b~ts",
-         [Name, Text, erlperf:limit(Key), erlperf:limit_reason(Key)]);
+         [Name, Text, erlperf_options:limit(Key), erlperf_options:limit_reason(Key)]);
 format_error({param, Name, Why}) ->
     text("~ts: ~ts", [Name, Why]);
 format_error({param_twice, Name, Var}) ->
@@ -216,8 +209,6 @@ format_error({bytes, Name, Text, Why}) ->
 format_error({too_many_hooks, Key, Hooks, Runners}) ->
     text("~b --~s for ~b runner~s: the k-th --~s belongs to the k-th runner~ts",
          [Hooks, Key, Runners, plural(Runners), Key, all_hint(Key)]);
-format_error({needs_squeeze, Key}) ->
-    text("--~s needs -q/--squeeze", [Key]);
 format_error({cannot_combine, One, Other}) ->
     text("~ts and ~ts cannot be combined", [One, Other]);
 format_error({needs, One, Other}) ->
@@ -244,6 +235,17 @@ exit_code(benchmark_failed) -> 1;
 exit_code(usage) -> 2;
 exit_code(gate_failed) -> 3.
 
+%% @doc The command line of a project's front end (`rebar3 erlperf', `mix erlperf'): the
+%% arguments after `--suite bench' (the project's suite files) unless they hold `--suite'
+%% or are a whole command line without it: runner code (a plain benchmark of the
+%% project's code), `--history', or a request for the help or the version.
+-spec project([string()]) -> [string()].
+project(Args) ->
+    case has_suite(Args) orelse is_whole(Args) of
+        true -> Args;
+        false -> ["--suite", erlperf_options:suite_dir() | Args]
+    end.
+
 %% @doc erlperf's version (the application's `vsn').
 -spec version() -> string().
 version() ->
@@ -262,124 +264,59 @@ count(Text) ->
         _ -> error
     end.
 
+-spec has_suite([string()]) -> boolean().
+has_suite(Args) ->
+    lists:any(fun (A) -> A =:= "--suite" orelse lists:prefix("--suite=", A) end, Args).
+
+-spec is_whole([string()]) -> boolean().
+is_whole(Args) ->
+    case parse(Args) of
+        {ok, #{codes := [_ | _]}} -> true;
+        {ok, #{history := true}} -> true;
+        {ok, #{help := Help}} -> Help =/= false;
+        {error, _} -> false
+    end.
+
 %%--------------------------------------------------------------------
 %% Option tables
 
+%% The options of a command line, from the registry: those with names, the performance
+%% test's for `perf_test'.
 -spec options(grammar()) -> [option()].
-options(benchmark) ->
-    [{concurrency, ["-c", "--concurrency"], count, run, "workers running each runner"},
-     {sample_duration, ["-d", "--duration", "--sample_duration"], count, run,
-      "milliseconds per sample"},
-     {samples, ["-s", "--samples"], count, run, "samples to collect"},
-     {loop, ["-l", "--loop"], count, run,
-      "timed mode: each sample is the time of N iterations (10M = 10 million)"},
-     {warmup, ["-w", "--warmup"], non_neg_count, run, "samples to take and discard first"},
-     {cv, ["--cv"], ratio, run,
-      "sample until the coefficient of variation is at most this (e.g. 0.05)"},
-     {report, ["-r", "--report"], report, cli,
-      "basic, extended or full; auto is extended from 10 samples"},
-     {format, ["--format"], output_format, cli,
-      "standard output: " ++ either(choices(output_format))
-      ++ " (text: tables; benchee: text laid out as Benchee prints it, calls timed one by one "
-      "unless -q)"},
-     {output, ["-o", "--output"], out_file, cli,
-      "also write the results to FILE, as its extension says (" ++ extensions() ++ ")"},
-     {save, ["--save"], file, cli, "write the results record (JSON) to FILE, atomically"},
-     {html, ["--html"], file, cli,
-      "write an HTML report with charts to FILE (self-contained; see also --render)"},
-     {baselines, ["--baseline"], file, repeated,
-      "compare each runner with a saved record (--save); repeatable"},
-     {fail_on_regression, ["--fail-on-regression"], gate, cli,
-      "exit 3 when a runner is significantly slower than a baseline by more than PCT percent, "
-      "or an exact count per call (bytes, reductions) grew by more"},
-     {fail_on_inconclusive, ["--fail-on-inconclusive"], flag, cli,
-      "with --fail-on-regression: exit 3 on an inconclusive verdict too (the host's load changed, "
-      "too few samples, an interval too wide to tell); without it, a warning on stderr"},
-     {suites, ["--suite"], file, repeated,
-      "run the benchmark suites of FILE (.erl) or of the .erl files in a directory (repeatable); "
-      "each run is kept in the store and compared with the previous one"},
-     {filter, ["--filter"], regex, cli, "--suite: only the benchmarks whose name matches REGEX"},
-     {store, ["--store"], dir, cli, "--suite, --history: the results store"},
-     {save_baseline, ["--save-baseline"], name, cli,
-      "--suite: also keep this run as the baseline NAME (--baseline NAME compares with it)"},
-     {against, ["--against"], revision, cli,
-      "--suite: also run every benchmark on git revision REV (built in a temporary worktree), "
-      "its forks taking turns with the current code's, and compare with REV instead of the "
-      "previous run (the run is not stored)"},
-     {history, ["--history"], flag, cli,
-      "the store's history: text summary, and an HTML page (store/history.html unless -o)"},
-     {verbose, ["-v", "--verbose"], flag, cli,
-      "print generated code and a VM monitor line every second"},
-     {paths, ["-pa"], dir, repeated, "add DIR to the code path (repeatable)"},
-     {forks, ["--forks"], forks, run,
-      "N independent repetitions (fresh code and workers each), the samples split among them; "
-      "auto: forks when verdicts are asked for (several runners, --baseline, --save)"},
-     {compare, ["--compare"], compare, run,
-      "several runners: parallel (at the same time), sequential or interleaved (taking turns)"},
-     {confidence, ["--confidence"], percent, run,
-      "confidence of intervals and verdicts, percent"},
-     {noise, ["--noise"], noise, run,
-      "noise floor, percent: smaller changes are never called significant"},
-     {run_noise, ["--run-noise"], noise, run,
-      "how much whole runs differ beyond what one run shows, percent (a standard deviation): "
-      "added to each runner's interval and to verdicts against baselines"},
-     {isolation, ["-i", "--isolated", "--isolation"], flag, run,
-      "run each runner in a fresh peer node"},
-     {memory, ["--memory"], flag, run,
-      "also measure each runner's cost per call: heap bytes, reductions, CPU and wall time"},
-     {params, ["--param"], param, cli,
-      "sweep: run once per value of the variable NAME of the code (repeatable: every combination)"},
-     {inputs, ["--input"], input, cli,
-      "run once per input NAME=CODE: CODE's value (evaluated once) is each runner's argument "
-      "(repeatable; the runners take one argument)"},
-     {bytes, ["--bytes"], bytes, cli,
-      "bytes processed per iteration, an expression of the parameters (N * 8): adds bytes/s"},
-     {latency, ["--latency"], flag, run,
-      "also time each runner's calls one by one: latency percentiles, p50 to max"},
-     {profile, ["--profile"], profiler, run,
-      "after the run, profile each runner briefly with TOOL and list its top functions: "
-      ++ erlperf_profile:choices()},
-     {nodes, ["--nodes"], nodes, run, "run on these nodes at once (a@h,b@h), add results up"},
-     {squeeze, ["-q", "--squeeze"], flag, cli,
-      "concurrency estimation: add workers while throughput grows"},
-     {min, ["--min"], count, concurrency, "squeeze: first concurrency tried"},
-     {step, ["--step"], count, concurrency, "squeeze: workers added per step"},
-     {max, ["--max"], count, concurrency,
-      "squeeze: highest concurrency tried (process limit - 1000)"},
-     {threshold, ["-t", "--threshold"], count, concurrency,
-      "squeeze: stop after N steps without a throughput gain"},
-     {init, ["--init"], code, runner, "code run once before the runner starts"},
-     {done, ["--done"], code, runner, "code run once when the runner stops"},
-     {init_runner, ["--init_runner"], code, runner,
-      "code run in each worker; its result is the runner's argument"},
-     {label, ["--label"], text, runner, "name shown in the Code column"},
-     {init_all, ["--init_all"], code, all_runners, "--init for runners without one"},
-     {done_all, ["--done_all"], code, all_runners, "--done for runners without one"},
-     {init_runner_all, ["--init_runner_all"], code, all_runners,
-      "--init_runner for runners without one"},
-     {help, ["-h", "--help"], flag, cli, "print this help"},
-     {version, ["--version"], flag, cli, "print erlperf's and OTP's versions"}];
-options(perf_test) ->
-    [{perf_test, ["--perf-test"], file, perf_test,
-      "run the performance test of the load generator FILE (.erl, or a module name)"},
-     {out_dir, ["--out-dir"], dir, perf_test, "write results to DIR/<test name>-<timestamp>/"},
-     {custom_agents, ["--custom-agents"], files, repeated,
-      "custom agents to put on the test nodes (a.erl,b.erl)"},
-     {baseline, ["--baseline"], file, perf_test,
-      "compare time per call with a results.json of an earlier test (exit 3 when worse)"},
-     {tolerance, ["--tolerance"], tolerance, perf_test,
-      "how much worse than the baseline still passes"},
-     {interval, ["--interval"], ms, perf_test, "milliseconds between two metrics samples"},
-     {compensate, ["--no-compensation"], no_flag, perf_test,
-      "keep the agents' own cost in call times (the impact benchmark is skipped)"},
-     {timeout, ["--timeout"], ms, perf_test, "milliseconds a load generator callback may take"},
-     {paths, ["-pa"], dir, repeated, "add DIR to the code path (repeatable)"},
-     {help, ["-h", "--help"], flag, perf_test, "print this help"}].
+options(Grammar) ->
+    [O || #{names := [_ | _], scope := Scope} = O <- erlperf_options:all(), grammar(Scope) =:= Grammar].
+
+-spec grammar(erlperf_options:scope()) -> grammar().
+grammar(Scope) when Scope =:= perf_test; Scope =:= perf_cli -> perf_test;
+grammar(_Scope) -> benchmark.
+
+%% Where the command line puts an option's value: the report's shape is the command
+%% line's to choose (it runs with `report => full'), sweep options are its own settings.
+-spec target(option()) -> target().
+target(#{repeat := true}) -> repeated;
+target(#{key := report}) -> cli;
+target(#{scope := sweep}) -> cli;
+target(#{scope := perf_cli}) -> perf_test;
+target(#{scope := Scope}) -> Scope.
+
+%% An option's help, its choices filled in.
+-spec help_text(option()) -> string().
+help_text(#{key := format, help := Help}) ->
+    fill("FORMATS", either(choices(output_format)), Help);
+help_text(#{key := output, help := Help}) ->
+    fill("EXTENSIONS", extensions(), Help);
+help_text(#{help := Help}) ->
+    Help.
+
+-spec fill(string(), string(), string()) -> string().
+fill(Word, Text, Help) ->
+    lists:flatten(string:replace(Help, Word, Text)).
 
 %% An option's line of the help text; a flag's default, `undefined', `none' and `[]' are
 %% not shown.
 -spec help_line(option(), map()) -> iodata().
-help_line({Key, Names, Arg, _Target, Help}, Defaults) ->
+help_line(#{key := Key, names := Names, arg := Arg} = Option, Defaults) ->
+    Help = help_text(Option),
     Left = lists:join(", ", Names) ++ metavar(Arg),
     Default = case maps:find(Key, Defaults) of
                   {ok, V} when Arg =/= flag, Arg =/= no_flag, V =/= undefined, V =/= none,
@@ -463,57 +400,63 @@ split_inline(_Grammar, Arg) ->
 
 -spec find_option(grammar(), string()) -> option().
 find_option(Grammar, Name) ->
-    case [O || {_, Names, _, _, _} = O <- options(Grammar), lists:member(Name, Names)] of
+    case [O || #{names := Names} = O <- options(Grammar), lists:member(Name, Names)] of
         [Option] -> Option;
         [] -> usage({unknown_option, Grammar, Name})
     end.
 
 -spec take_value(option(), string(), string() | none, [string()]) -> {term(), [string()]}.
-take_value({_, _, Arg, _, _}, _Name, none, Rest) when Arg =:= flag; Arg =:= no_flag ->
+take_value(#{arg := Arg}, _Name, none, Rest) when Arg =:= flag; Arg =:= no_flag ->
     {Arg =:= flag, Rest};
-take_value({_, _, Arg, _, _}, Name, _Inline, _Rest) when Arg =:= flag; Arg =:= no_flag ->
+take_value(#{arg := Arg}, Name, _Inline, _Rest) when Arg =:= flag; Arg =:= no_flag ->
     usage({unexpected_value, Name});
-take_value({Key, _, Arg, _, _}, Name, none, [Value | Rest]) ->
-    {bounded(Key, Arg, Name, Value), Rest};
-take_value({_, _, _, _, _}, Name, none, []) ->
+take_value(Option, Name, none, [Value | Rest]) ->
+    {ranged(Option, Name, Value), Rest};
+take_value(_Option, Name, none, []) ->
     usage({missing_value, Name});
-take_value({Key, _, Arg, _, _}, Name, Inline, Rest) ->
-    {bounded(Key, Arg, Name, Inline), Rest}.
+take_value(Option, Name, Inline, Rest) ->
+    {ranged(Option, Name, Inline), Rest}.
 
-%% A count at most the engine's limit for its option (erlperf:limit/1), so that nothing
-%% is spawned or waited for beyond what the VM allows.
--spec bounded(atom(), arg(), string(), string()) -> term().
-bounded(Key, Arg, Name, Text) when Arg =:= count; Arg =:= non_neg_count ->
-    N = value(Arg, Name, Text),
-    Limited = limit_key(Key),
-    N =< erlperf:limit(Limited) orelse usage({limit, Name, Text, Limited}),
-    N;
-bounded(_Key, forks, _Name, "auto") ->
-    auto;
-bounded(Key, forks, Name, Text) ->
-    case count(Text) of
-        N when is_integer(N), N > 0 -> bounded(Key, count, Name, Text);
-        _ -> usage({bad_value, Name, Text, forks})
+%% The value of the text, in the type and range the registry gives the option; a count
+%% above its limit (erlperf_options:limit/1) says so, so that nothing is spawned or
+%% waited for beyond what the VM allows.
+-spec ranged(option(), string(), string()) -> term().
+ranged(#{arg := Arg} = Option, Name, Text) ->
+    Value = value(Arg, Name, Text),
+    Type = maps:get(cli_type, Option, maps:get(type, Option)),
+    case erlperf_options:valid_type(Type, Value) of
+        true -> Value;
+        false -> usage(out_of_range(Arg, Type, Name, Text, Value))
+    end.
+
+-spec out_of_range(arg(), erlperf_options:type(), string(), string(), term()) -> reason().
+out_of_range(Arg, Type, Name, Text, Value) when is_integer(Value), Arg =/= ms ->
+    case [L || {int, Min, L} <- ints(Type), Value >= Min, Value > erlperf_options:limit(L)] of
+        [Limit | _] -> {limit, Name, Text, Limit};
+        [] -> {bad_value, Name, Text, Arg}
     end;
-bounded(_Key, Arg, Name, Text) ->
-    value(Arg, Name, Text).
+out_of_range(Arg, _Type, Name, Text, _Value) ->
+    {bad_value, Name, Text, Arg}.
 
-%% -l counts the iterations of a timed sample.
--spec limit_key(atom()) -> atom().
-limit_key(loop) -> timed;
-limit_key(forks) -> samples;
-limit_key(Key) -> Key.
+-spec ints(erlperf_options:type()) -> [erlperf_options:type()].
+ints({either, Types}) -> lists:append([ints(T) || T <- Types]);
+ints({int, _, _} = Int) -> [Int];
+ints(_Type) -> [].
 
 -spec apply_option(option(), string(), term(), map()) -> map().
-apply_option({Key, _, _, runner, _}, _Name, Value, #{hooks := Hooks} = State) ->
+apply_option(Option, Name, Value, State) ->
+    apply_option(target(Option), Option, Name, Value, State).
+
+-spec apply_option(target(), option(), string(), term(), map()) -> map().
+apply_option(runner, #{key := Key}, _Name, Value, #{hooks := Hooks} = State) ->
     State#{hooks := Hooks#{Key => [Value | maps:get(Key, Hooks, [])]}};
-apply_option({Key, _, _, all_runners, _}, _Name, Value, #{all := All} = State) ->
+apply_option(all_runners, #{key := Key}, _Name, Value, #{all := All} = State) ->
     State#{all := All#{all_role(Key) => Value}};
-apply_option({inputs, _, _, cli, _}, Name, {Input, _} = Value, #{given := Given} = State) ->
+apply_option(cli, #{key := inputs}, Name, {Input, _} = Value, #{given := Given} = State) ->
     Inputs = maps:get(inputs, Given, []),
     lists:keymember(Input, 1, Inputs) andalso usage({param_twice, Name, Input}),
     State#{given := Given#{inputs => Inputs ++ [Value]}};
-apply_option({params, _, _, cli, _}, Name, {Var, _} = Value, #{given := Given} = State) ->
+apply_option(cli, #{key := params}, Name, {Var, _} = Value, #{given := Given} = State) ->
     Params = maps:get(params, Given, []),
     lists:keymember(Var, 1, Params) andalso usage({param_twice, Name, atom_to_list(Var)}),
     case erlperf_sweep:check_combinations(Params ++ [Value]) of
@@ -521,11 +464,11 @@ apply_option({params, _, _, cli, _}, Name, {Var, _} = Value, #{given := Given} =
         {error, Reason} -> usage({param, Name, erlperf_sweep:format_error(Reason)})
     end,
     State#{given := Given#{params => Params ++ [Value]}};
-apply_option({Key, _, files, repeated, _}, _Name, Files, #{given := Given} = State) ->
+apply_option(repeated, #{key := Key, arg := files}, _Name, Files, #{given := Given} = State) ->
     State#{given := Given#{Key => maps:get(Key, Given, []) ++ Files}};
-apply_option({Key, _, _, repeated, _}, _Name, Value, #{given := Given} = State) ->
+apply_option(repeated, #{key := Key}, _Name, Value, #{given := Given} = State) ->
     State#{given := Given#{Key => maps:get(Key, Given, []) ++ [Value]}};
-apply_option({Key, _, _, _, _}, _Name, Value, #{given := Given} = State) ->
+apply_option(_Target, #{key := Key}, _Name, Value, #{given := Given} = State) ->
     State#{given := Given#{Key => Value}}.
 
 -spec all_role(atom()) -> atom().
@@ -536,26 +479,22 @@ all_role(init_runner_all) -> init_runner.
 %%--------------------------------------------------------------------
 %% Values
 
+%% The value of an option's text, as its arg reads it; the registry checks its range
+%% (ranged/3). Text that cannot be read is `error' (out of every range) or a usage error.
 -spec value(arg(), string(), string()) -> term().
-value(count, Name, Text) ->
-    check(count(Text), fun (N) -> is_integer(N) andalso N > 0 end, {Name, Text, count});
-value(non_neg_count, Name, Text) ->
-    check(count(Text), fun (N) -> is_integer(N) andalso N >= 0 end, {Name, Text, non_neg_count});
+value(Arg, _Name, Text) when Arg =:= count; Arg =:= non_neg_count ->
+    count(Text);
+value(forks, _Name, "auto") ->
+    auto;
+value(forks, _Name, Text) ->
+    count(Text);
 value(Arg, Name, Text) when Arg =:= report; Arg =:= compare; Arg =:= output_format ->
     case lists:member(Text, choices(Arg)) of
         true -> list_to_atom(Text);
         false -> usage({bad_value, Name, Text, Arg})
     end;
-value(ratio, Name, Text) ->
-    check(ratio(Text), fun (R) -> is_float(R) andalso R > 0 end, {Name, Text, ratio});
-value(percent, Name, Text) ->
-    check(ratio(Text), fun (P) -> is_float(P) andalso P > 0 andalso P < 100 end, {Name, Text, percent});
-value(noise, Name, Text) ->
-    check(ratio(Text), fun (P) -> is_float(P) andalso P >= 0 andalso P < 100 end, {Name, Text, noise});
-value(gate, Name, Text) ->
-    check(ratio(Text), fun (P) -> is_float(P) andalso P >= 0 end, {Name, Text, gate});
-value(Arg, Name, "") when Arg =:= file; Arg =:= out_file; Arg =:= dir ->
-    usage({empty, Name});
+value(Arg, _Name, Text) when Arg =:= ratio; Arg =:= percent; Arg =:= noise; Arg =:= gate ->
+    ratio(Text);
 value(Arg, Name, "") when Arg =:= file; Arg =:= out_file; Arg =:= dir ->
     usage({empty, Name});
 value(out_file, Name, Text) ->
@@ -581,7 +520,7 @@ value(bytes, Name, Text) ->
         {error, Why} -> usage({bytes, Name, Text, Why})
     end;
 value(profiler, Name, Text) ->
-    case [T || T <- erlperf_profile:tools(), atom_to_list(T) =:= Text] of
+    case [T || T <- erlperf_options:profilers(), atom_to_list(T) =:= Text] of
         [Tool] -> Tool;
         [] -> usage({bad_value, Name, Text, profiler})
     end;
@@ -595,10 +534,10 @@ value(files, Name, Text) ->
         [] -> usage({bad_value, Name, Text, files});
         Files -> Files
     end;
-value(tolerance, Name, Text) ->
-    check(number(Text), fun (P) -> is_number(P) andalso P >= 0 end, {Name, Text, tolerance});
-value(ms, Name, Text) ->
-    check(integer(Text), fun (I) -> is_integer(I) andalso I > 0 andalso I =< ?MAX_MS end, {Name, Text, ms});
+value(tolerance, _Name, Text) ->
+    number(Text);
+value(ms, _Name, Text) ->
+    integer(Text);
 value(regex, Name, Text) ->
     case re:compile(Text, [unicode]) of
         {ok, _} -> Text;
@@ -618,18 +557,15 @@ value(name, Name, Text) ->
 value(_TextOrDir, _Name, Text) ->
     Text.
 
-%% The value when it passes, else the usage error of its kind.
--spec check(V, fun((V) -> boolean()), {string(), string(), arg()}) -> V.
-check(Value, Valid, {Name, Text, Arg}) ->
-    case Valid(Value) of
-        true -> Value;
-        false -> usage({bad_value, Name, Text, Arg})
-    end.
-
+%% The words an option of choices takes, from the registry (the output formats from
+%% erlperf_output, which writes them).
 -spec choices(report | compare | output_format) -> [string()].
-choices(report) -> ["auto", "basic", "extended", "full"];
-choices(compare) -> ["parallel", "sequential", "interleaved"];
-choices(output_format) -> [atom_to_list(F) || F <- erlperf_output:formats()].
+choices(output_format) ->
+    [atom_to_list(F) || F <- erlperf_output:formats()];
+choices(Arg) ->
+    [#{type := {one_of, Atoms}} = Option] = [O || #{arg := A} = O <- options(benchmark), A =:= Arg],
+    {one_of, Words} = maps:get(cli_type, Option, {one_of, Atoms}),
+    [atom_to_list(W) || W <- Words].
 
 %% "a, b or c".
 -spec either([string(), ...]) -> string().
@@ -707,10 +643,7 @@ mfa_list(List, Text) ->
 
 -spec finish(map()) -> parsed().
 finish(#{given := #{help := true}}) ->
-    #{codes => [], run_options => #{}, concurrency_options => undefined, report => auto,
-      format => text, outputs => [], verbose => false, baselines => [], gate => none,
-      fail_on_inconclusive => false, params => [], inputs => [], bytes => undefined, paths => [], suites => [], filter => undefined,
-      store => ?STORE, save_baseline => undefined, history => false, help => true};
+    (parsed([], #{}, #{}, #{}))#{help := true};
 finish(#{given := #{version := true}} = State) ->
     (finish(State#{given := #{help => true}}))#{help := version};
 finish(#{codes := [], given := Given}) when not is_map_key(suites, Given),
@@ -721,10 +654,13 @@ finish(#{codes := [_ | _], given := #{suites := _}}) ->
 finish(#{codes := [_ | _], given := #{history := true}}) ->
     usage({cannot_combine, "a runner argument", "--history"});
 finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
-    ok = lists:foreach(fun (Rule) -> combination(Rule, Given) end, combination_rules()),
+    ok = lists:foreach(fun (Rule) -> combination(Rule, Given) end, erlperf_options:rules()),
+    parsed(Codes, Hooks, Given, All).
+
+-spec parsed([code()], map(), map(), map()) -> parsed().
+parsed(Codes, Hooks, Given, All) ->
     Project = maps:with([suites, filter, store, save_baseline, history, against],
-                        maps:merge(#{suites => [], filter => undefined, save_baseline => undefined},
-                                   maps:merge(defaults(), Given))),
+                        maps:merge(defaults(), Given)),
     maps:merge(Project, benchmark(Codes, Hooks, Given, All)).
 
 -spec benchmark([code()], map(), map(), map()) -> map().
@@ -746,33 +682,9 @@ benchmark(Codes, Hooks, Given, All) ->
       paths => maps:get(paths, Settings, []),
       help => false}.
 
-%% Options that would be silently ignored together: the first needs the second, or
-%% cannot go with it.
--spec combination_rules() -> [{needs, atom(), [atom()]} | {excludes, atom(), atom()}].
-combination_rules() ->
-    [{needs, fail_on_regression, [baselines, suites]},
-     {needs, fail_on_inconclusive, [fail_on_regression]},
-     {needs, filter, [suites]},
-     {needs, save_baseline, [suites]},
-     {needs, store, [suites, history]},
-     {needs, against, [suites]},
-     {excludes, against, baselines},
-     {excludes, against, save_baseline},
-     {excludes, against, store},
-     {excludes, against, history},
-     {excludes, squeeze, suites},
-     {excludes, params, suites},
-     {excludes, inputs, suites},
-     {excludes, inputs, params},
-     {excludes, bytes, suites},
-     {excludes, isolation, suites},
-     {excludes, nodes, suites},
-     {excludes, loop, squeeze},
-     {excludes, latency, squeeze},
-     {excludes, memory, squeeze},
-     {excludes, isolation, nodes}].
-
--spec combination({needs, atom(), [atom()]} | {excludes, atom(), atom()}, map()) -> ok.
+%% A rule of the registry (options that would be silently ignored or refused together)
+%% holds for the options given.
+-spec combination(erlperf_options:rule(), map()) -> ok.
 combination({needs, Key, Others}, Given) ->
     not is_map_key(Key, Given) orelse lists:any(fun (O) -> is_map_key(O, Given) end, Others)
         orelse usage({needs, names(Key), lists:flatten(lists:join(" or ", [names(O) || O <- Others]))}),
@@ -782,15 +694,19 @@ combination({excludes, Key, Other}, Given) ->
         andalso usage({cannot_combine, names(Key), names(Other)}),
     ok.
 
-%% A flag counts as given when true.
--spec given(atom(), map()) -> boolean().
+%% A flag counts as given when true; `{Key, Value}' when given with that value.
+-spec given(atom() | {atom(), term()}, map()) -> boolean().
+given({Key, Value}, Given) ->
+    maps:get(Key, Given, undefined) =:= Value;
 given(Key, Given) ->
     maps:get(Key, Given, false) =/= false.
 
-%% An option's names as the user reads them: "-q/--squeeze".
--spec names(atom()) -> string().
+%% An option's names as the user reads them: "-q/--squeeze", "--compare interleaved".
+-spec names(atom() | {atom(), atom()}) -> string().
+names({Key, Value}) ->
+    names(Key) ++ " " ++ atom_to_list(Value);
 names(Key) ->
-    [Names] = [N || {K, N, _, _, _} <- options(benchmark), K =:= Key],
+    [Names] = [N || #{key := K, names := N} <- options(benchmark), K =:= Key],
     lists:flatten(lists:join("/", [N || N <- Names, N =/= "--isolation", N =/= "--sample_duration"])).
 
 %% -o, --save and --html, in this order, with the option that names each.
@@ -828,7 +744,7 @@ distinct(Outputs) ->
 code_maps(Runners, Hooks) ->
     lists:foldl(fun (Key, Maps) -> assign(Key, lists:reverse(maps:get(Key, Hooks, [])), Maps) end,
                 [#{runner => Runner} || Runner <- Runners],
-                [Key || {Key, _, _, runner, _} <- options(benchmark)]).
+                [Key || #{key := Key, scope := runner} <- options(benchmark)]).
 
 -spec assign(atom(), [term()], [erlperf_job:code_map()]) -> [erlperf_job:code_map()].
 assign(Key, Values, Maps) when length(Values) > length(Maps) ->
@@ -840,7 +756,7 @@ assign(Key, Values, Maps) ->
 %% Only what was given: the engine fills in its defaults.
 -spec run_options(map()) -> map().
 run_options(Given) ->
-    Run = maps:with([Key || {Key, _, _, run, _} <- options(benchmark)], Given),
+    Run = maps:with([Key || #{key := Key} = O <- options(benchmark), target(O) =:= run], Given),
     timed(isolation(benchee(Given, Run))).
 
 %% --format benchee shows per-call figures: it times calls one by one unless told
@@ -864,11 +780,10 @@ timed(Run) ->
 
 -spec concurrency_options(map()) -> map() | undefined.
 concurrency_options(Given) ->
-    Conc = maps:with([Key || {Key, _, _, concurrency, _} <- options(benchmark)], Given),
+    Conc = maps:with([Key || #{key := Key, scope := concurrency} <- options(benchmark)], Given),
     case Given of
         #{squeeze := true} -> Conc;
-        #{} when Conc =:= #{} -> undefined;
-        #{} -> usage({needs_squeeze, hd(maps:keys(Conc))})
+        #{} -> undefined
     end.
 
 %%--------------------------------------------------------------------
@@ -912,10 +827,8 @@ bad_value(count, Name, Text) ->
     text("~ts: '~ts' is not a positive integer (K, M, G suffixes allowed)", [Name, Text]);
 bad_value(non_neg_count, Name, Text) ->
     text("~ts: '~ts' is not a non-negative integer", [Name, Text]);
-bad_value(report, Name, Text) ->
-    text("~ts: '~ts' is not basic, extended or full (or auto)", [Name, Text]);
-bad_value(compare, Name, Text) ->
-    text("~ts: '~ts' is not parallel, sequential or interleaved", [Name, Text]);
+bad_value(Arg, Name, Text) when Arg =:= report; Arg =:= compare ->
+    text("~ts: '~ts' is not ~ts", [Name, Text, either(choices(Arg))]);
 bad_value(ratio, Name, Text) ->
     text("~ts: '~ts' is not a positive number", [Name, Text]);
 bad_value(percent, Name, Text) ->
@@ -929,7 +842,7 @@ bad_value(out_file, Name, Text) ->
 bad_value(gate, Name, Text) ->
     text("~ts: '~ts' is not a percentage (0 or more)", [Name, Text]);
 bad_value(profiler, Name, Text) ->
-    text("~ts: '~ts' is not ~ts", [Name, Text, erlperf_profile:choices()]);
+    text("~ts: '~ts' is not ~ts", [Name, Text, erlperf_options:profiler_choices()]);
 bad_value(nodes, Name, Text) ->
     text("~ts: no node names in '~ts'", [Name, Text]);
 bad_value(files, Name, _Text) ->
@@ -937,7 +850,7 @@ bad_value(files, Name, _Text) ->
 bad_value(tolerance, Name, Text) ->
     text("~ts needs a percentage (0 or more), got ~ts", [Name, Text]);
 bad_value(ms, Name, Text) ->
-    text("~ts needs a number of milliseconds from 1 to ~b, got ~ts", [Name, ?MAX_MS, Text]).
+    text("~ts needs a number of milliseconds from 1 to ~b, got ~ts", [Name, erlperf_options:limit(ms), Text]).
 
 -spec text(io:format(), [term()]) -> string().
 text(Format, Args) ->

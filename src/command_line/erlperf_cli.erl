@@ -338,28 +338,15 @@ distributed(#{run_options := Run} = Parsed) ->
     end.
 
 %% A run compared with a baseline, or saved as a record (a baseline to be), gets verdicts
-%% as codes compared with each other do: `--forks auto' forks it the same way; and its
-%% exact counts per call.
--spec forks(parsed(), map(), map() | undefined) -> map().
-forks(#{baselines := Baselines, outputs := Outputs}, Run, Conc) ->
-    Record = Baselines =/= [] orelse lists:keymember(json, 2, Outputs),
-    %% a record to compare takes the exact counts per call too (cheap, and what the
-    %% host's load cannot move), unless the run asks otherwise
-    Counted = case Record of
-                  true -> maps:merge(#{counts => Conc =:= undefined}, Run);
-                  false -> Run
-              end,
-    case maps:get(forks, Run, auto) of
-        auto when Record ->
-            Counted#{forks => erlperf_forks:for_verdicts(maps:merge(erlperf:defaults(), Run), Conc)};
-        _ ->
-            Counted
-    end.
+%% as codes compared with each other do (the facade forks it and takes exact counts).
+-spec forks(parsed(), map()) -> map().
+forks(#{baselines := Baselines, outputs := Outputs}, Run) ->
+    Run#{verdicts => Baselines =/= [] orelse lists:keymember(json, 2, Outputs)}.
 
 -spec benchmark(parsed()) -> non_neg_integer().
 benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = Parsed) ->
     Progress = start_progress(Parsed),
-    Options = maps:merge((forks(Parsed, Run, Conc))#{report => full}, progress_option(Progress)),
+    Options = maps:merge((forks(Parsed, Run))#{report => full}, progress_option(Progress)),
     %% any class: a load node may raise exit or throw, which must not end as a stack dump
     Outcome = try
                   verbose(Parsed),

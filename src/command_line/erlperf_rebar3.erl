@@ -41,8 +41,6 @@
 -define(PROVIDER, erlperf).
 %% What rebar3 runs before this command (and what that needs): the project compiled.
 -define(DEPS, [compile]).
-%% The suite files' directory, from the project's root, when no `--suite' is given.
--define(DEFAULT_SUITE, "bench").
 
 %% rebar3's state (`rebar_state:t()', opaque here: rebar3 is absent from erlperf's own
 %% build, so its types are unknown to dialyzer).
@@ -96,30 +94,16 @@ format_error(Other) ->
 %% `--suite' or are a whole command line without it (runner code, `-h', `--version').
 -spec arguments([string()]) -> [string()].
 arguments(CommandArgs) ->
-    Args = without_separator(CommandArgs),
-    case has_suite(Args) orelse is_whole(Args) of
-        true -> Args;
-        false -> ["--suite", ?DEFAULT_SUITE | Args]
-    end.
+    erlperf_args:project(without_separator(CommandArgs)).
 
 %%--------------------------------------------------------------------
 %% Internal functions
 
 %% The suite options, for rebar3's parser and `rebar3 help erlperf' (values are read
-%% back from the arguments as given, see arguments/1).
+%% back from the arguments as given, see arguments/1), from the option registry.
 -spec opts() -> [{atom(), undefined, string(), string, string()}].
 opts() ->
-    [{suite, undefined, "suite", string,
-      "Suite files: a directory or files (default: " ?DEFAULT_SUITE ")."},
-     {filter, undefined, "filter", string, "Only the benchmarks whose names match REGEX."},
-     {store, undefined, "store", string,
-      "Directory of the stored runs (default: _build/erlperf)."},
-     {baseline, undefined, "baseline", string, "Compare with the stored run NAME."},
-     {save_baseline, undefined, "save-baseline", string, "Store this run as NAME."},
-     {against, undefined, "against", string,
-      "Compare with git revision REV, built and run beside the working tree (not stored)."},
-     {fail_on_regression, undefined, "fail-on-regression", string,
-      "Exit 3 when a benchmark is significantly slower by more than PCT percent."}].
+    erlperf_options:rebar3().
 
 -spec desc() -> string().
 desc() ->
@@ -134,21 +118,6 @@ without_separator(Args) ->
     case lists:splitwith(fun (A) -> A =/= "--" end, Args) of
         {Before, ["--" | After]} -> Before ++ After;
         {Before, []} -> Before
-    end.
-
--spec has_suite([string()]) -> boolean().
-has_suite(Args) ->
-    lists:any(fun (A) -> A =:= "--suite" orelse lists:prefix("--suite=", A) end, Args).
-
-%% A command line erlperf's own parser reads as it is: runner code, `--history', or a
-%% request for the help or the version.
--spec is_whole([string()]) -> boolean().
-is_whole(Args) ->
-    case erlperf_args:parse(Args) of
-        {ok, #{codes := [_ | _]}} -> true;
-        {ok, #{history := true}} -> true;
-        {ok, #{help := Help}} -> Help =/= false;
-        {error, _} -> false
     end.
 
 %% The project's applications and its dependencies on the code path, the plugins' first

@@ -151,14 +151,11 @@ measure(Benchmarks, #{store := Store} = Parsed) ->
             end
     end.
 
-%% Forked for verdicts unless --forks or the benchmark says otherwise.
+%% Compared with a stored run: forked for verdicts unless --forks or the benchmark says
+%% otherwise (the facade decides).
 run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options := Given}) ->
     Options = benchmark_options(Own, Given),
-    Forked = case maps:get(forks, Options, auto) of
-                 auto -> Options#{forks => erlperf_forks:for_verdicts(maps:merge(erlperf:defaults(), Options),
-                                                                      undefined)};
-                 _ -> Options
-             end,
+    Forked = Options#{verdicts => true},
     try
         case Params of
             [] -> {ok, erlperf:benchmark([Code], Forked#{report => full}, undefined)};

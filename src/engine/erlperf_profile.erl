@@ -104,29 +104,19 @@
 %% Registered names of the profilers' servers: one of them running means "in use".
 -define(SERVERS, [eprof, fprof_server, tprof]).
 
--if(?OTP_RELEASE >= 27).
-%% Tools this release has.
--define(TOOLS, [eprof, fprof, cprof, tprof]).
--define(CHOICES, "eprof, fprof, cprof or tprof").
--else.
--define(TOOLS, [eprof, fprof, cprof]).
--define(CHOICES, "eprof, fprof or cprof (tprof needs OTP 27 or later; this is OTP "
-                 ++ integer_to_list(?OTP_RELEASE) ++ ")").
--endif.
-
 %%--------------------------------------------------------------------
 %% API
 
 %% @doc The tools this OTP release has: tprof from OTP 27 on.
 -spec tools() -> [tool()].
 tools() ->
-    ?TOOLS.
+    erlperf_options:profilers().
 
 %% @doc The tools, as a phrase for messages: before OTP 27, "eprof, fprof or cprof
 %% (tprof needs OTP 27 or later; this is OTP 25)".
 -spec choices() -> string().
 choices() ->
-    ?CHOICES.
+    erlperf_options:profiler_choices().
 
 %% @doc Checks, before anything runs, that the tool's modules can be loaded (they belong
 %% to OTP's `tools' and `runtime_tools' applications, which some systems package
@@ -147,7 +137,7 @@ check(Tool) ->
 %% the profile: a runner crash.
 -spec profile(tool(), pid(), pos_integer()) -> profile().
 profile(Tool, Job, Concurrency) ->
-    lists:member(Tool, ?TOOLS) orelse erlang:error({invalid_option, profile, Tool}),
+    lists:member(Tool, tools()) orelse erlang:error({invalid_option, profile, Tool}),
     Workers = erlperf_job:profile_workers(Job, min(Concurrency, ?MAX_TRACED_WORKERS)),
     ok = check_free(Tool, Workers),
     Profile = run_session(Tool, Job, Workers),

@@ -48,8 +48,8 @@
 -export([run/1, run/2, run/3, compare/2, benchmark/3, sweep/2, sweep/3, start/2, time/2,
          format_error/1, is_known_error/1]).
 
-%% Internal exports: default options and limits, shared with the command line.
--export([defaults/0, concurrency_defaults/0, sweep_defaults/0, limit/1, limit_reason/1]).
+%% Internal exports: default options (from the option registry, erlperf_options).
+-export([defaults/0, concurrency_defaults/0, sweep_defaults/0]).
 %% Internal exports: suite files (erlperf_suite) take keyword lists as this API does,
 %% and are checked for calls that stop the VM when they load.
 -export([keywords/1, stopping_calls/1]).
@@ -62,31 +62,36 @@
 %% `[{samples, 5}, {report, full}]' is `#{samples => 5, report => full}' (the first of
 %% repeated keys counts, as in Elixir's Keyword.get/2).
 -type keywords() :: [{atom(), term()}].
-%% Run options; the defaults are {@link defaults/0}.
--type run_options() :: #{concurrency => pos_integer(),          % workers per job [1]
-                         samples => pos_integer(),              % samples kept [3]
-                         %% ms per sample [1000]; {timed, N}: N iterations per sample;
+%% Run options; the defaults are {@link defaults/0}, from the option registry
+%% (`erlperf_options', where each option's type, range and help are written).
+-type run_options() :: #{concurrency => pos_integer(),          % workers per job
+                         samples => pos_integer(),              % samples kept
+                         %% ms per sample; {timed, N}: N iterations per sample;
                          %% undefined (erlperf 2.3's timed mode): `samples' iterations, once
                          sample_duration => pos_integer() | {timed, pos_integer()} | undefined,
-                         warmup => non_neg_integer(),           % samples discarded first [0]
-                         cv => number() | undefined,            % coefficient of variation [undefined]
-                         report => basic | extended | full,     % result shape [basic]
-                         priority => erlang:priority_level(),   % of the sampler [high]
-                         compare => parallel | sequential | interleaved, % several codes [parallel]
+                         warmup => non_neg_integer(),           % samples discarded first
+                         cv => number() | undefined,            % coefficient of variation
+                         report => basic | extended | full,     % result shape
+                         priority => erlang:priority_level(),   % of the sampler
+                         compare => parallel | sequential | interleaved, % several codes
                          %% independent repetitions, the samples split among them; auto: 1,
-                         %% or a few when codes are compared in a full report [auto]
+                         %% or a few when codes are compared in a full report
                          forks => pos_integer() | auto,
-                         confidence => number(),                % percent, of intervals and verdicts [95]
-                         noise => number(),                     % noise floor of verdicts, percent [1]
+                         %% the results will be compared (with a baseline, or saved to be
+                         %% one): `forks => auto' forks as for codes compared, and exact
+                         %% counts are taken unless `counts' says otherwise
+                         verdicts => boolean(),
+                         confidence => number(),                % percent, of intervals and verdicts
+                         noise => number(),                     % noise floor of verdicts, percent
                          %% how much whole runs differ beyond one run's own spread, percent
-                         %% (a standard deviation), added to every runner's interval [RUN_NOISE]
+                         %% (a standard deviation), added to every runner's interval
                          run_noise => number(),
-                         memory => boolean(),                   % cost per call in result.cost [false]
+                         memory => boolean(),                   % cost per call in result.cost
                          %% exact counts per call (reductions, bytes allocated) in
-                         %% result.counts, from one short batch after the run [false]
+                         %% result.counts, from one short batch after the run
                          counts => boolean(),
-                         latency => boolean(),                  % per-call latency in result.latency [false]
-                         %% after the run, profile each runner: the report's `profile' [undefined]
+                         latency => boolean(),                  % per-call latency in result.latency
+                         %% after the run, profile each runner: the report's `profile'
                          profile => erlperf_profile:tool() | undefined,
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
@@ -176,20 +181,6 @@
 -define(STOPPING_CALLS, [{erlang, halt, 0}, {erlang, halt, 1}, {erlang, halt, 2}, {init, stop, 0},
                          {init, stop, 1}, {init, reboot, 0}, {init, restart, 0}, {init, restart, 1}]).
 -define(FORMAT_DEPTH, 12).
-%% Run noise by default, percent: the standard deviation by which whole runs of the same
-%% code differed beyond what one run showed, measured by `make bench-calibration' on the
-%% 2-core machine CI uses (see doc/cli.md, "What an interval covers").
--define(RUN_NOISE, 1.0).
-%% Processes of this node kept for erlperf and the system: concurrency (and the
-%% concurrency estimation's `max') stays this far below the process limit.
--define(RESERVED_PROCESSES, 1000).
-%% The longest a receive can wait (milliseconds): the longest sample.
--define(MAX_WAIT_MS, 16#FFFFFFFF).
-%% Iterations of one timed sample: a small integer on a 64-bit VM, so the counting
-%% loop never works on bignums.
--define(MAX_TIMED_ITERATIONS, (1 bsl 59 - 1)).
-%% Samples, warmup samples and steps without gain.
--define(MAX_SAMPLES, 16#FFFFFFFF).
 
 %%--------------------------------------------------------------------
 %% API
@@ -283,11 +274,11 @@ format_error({invalid_option, profile, Value}) ->
          [Value, ?FORMAT_DEPTH, erlperf_profile:choices()]);
 format_error({invalid_option, Key, Value}) when is_integer(Value); element(1, Value) =:= timed ->
     LimitKey = limit_key(Key, Value),
-    Limit = limit(LimitKey),
+    Limit = erlperf_options:limit(LimitKey),
     case count(Value) of
         N when is_integer(N), N > Limit ->
             flat("invalid value for option ~ts: ~b is above the limit of ~b~ts",
-                 [Key, N, Limit, limit_reason(LimitKey)]);
+                 [Key, N, Limit, erlperf_options:limit_reason(LimitKey)]);
         _ ->
             flat("invalid value for option ~ts: ~0tP", [Key, Value, ?FORMAT_DEPTH])
     end;
@@ -341,43 +332,20 @@ is_known_error(Reason) when is_tuple(Reason), tuple_size(Reason) >= 2 ->
 is_known_error(_Reason) ->
     false.
 
-%% @doc Default run options.
+%% @doc Default run options (from the option registry, `erlperf_options').
 -spec defaults() -> run_options().
 defaults() ->
-    #{concurrency => 1, samples => 3, sample_duration => 1000, warmup => 0,
-      cv => undefined, report => basic, priority => high, compare => parallel,
-      forks => auto, confidence => 95, noise => 1, run_noise => ?RUN_NOISE, memory => false,
-      counts => false, latency => false,
-      profile => undefined}.
+    erlperf_options:defaults(run).
 
 %% @doc Default sweep options (besides the run options).
 -spec sweep_defaults() -> #{params := [], bytes := undefined}.
 sweep_defaults() ->
-    #{params => [], bytes => undefined}.
+    #{params := [], bytes := undefined} = erlperf_options:defaults(sweep).
 
 %% @doc Default concurrency estimation options.
 -spec concurrency_defaults() -> concurrency_options().
 concurrency_defaults() ->
-    #{min => 1, step => 1, max => limit(max), threshold => 3}.
-
-%% @doc The highest value a count option may take: `concurrency', `min', `step' and
-%% `max' stay 1000 processes below this node's process limit; `sample_duration' is at
-%% most 2^32-1 ms (the longest wait of a receive); `timed' (the iterations of a timed
-%% sample) at most 2^59-1; `samples', `warmup' and `threshold' at most 2^32-1.
--spec limit(atom()) -> pos_integer().
-limit(Key) when Key =:= concurrency; Key =:= min; Key =:= step; Key =:= max ->
-    erlang:system_info(process_limit) - ?RESERVED_PROCESSES;
-limit(sample_duration) -> ?MAX_WAIT_MS;
-limit(timed) -> ?MAX_TIMED_ITERATIONS;
-limit(_SamplesWarmupOrThreshold) -> ?MAX_SAMPLES.
-
-%% @doc Why a count has its limit, as the end of an error text (may be empty).
--spec limit_reason(atom()) -> string().
-limit_reason(Key) when Key =:= concurrency; Key =:= min; Key =:= step; Key =:= max ->
-    flat(" (this node's process limit, ~b, less ~b kept for erlperf and the system; "
-         "emulator flag +P raises it)", [erlang:system_info(process_limit), ?RESERVED_PROCESSES]);
-limit_reason(sample_duration) -> " milliseconds (the longest wait of a receive)";
-limit_reason(_Key) -> "".
+    erlperf_options:defaults(concurrency).
 
 %%--------------------------------------------------------------------
 %% Options
@@ -388,48 +356,19 @@ count(N) -> N.
 limit_key(sample_duration, {timed, _}) -> timed;
 limit_key(Key, _Value) -> Key.
 
-within(Key, N) ->
-    is_integer(N) andalso N > 0 andalso N =< limit(Key).
-
 run_options(#{sample_duration := undefined} = Opts) ->
     %% erlperf 2.3's timed mode: `samples' iterations, measured once
     Count = maps:get(samples, Opts, 1),
     run_options(Opts#{sample_duration => {timed, Count}, samples => 1});
 run_options(Opts) when is_map(Opts) ->
-    maps:fold(fun check_option/3, defaults(), Opts);
+    maps:fold(fun (Key, Value, Acc) -> Acc#{Key => checked(run, Key, Value)} end, defaults(), Opts);
 run_options(Opts) ->
     erlang:error({invalid_option, run_options, Opts}).
 
-check_option(Key, Value, Acc) ->
-    case valid_option(Key, Value) of
-        true -> Acc#{Key => Value};
-        false -> erlang:error({invalid_option, Key, Value})
-    end.
-
-valid_option(concurrency, N) -> within(concurrency, N);
-valid_option(samples, N) -> within(samples, N);
-valid_option(sample_duration, {timed, N}) -> within(timed, N);
-valid_option(sample_duration, N) -> within(sample_duration, N);
-valid_option(warmup, N) -> N =:= 0 orelse within(warmup, N);
-valid_option(cv, undefined) -> true;
-valid_option(cv, V) -> is_number(V) andalso V > 0;
-valid_option(report, R) -> lists:member(R, [basic, extended, full]);
-valid_option(priority, P) -> lists:member(P, [low, normal, high, max]);
-valid_option(isolation, I) -> is_map(I);
-valid_option(nodes, Nodes) -> is_list(Nodes) andalso Nodes =/= [] andalso lists:all(fun is_atom/1, Nodes);
-valid_option(progress, F) -> is_function(F, 1);
-valid_option(compare, C) -> lists:member(C, [parallel, sequential, interleaved]);
-valid_option(forks, auto) -> true;
-valid_option(forks, N) -> within(samples, N);
-valid_option(confidence, C) -> is_number(C) andalso C > 0 andalso C < 100;
-valid_option(noise, N) -> is_number(N) andalso N >= 0 andalso N < 100;
-valid_option(run_noise, N) -> is_number(N) andalso N >= 0 andalso N < 100;
-valid_option(memory, M) -> is_boolean(M);
-valid_option(counts, C) -> is_boolean(C);
-valid_option(latency, L) -> is_boolean(L);
-valid_option(profile, undefined) -> true;
-valid_option(profile, Tool) -> lists:member(Tool, erlperf_profile:tools());
-valid_option(_, _) -> false.
+%% A value the registry's type and range of the option admit.
+checked(Scope, Key, Value) ->
+    erlperf_options:valid(Scope, Key, Value) orelse erlang:error({invalid_option, Key, Value}),
+    Value.
 
 %% Code that calls erlang:halt or init:stop, itself or through a module it calls (not
 %% OTP's), is refused unless each runner has a node of its own.
@@ -473,16 +412,12 @@ concurrency_options(undefined) ->
     undefined;
 concurrency_options(Opts) when is_map(Opts) ->
     Merged = maps:merge(concurrency_defaults(), Opts),
-    maps:foreach(fun check_concurrency_option/2, Merged),
+    maps:foreach(fun (Key, Value) -> checked(concurrency, Key, Value) end, Merged),
     #{min := Min, max := Max} = Merged,
     Min =< Max orelse erlang:error({invalid_option, max, Max}),
     Merged;
 concurrency_options(Opts) ->
     erlang:error({invalid_option, concurrency_options, Opts}).
-
-check_concurrency_option(Key, Value) ->
-    lists:member(Key, [min, step, max, threshold]) andalso within(Key, Value)
-        orelse erlang:error({invalid_option, Key, Value}).
 
 code_map(#{runner := _} = Code) -> Code;
 code_map(Code) when is_map(Code) -> erlang:error({invalid_option, code, Code});
@@ -516,7 +451,18 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
          || C <- CodeMaps],
     ok = check_stopping(CodeMaps, Opts),
     ok = check_profile(Opts),
-    {CodeMaps, Opts#{forks => erlperf_forks:resolve(length(CodeMaps), Opts, Conc)}, Conc}.
+    {CodeMaps, verdicts(Opts#{forks => erlperf_forks:resolve(length(CodeMaps), Opts, Conc)}, Conc,
+                        RunOptions), Conc}.
+
+%% Results to be compared take exact counts per call (cheap, and what the host's load
+%% cannot move), unless asked otherwise or estimating concurrency.
+verdicts(#{verdicts := true} = Opts, undefined, Given) ->
+    case is_map_key(counts, keywords(Given)) of
+        true -> Opts;
+        false -> Opts#{counts => true}
+    end;
+verdicts(Opts, _Conc, _Given) ->
+    Opts.
 
 %% Full reports of codes run together, compared with each other.
 measure(CodeMaps, Opts, Conc) ->

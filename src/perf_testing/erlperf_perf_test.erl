@@ -57,8 +57,6 @@
 
 -export_type([options/0, event/0]).
 
-%% Longest a callback may take (setup_run/1 starting nodes, say), unless `timeout' says.
--define(DEFAULT_TIMEOUT_MS, 60000).
 %% What to use when a test node cannot be reached.
 -define(START_HINT, "start test nodes with erlperf_perf_node:start/1: this node does not "
                     "listen for Erlang distribution and its cookie is its own").
@@ -66,26 +64,21 @@
 -define(TICK_MS, 1000).
 %% Longest the custom agents' calls on a test node may take.
 -define(AGENT_RPC_TIMEOUT_MS, 30000).
-%% The directory results go to when `out_dir' is not given.
--define(DEFAULT_OUT_DIR, "erlperf_results").
-%% The longest time (milliseconds) `receive ... after' and timers accept: the upper
-%% bound of `timeout' and `interval' (about 49 days).
--define(MAX_MS, 16#FFFFFFFF).
 %% Longest a teardown callback may take once the test is aborted.
 -define(ABORT_TIMEOUT_MS, 5000).
 %% Longest wait for the host to stop when asked to (shutdown) before it is killed.
 -define(HOST_STOP_MS, 1000).
 
-%% Options (defaults in defaults/0):
-%% - out_dir: where the test's directory is made ("erlperf_results");
-%% - custom_agents: custom agent modules or source files (.erl) ([]);
-%% - baseline: a results.json of an earlier test, or its decoded record (none);
-%% - tolerance: percent worse than the baseline that still passes (10);
-%% - interval: milliseconds between two metrics samples (1000; at most 4294967295);
-%% - compensate: subtract the impact benchmark's cost per call (true);
-%% - timeout: milliseconds a callback may take (60000; at most 4294967295);
-%% - progress: a fun called with each event() (none);
-%% - write: write the record to out_dir (true).
+%% Options (defaults in defaults/0, from the option registry erlperf_options):
+%% - out_dir: where the test's directory is made;
+%% - custom_agents: custom agent modules or source files (.erl);
+%% - baseline: a results.json of an earlier test, or its decoded record, or none;
+%% - tolerance: percent worse than the baseline that still passes;
+%% - interval: milliseconds between two metrics samples (at most 4294967295);
+%% - compensate: subtract the impact benchmark's cost per call;
+%% - timeout: milliseconds a callback may take (at most 4294967295);
+%% - progress: a fun called with each event(), or none;
+%% - write: write the record to out_dir.
 -type options() :: #{out_dir => file:filename(),
                      custom_agents => [module() | file:filename()],
                      baseline => none | file:filename() | map(),
@@ -122,12 +115,10 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc The default options.
+%% @doc The default options (from the option registry, `erlperf_options').
 -spec defaults() -> options().
 defaults() ->
-    #{out_dir => ?DEFAULT_OUT_DIR, custom_agents => [], baseline => none, tolerance => 10,
-      interval => 1000, compensate => true, timeout => ?DEFAULT_TIMEOUT_MS,
-      progress => none, write => true}.
+    erlperf_options:defaults(perf_test).
 
 %% @doc Runs the performance test of a load generator: a module (or its name), or an
 %% `.erl' file that is compiled first. Returns the results record (see
@@ -194,16 +185,9 @@ validate(Opts) ->
     Opts.
 
 -spec check_option(atom(), term()) -> ok.
-check_option(out_dir, V) when is_list(V); is_binary(V) -> ok;
-check_option(custom_agents, V) when is_list(V) -> ok;
-check_option(baseline, V) when V =:= none; is_list(V); is_binary(V); is_map(V) -> ok;
-check_option(tolerance, V) when is_number(V), V >= 0 -> ok;
-check_option(interval, V) when is_integer(V), V > 0, V =< ?MAX_MS -> ok;
-check_option(compensate, V) when is_boolean(V) -> ok;
-check_option(timeout, V) when is_integer(V), V > 0, V =< ?MAX_MS -> ok;
-check_option(progress, V) when V =:= none; is_function(V, 1) -> ok;
-check_option(write, V) when is_boolean(V) -> ok;
-check_option(Key, V) -> erlang:error({invalid_option, Key, V}).
+check_option(Key, V) ->
+    erlperf_options:valid(perf_test, Key, V) orelse erlang:error({invalid_option, Key, V}),
+    ok.
 
 -spec ok({ok, T} | ok | {error, term()}) -> T | ok.
 ok(ok) -> ok;

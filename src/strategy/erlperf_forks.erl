@@ -55,12 +55,16 @@
 
 %% @doc The number of forks of a run of `Codes' codes with checked options `Opts'
 %% (`forks' is `auto' or a count) and concurrency options `Conc': `auto' is
-%% {@link for_verdicts/2} when several codes are compared in a full report, else 1. Raises `{incompatible_options, forks, N, What}' when
+%% {@link for_verdicts/2} when several codes are compared in a full report or `verdicts'
+%% is true (the results will be compared with a baseline), else 1. Raises
+%% `{incompatible_options, forks, N, What}' when
 %% N forks (more than one) are asked with concurrency estimation, `nodes', `cv', or with
 %% fewer samples (`What' is `{samples, Samples}').
 -spec resolve(pos_integer(), erlperf:run_options(), erlperf:concurrency_options() | undefined) ->
           pos_integer().
 resolve(Codes, #{forks := auto, report := full} = Opts, Conc) when Codes > 1 ->
+    for_verdicts(Opts, Conc);
+resolve(_Codes, #{forks := auto, verdicts := true} = Opts, Conc) ->
     for_verdicts(Opts, Conc);
 resolve(_Codes, #{forks := auto}, _Conc) ->
     1;

@@ -30,27 +30,12 @@ defmodule Mix.Tasks.Erlperf do
     consolidated = Mix.Project.consolidation_path()
     if File.dir?(consolidated), do: Code.prepend_path(consolidated)
 
-    args = if runner?(args) or suite?(args) or not File.dir?("bench"), do: args, else: args ++ ["--suite", "bench"]
-    status = :erlperf_cli.run(Enum.map(args, &String.to_charlist/1), %{code: &compile/2, format: :benchee})
+    # no runner and no --suite: the project's suites (bench/), as rebar3 erlperf does
+    args = :erlperf_args.project(Enum.map(args, &String.to_charlist/1))
+    status = :erlperf_cli.run(args, %{code: &compile/2, format: :benchee})
     if status != 0, do: exit({:shutdown, status})
     :ok
   end
-
-  # Options that take no value; every other option takes the next argument.
-  @flags ~w(-v --verbose -i --isolated --isolation -q --squeeze --memory --latency --history -h --help --version)
-
-  defp runner?(args), do: runners(args) != []
-
-  defp suite?(args), do: Enum.any?(args, &(&1 in ["--suite", "--history", "-h", "--help", "--version"]))
-
-  defp runners([]), do: []
-  defp runners(["--" <> _ = opt | rest]) when opt in @flags, do: runners(rest)
-  defp runners(["-" <> _ = opt | rest]) when opt in @flags, do: runners(rest)
-  defp runners(["--" <> opt | rest]) do
-    if String.contains?(opt, "="), do: runners(rest), else: runners(Enum.drop(rest, 1))
-  end
-  defp runners(["-" <> _ | rest]), do: runners(Enum.drop(rest, 1))
-  defp runners([code | rest]), do: [code | runners(rest)]
 
   @doc false
   # Elixir source as an interpreted fun, which erlperf compiles into its loop: `fn ... end`
