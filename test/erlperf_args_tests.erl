@@ -235,8 +235,6 @@ benchmark_errors_test_() ->
          {["X = {A, B, C, D, E}."] ++ lists:append([["--param", [V | "=1,2,3,4,5,6,7,8,9,10"]] || V <- "ABCDE"]),
           {param, "--param", "100000 combinations of parameter values: at most 10000 (each is a whole benchmark)"},
           "--param: 100000 combinations of parameter values: at most 10000 (each is a whole benchmark)"},
-         {["ok.", "-l", "100", "-q"], {cannot_combine, "-l/--loop", "-q/--squeeze"},
-          "-l/--loop and -q/--squeeze cannot be combined"},
          {["ok.", "--memory", "--squeeze"], {cannot_combine, "--memory", "-q/--squeeze"},
           "--memory and -q/--squeeze cannot be combined"},
          {["ok.", "-i", "--nodes", "a@h"], {cannot_combine, "-i/--isolated", "--nodes"},
@@ -289,13 +287,16 @@ benchmark_errors_test_() ->
          {["ok.", "-t", "4"], {needs, "-t/--threshold", "-q/--squeeze"},
           "-t/--threshold needs -q/--squeeze"},
          %% what the engine would refuse, refused while parsing, in the user's words
-         {["ok.", "-l", "100", "-q"], {cannot_combine, "-l/--loop", "-q/--squeeze"},
-          "-l/--loop and -q/--squeeze cannot be combined"},
+         {["ok.", "-l", "100", "-q"], {cannot_combine, "-l/--loop", "-q/--squeeze", '_'},
+          "-l/--loop and -q/--squeeze cannot be combined: concurrency estimation compares "
+          "throughputs, and a timed sample measures time"},
          {["ok.", "-i", "--compare", "interleaved"],
-          {cannot_combine, "-i/--isolated", "--compare interleaved"},
-          "-i/--isolated and --compare interleaved cannot be combined"},
-         {["ok.", "--profile", "eprof", "--nodes", "a@h"], {cannot_combine, "--profile", "--nodes"},
-          "--profile and --nodes cannot be combined"},
+          {cannot_combine, "-i/--isolated", "--compare interleaved", '_'},
+          "-i/--isolated and --compare interleaved cannot be combined: jobs take turns by "
+          "suspending each other's workers, so they must share one node"},
+         {["ok.", "--profile", "eprof", "--nodes", "a@h"],
+          {cannot_combine, "--profile", "--nodes", '_'},
+          "--profile and --nodes cannot be combined: a profile is of one node's workers"},
          {["ok.", "-l", "10", "-d", "100"], {cannot_combine, "-l/--loop", "-d/--duration"},
           "-l/--loop and -d/--duration cannot be combined"}],
     [{lists:flatten(lists:join(" ", Args)), error_case(erlperf_args:parse(Args), Shape, Line)}

@@ -353,7 +353,7 @@ profile_nodes() ->
     [{doc, "--profile with --nodes is a usage error, before any node is contacted"}].
 profile_nodes(Config) ->
     usage_error(Config, ["ok.", "--profile", "eprof", "--nodes", "nowhere@nohost"],
-                "profile (eprof) cannot be combined with nodes").
+                "--profile and --nodes cannot be combined: a profile is of one node's workers").
 
 profile_tools() ->
     [{doc, "--profile eprof, fprof and cprof: a section per runner under the table, the runner's "

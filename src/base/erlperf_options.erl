@@ -29,7 +29,8 @@
 %%%       this module checks the value's range.</li>
 %%%   <li><b>rule</b>: `{needs, Key, Keys}' (Key is given only with one of Keys) or
 %%%       `{excludes, A, B}' (not both), where A and B are keys or `{Key, Value}' (the
-%%%       option given with that value).</li>
+%%%       option given with that value), possibly with a fourth element: why not
+%%%       ({@link why/2}).</li>
 %%% </ul>
 %%%
 %%% Example:
@@ -44,7 +45,7 @@
 -module(erlperf_options).
 
 -export([all/0, find/1, find/2, defaults/1, default/1, valid/3, valid_type/2, limit/1, limit_reason/1,
-         rules/0, rebar3/0, suite_dir/0, profilers/0, profiler_choices/0]).
+         rules/0, why/2, rebar3/0, suite_dir/0, profilers/0, profiler_choices/0]).
 
 -export_type([option/0, scope/0, type/0, arg/0, rule/0]).
 
@@ -67,7 +68,9 @@
                     repeat => true,               % the command line adds each value to a list
                     api => false,                 % the command line's alone
                     rebar3 => string()}.          % its line in `rebar3 help erlperf'
--type rule() :: {needs, atom(), [atom()]} | {excludes, atom() | {atom(), term()}, atom() | {atom(), term()}}.
+-type rule() :: {needs, atom(), [atom()]}
+              | {excludes, atom() | {atom(), term()}, atom() | {atom(), term()}}
+              | {excludes, atom() | {atom(), term()}, atom() | {atom(), term()}, Why :: string()}.
 
 %% Run noise by default, percent: the standard deviation by which whole runs of the same
 %% code differed beyond what one run showed, measured by `make bench-calibration' on the
@@ -216,13 +219,24 @@ rules() ->
      {excludes, bytes, suites},
      {excludes, isolation, suites},
      {excludes, nodes, suites},
-     {excludes, loop, squeeze},
+     {excludes, loop, squeeze,
+      "concurrency estimation compares throughputs, and a timed sample measures time"},
      {excludes, loop, sample_duration},
      {excludes, latency, squeeze},
      {excludes, memory, squeeze},
      {excludes, isolation, nodes},
-     {excludes, profile, nodes},
-     {excludes, isolation, {compare, interleaved}}].
+     {excludes, profile, nodes, "a profile is of one node's workers"},
+     {excludes, isolation, {compare, interleaved},
+      "jobs take turns by suspending each other's workers, so they must share one node"}].
+
+%% @doc Why two options cannot go together, as the end of an error text ("" when the
+%% rule says no more).
+-spec why(atom() | {atom(), term()}, atom() | {atom(), term()}) -> string().
+why(A, B) ->
+    case [W || {excludes, X, Y, W} <- rules(), {X, Y} =:= {A, B} orelse {X, Y} =:= {B, A}] of
+        [Why] -> ": " ++ Why;
+        [] -> ""
+    end.
 
 %% @doc The options `rebar3 erlperf' declares to rebar3, as its option specs; the values
 %% are read back from the arguments by erlperf's own parser.
@@ -289,7 +303,7 @@ benchmark() ->
        repeat => true, rebar3 => "Compare with the stored run NAME.",
        help => "compare each runner with a saved record (--save); repeatable"},
      #{key => fail_on_regression, scope => cli, names => ["--fail-on-regression"], arg => gate,
-       type => ?NON_NEGATIVE, default => none,
+       type => {either, [?NON_NEGATIVE, {value, none}]}, default => none,
        rebar3 => "Exit 3 when a benchmark is significantly slower by more than PCT percent.",
        help => "exit 3 when a runner is significantly slower than a baseline by more than PCT "
                "percent, or an exact count per call (bytes, reductions) grew by more"},
@@ -303,14 +317,14 @@ benchmark() ->
        rebar3 => "Suite files: a directory or files (default: " ?SUITE_DIR ").",
        help => "run the benchmark suites of FILE (.erl) or of the .erl files in a directory "
                "(repeatable); each run is kept in the store and compared with the previous one"},
-     #{key => filter, scope => cli, names => ["--filter"], arg => regex, type => string,
-       default => undefined, rebar3 => "Only the benchmarks whose names match REGEX.",
+     #{key => filter, scope => cli, names => ["--filter"], arg => regex,
+       type => {either, [string, {value, undefined}]}, default => undefined, rebar3 => "Only the benchmarks whose names match REGEX.",
        help => "--suite: only the benchmarks whose name matches REGEX"},
      #{key => store, scope => cli, names => ["--store"], arg => dir, type => path,
        default => ?STORE, rebar3 => "Directory of the stored runs (default: " ?STORE ").",
        help => "--suite, --history: the results store"},
      #{key => save_baseline, scope => cli, names => ["--save-baseline"], arg => name,
-       type => string, default => undefined, rebar3 => "Store this run as NAME.",
+       type => {either, [string, {value, undefined}]}, default => undefined, rebar3 => "Store this run as NAME.",
        help => "--suite: also keep this run as the baseline NAME (--baseline NAME compares "
                "with it)"},
      #{key => against, scope => cli, names => ["--against"], arg => revision, type => string,

@@ -107,6 +107,7 @@
                 | {limit, Name :: string(), Text :: string(), Key :: atom()}
                 | {too_many_hooks, Key :: atom(), Hooks :: pos_integer(), Runners :: pos_integer()}
                 | {cannot_combine, string(), string()}
+                | {cannot_combine, string(), string(), Why :: string()}
                 | {needs, string(), string()}
                 | {empty, Name :: string()}
                 | {same_file, Name :: string(), Other :: string(), File :: string()}
@@ -211,6 +212,8 @@ format_error({too_many_hooks, Key, Hooks, Runners}) ->
          [Hooks, Key, Runners, plural(Runners), Key, all_hint(Key)]);
 format_error({cannot_combine, One, Other}) ->
     text("~ts and ~ts cannot be combined", [One, Other]);
+format_error({cannot_combine, One, Other, Why}) ->
+    text("~ts and ~ts cannot be combined~ts", [One, Other, Why]);
 format_error({needs, One, Other}) ->
     text("~ts needs ~ts", [One, Other]);
 format_error({empty, Name}) ->
@@ -688,6 +691,10 @@ benchmark(Codes, Hooks, Given, All) ->
 combination({needs, Key, Others}, Given) ->
     not is_map_key(Key, Given) orelse lists:any(fun (O) -> is_map_key(O, Given) end, Others)
         orelse usage({needs, names(Key), lists:flatten(lists:join(" or ", [names(O) || O <- Others]))}),
+    ok;
+combination({excludes, Key, Other, _Why}, Given) ->
+    given(Key, Given) andalso given(Other, Given)
+        andalso usage({cannot_combine, names(Key), names(Other), erlperf_options:why(Key, Other)}),
     ok;
 combination({excludes, Key, Other}, Given) ->
     given(Key, Given) andalso given(Other, Given)

@@ -285,14 +285,14 @@ format_error({invalid_option, Key, Value}) when is_integer(Value); element(1, Va
 format_error({invalid_option, Key, Value}) ->
     flat("invalid value for option ~ts: ~0tP", [Key, Value, ?FORMAT_DEPTH]);
 format_error({incompatible_options, compare, interleaved, isolation}) ->
-    "compare interleaved cannot be combined with isolation: jobs take turns by suspending "
-    "each other's workers, so they must share one node";
+    "compare interleaved cannot be combined with isolation"
+        ++ erlperf_options:why(isolation, {compare, interleaved});
 format_error({incompatible_options, forks, N, {samples, Samples}}) ->
     flat("~b forks need at least ~b samples (a sample per fork), not ~b", [N, N, Samples]);
 format_error({incompatible_options, forks, N, What}) ->
     flat("~b forks cannot be combined with ~ts: ~ts", [N, forks_what(What), forks_why(What)]);
 format_error({incompatible_options, profile, Tool, nodes}) ->
-    flat("profile (~ts) cannot be combined with nodes: a profile is of one node's workers", [Tool]);
+    flat("profile (~ts) cannot be combined with nodes~ts", [Tool, erlperf_options:why(profile, nodes)]);
 format_error({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profiler_busy;
                                         Tag =:= profile_failed ->
     erlperf_profile:format_error(Reason);
