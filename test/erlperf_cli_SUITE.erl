@@ -23,7 +23,7 @@
          end_per_group/2]).
 %% usage
 -export([no_arguments/1, help/1, parser_errors/1, command_errors/1, syntax_error/1,
-         syntax_error_second_line/1, bad_pa/1, bad_arity/1, runner_crash/1,
+         syntax_error_second_line/1, bad_pa/1, bad_arity/1, runner_crash/1, crash_among_several/1,
          undefined_function/1, init_crash/1, unreachable_node/1]).
 %% options
 -export([aliases/1, sleep_plausible/1, one_sample/1, concurrency/1, duration/1, samples/1,
@@ -53,7 +53,7 @@
 -export([terminal_colour_and_progress/1, no_colour/1]).
 
 %% case docs
--export([no_arguments/0, help/0, parser_errors/0, command_errors/0, syntax_error/0, syntax_error_second_line/0, bad_pa/0, bad_arity/0, runner_crash/0, undefined_function/0, init_crash/0, unreachable_node/0, aliases/0, sleep_plausible/0, one_sample/0, concurrency/0, duration/0, samples/0, warmup/0, loop/0, report_formats/0, cv/0, verbose/0, code_path/0, erl_libs/0, isolated/0, squeeze_options/0, init_and_done/0, init_runner/0, label/0, all_runner_defaults/0, mfa_runner/0, inline_value/0, terminal_width/0, nodes/0, readme_rand_uniform/0, readme_concurrency/0, readme_compare_warmup/0, readme_state/0, readme_squeeze_is_loaded/0, readme_squeeze_persistent_term/0, readme_pg_scope/0, readme_sleep_init_runner/0, readme_pg2/0, readme_pg2_isolated/0, readme_verbose_squeeze/0, readme_squeeze_max/0, readme_pa_argparse/0, readme_erl_libs_argparse/0, readme_ets_timer/0, guide_bytes_2/0, guide_bytes_100/0, guide_bytes_1000/0, readme_mfa_loop/0, readme_duration_doubles/0, readme_timed_compare/0, terminal_colour_and_progress/0, no_colour/0,
+-export([no_arguments/0, help/0, parser_errors/0, command_errors/0, syntax_error/0, syntax_error_second_line/0, bad_pa/0, bad_arity/0, runner_crash/0, crash_among_several/0, undefined_function/0, init_crash/0, unreachable_node/0, aliases/0, sleep_plausible/0, one_sample/0, concurrency/0, duration/0, samples/0, warmup/0, loop/0, report_formats/0, cv/0, verbose/0, code_path/0, erl_libs/0, isolated/0, squeeze_options/0, init_and_done/0, init_runner/0, label/0, all_runner_defaults/0, mfa_runner/0, inline_value/0, terminal_width/0, nodes/0, readme_rand_uniform/0, readme_concurrency/0, readme_compare_warmup/0, readme_state/0, readme_squeeze_is_loaded/0, readme_squeeze_persistent_term/0, readme_pg_scope/0, readme_sleep_init_runner/0, readme_pg2/0, readme_pg2_isolated/0, readme_verbose_squeeze/0, readme_squeeze_max/0, readme_pa_argparse/0, readme_erl_libs_argparse/0, readme_ets_timer/0, guide_bytes_2/0, guide_bytes_100/0, guide_bytes_1000/0, readme_mfa_loop/0, readme_duration_doubles/0, readme_timed_compare/0, terminal_colour_and_progress/0, no_colour/0,
          cli_md_init_runner_order/0, cli_md_init_runner_swapped/0, init_and_done_order/0,
          label_order/0, single_hook_first_runner/0, hooks_before_runners/0,
          utf8_code/0, latin1_code/0, latin1_label/0, latin1_failure/0, latin1_syntax_error/0,
@@ -111,7 +111,7 @@ all() ->
 groups() ->
     [{usage, [parallel],
       [no_arguments, help, parser_errors, command_errors, syntax_error, syntax_error_second_line,
-       bad_pa, bad_arity, runner_crash, undefined_function, init_crash, unreachable_node,
+       bad_pa, bad_arity, runner_crash, crash_among_several, undefined_function, init_crash, unreachable_node,
        interleaved_isolated, bad_baseline, sweep_usage, latency_crash, profile_tprof,
        profile_nodes, forks_usage]},
      {options, [parallel],
@@ -703,6 +703,21 @@ runner_crash() ->
 runner_crash(Config) ->
     Out = failure(Config, ["erlang:error(cli_oops)."], "runner crashed"),
     ?assertNotEqual(nomatch, string:find(Out, "cli_oops")).
+
+crash_among_several() ->
+    [{doc, "One runner of three crashes: it is named, the others' results are shown (and "
+           "written), exit 1"}].
+crash_among_several(Config) ->
+    Json = filename:join(?config(priv_dir, Config), "crash_among_several.json"),
+    {1, Out} = run(Config, ["rand:uniform().", "1 = 2.", "erlang:phash2(1).", "-s", "2", "-d", "100",
+                            "-o", Json]),
+    ?assertNotEqual(nomatch, string:find(Out, "erlperf: runner of '1 = 2.' crashed: "
+                                              "error:{badmatch,2} at line 1"), Out),
+    Rows = table(?BASIC ++ ["Rel"], Out),
+    ?assertEqual(["erlang:phash2(1).", "rand:uniform()."], lists:sort([C || #{"Code" := C} <- Rows]), Out),
+    {ok, Bytes} = file:read_file(Json),
+    {ok, #{<<"runs">> := Runs}} = erlperf_json:decode(Bytes),
+    ?assertEqual(2, length(Runs)).
 
 undefined_function() ->
     [{doc, "A call to a missing module names the module, exit 1"}].

@@ -348,27 +348,55 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
     Progress = start_progress(Parsed),
     Options = maps:merge((forks(Parsed, Run))#{report => full}, progress_option(Progress)),
     %% any class: a load node may raise exit or throw, which must not end as a stack dump
-    Outcome = try
-                  verbose(Parsed),
-                  {ok, measure(Codes, Options, Conc, Parsed)}
-              catch
-                  Class:Reason:Stack -> {error, erlperf_cli_outcome:known(Class, Reason, Stack)}
-              end,
+    verbose(Parsed),
+    Outcome = measured(Codes, Options, Conc, Parsed),
     stop_progress(Progress),
     case Outcome of
-        {ok, Reports} ->
-            %% one record for every output, the baselines' comparisons in it
-            Record = erlperf_record:from_reports(Reports),
-            Rows = baseline_rows(Parsed, Record),
-            Results = {erlperf_record:with_baselines(Record, Rows), Rows},
-            print_results(Parsed, Results),
-            warn_cv(maps:get(<<"runs">>, element(1, Results))),
-            case erlperf_cli_outcome:write_outputs(Parsed, Results) of
-                ok -> erlperf_cli_outcome:gate(Parsed, Rows);
-                {error, Why} -> erlperf_cli_outcome:fail(Why)
-            end;
+        {crashed, Crashes, Reports} ->
+            _ = [erlperf_cli_outcome:fail(Crash) || Crash <- Crashes],
+            max(erlperf_args:exit_code(benchmark_failed), shown(Reports, Parsed));
         {error, Why} ->
-            erlperf_cli_outcome:fail(Why)
+            erlperf_cli_outcome:fail(Why);
+        {ok, Reports} ->
+            shown(Reports, Parsed)
+    end.
+
+%% The reports, or the error; a runner among several that crashes is named, and the
+%% others run again without it.
+-spec measured([erlperf_job:code_map()], map(), map() | undefined, parsed()) ->
+          {ok, [map()]} | {crashed, [term()], [map()]} | {error, term()}.
+measured(Codes, Options, Conc, Parsed) ->
+    %% any class: a load node may raise exit or throw, which must not end as a stack dump
+    try
+        {ok, measure(Codes, Options, Conc, Parsed)}
+    catch
+        error:{crashed, {_Role, Label}, _} = Crash ->
+            case [C || C <- Codes, erlperf_codegen:label(C) =/= Label] of
+                [] ->
+                    {error, Crash};
+                Others ->
+                    case measured(Others, Options, Conc, Parsed) of
+                        {ok, Reports} -> {crashed, [Crash], Reports};
+                        {crashed, More, Reports} -> {crashed, [Crash | More], Reports};
+                        {error, Why} -> {error, Why}
+                    end
+            end;
+        Class:Reason:Stack ->
+            {error, erlperf_cli_outcome:known(Class, Reason, Stack)}
+    end.
+
+%% The results printed and written; the exit status of the gate.
+-spec shown([map()], parsed()) -> non_neg_integer().
+shown(Reports, Parsed) ->
+    %% one record for every output, the baselines' comparisons in it
+    Record = erlperf_record:from_reports(Reports),
+    Rows = baseline_rows(Parsed, Record),
+    Results = {erlperf_record:with_baselines(Record, Rows), Rows},
+    print_results(Parsed, Results),
+    warn_cv(maps:get(<<"runs">>, element(1, Results))),
+    case erlperf_cli_outcome:write_outputs(Parsed, Results) of
+        ok -> erlperf_cli_outcome:gate(Parsed, Rows);
+        {error, Why} -> erlperf_cli_outcome:fail(Why)
     end.
 
 %% A sweep with --param or --bytes, a benchmark per --input, else one benchmark.

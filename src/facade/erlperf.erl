@@ -301,6 +301,8 @@ format_error({bad_code, Role, Detail}) ->
 format_error({stops_vm, Label, {M, F, A}}) ->
     flat("~ts calls ~s:~s/~b, which would stop erlperf's own VM: run it isolated (-i, or "
          "isolation => #{})", [Label, M, F, A]);
+format_error({crashed, {Role, Label}, {Class, Reason, Stack}}) ->
+    flat("~ts of '~ts' crashed: ~ts", [Role, Label, format_crash(Class, Reason, Stack)]);
 format_error({crashed, Role, {Class, Reason, Stack}}) ->
     flat("~ts crashed: ~ts", [Role, format_crash(Class, Reason, Stack)]);
 format_error({Tag, _} = Reason) when Tag =:= nodedown; Tag =:= erpc ->

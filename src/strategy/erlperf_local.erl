@@ -161,16 +161,27 @@ estimate(Job, Opts, Conc) ->
 %%--------------------------------------------------------------------
 %% Jobs
 
-%% Starts the jobs, runs Fun, and stops the jobs whatever happens.
+%% Starts the jobs, runs Fun, and stops the jobs whatever happens. A crash of one job
+%% among several names it: `{crashed, {Role, Label}, Detail}'.
 with_jobs(CodeMaps, Fun) ->
     Jobs = start_jobs(CodeMaps, []),
     try
         Fun(Jobs)
     catch
-        exit:{{shutdown, {crashed, _, _} = Crash}, _} -> erlang:error(Crash)
+        exit:{{shutdown, {crashed, _, _} = Crash}, _} -> erlang:error(named(Crash, Jobs));
+        error:{crashed, _, _} = Crash -> erlang:error(named(Crash, Jobs))
     after
         stop_jobs(Jobs)
     end.
+
+%% The crash with the label of the job that is down, when there were several.
+named({crashed, Role, Detail} = Crash, [_, _ | _] = Jobs) when is_atom(Role) ->
+    case [C || #{pid := Pid, code := C} <- Jobs, not is_process_alive(Pid)] of
+        [Code] -> {crashed, {Role, erlperf_codegen:label(Code)}, Detail};
+        _ -> Crash
+    end;
+named(Crash, _Jobs) ->
+    Crash.
 
 start_jobs([], Started) ->
     lists:reverse(Started);
