@@ -415,7 +415,8 @@ compare_reference_test_() ->
      || {Test, A, B, C, Change, Ci, P, Stat, Extra} <- compare_reference()].
 
 check_comparison(Test, A, B, C, Change, Ci, P, Stat, Extra) ->
-    Cmp = erlperf_stat:compare(A, B, #{test => Test, confidence => C}),
+    %% the test alone: no noise floor
+    Cmp = erlperf_stat:compare(A, B, #{test => Test, confidence => C, noise => 0}),
     #{test := Test, confidence := C, better := higher, change_pct := ChangePct, ci_pct := CiPct,
       p := PValue, statistic := Statistic, significant := Significant, verdict := Verdict} = Cmp,
     ?assertRef(Change, ChangePct),
@@ -446,7 +447,9 @@ compare_test_() ->
      ?_assertEqual(erlperf_stat:compare(?SKEWED, ?SKEWED2, #{test => welch, confidence => 95,
                                                                better => higher}),
                    erlperf_stat:compare(?SKEWED, ?SKEWED2)),
-     ?_assertEqual(#{test => welch, confidence => 95, better => higher, noise => 0},
+     %% the run options' defaults (the option registry's): one noise floor everywhere
+     ?_assertEqual(#{test => welch, confidence => 95, better => higher,
+                     noise => maps:get(noise, erlperf:defaults())},
                    erlperf_stat:compare_defaults()),
      %% verdicts of the reference sets: significant at 95%, not at 99%
      ?_assertMatch(#{verdict := faster, significant := true},
@@ -478,7 +481,7 @@ compare_test_() ->
      %% a zero baseline mean: no percentages, the test still runs
      ?_assertMatch(#{change_pct := undefined, ci_pct := undefined, significant := true,
                      verdict := faster},
-                   erlperf_stat:compare([0, 0, 0, 0], [5, 6, 5, 6])),
+                   erlperf_stat:compare([0, 0, 0, 0], [5, 6, 5, 6], #{noise => 0})),
      %% the noise floor: significant only when the interval lies beyond it (?PA, ?PB:
      %% paired 1.4..2.3% lower, Welch 0.6..3.0% lower)
      ?_assertMatch(#{verdict := slower, significant := true, within_noise := false},
@@ -528,8 +531,9 @@ hodges_lehmann_test_() ->
      ?_assertEqual(-1.0, erlperf_stat:hodges_lehmann([3], [2]))].
 
 verdict_text_test_() ->
+    %% without a noise floor unless given
     Text = fun (A, B, Opts) -> iolist_to_binary(erlperf_stat:verdict_text(
-                                                  erlperf_stat:compare(A, B, Opts))) end,
+                                                  erlperf_stat:compare(A, B, maps:merge(#{noise => 0}, Opts)))) end,
     Made = fun (Map) -> iolist_to_binary(erlperf_stat:verdict_text(
                             maps:merge(#{test => welch, confidence => 95, better => higher,
                                          p => 0.01, significant => true}, Map))) end,
@@ -690,9 +694,9 @@ run_noise_welch_reference_test_() ->
      || {A, B, R, Conf, ExpChange, {ExpLo, ExpHi}, ExpP, ExpT, ExpDf} <- run_noise_welch_reference()].
 
 run_noise_compare_test_() ->
-    P = fun (R) -> maps:get(p, erlperf_stat:compare(?PA, ?PB, #{run_noise => R})) end,
+    P = fun (R) -> maps:get(p, erlperf_stat:compare(?PA, ?PB, #{run_noise => R, noise => 0})) end,
     [%% without run noise Welch's test as before: significant; with 0.5% no longer
-     ?_assertMatch(#{significant := true}, erlperf_stat:compare(?PA, ?PB, #{})),
+     ?_assertMatch(#{significant := true}, erlperf_stat:compare(?PA, ?PB, #{noise => 0})),
      ?_assertEqual(erlperf_stat:compare(?PA, ?PB, #{}),
                    maps:remove(run_noise, erlperf_stat:compare(?PA, ?PB, #{run_noise => 0}))),
      ?_assertMatch(#{significant := false}, erlperf_stat:compare(?PA, ?PB, #{run_noise => 0.5})),

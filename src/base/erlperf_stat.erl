@@ -7,7 +7,7 @@
 %%% <dl>
 %%% <dt>sample</dt><dd>one measured value: iterations per sample duration (continuous
 %%%   mode, higher is better) or microseconds per sample (timed mode, lower is better).</dd>
-%%% <dt>confidence</dt><dd>a percentage in (0, 100), 95 by default; α = 1 - confidence/100.</dd>
+%%% <dt>confidence</dt><dd>a percentage in (0, 100), by default the `confidence' option's (erlperf_options); α = 1 - confidence/100.</dd>
 %%% <dt>confidence interval of the mean</dt><dd>Student's t interval
 %%%   `mean ± t(1 - α/2, n - 1) · s / √n', `s' the sample standard deviation. Undefined
 %%%   (`undefined') for one sample: there is no spread to estimate.</dd>
@@ -88,7 +88,7 @@
 %%%   (no tie correction; rounding down widens it). When k &lt; 1 the samples are too few
 %%%   for that confidence and the interval is `undefined'. It is close to, not the same
 %%%   as, R's `wilcox.test(conf.int = TRUE)' interval (a root search).</dd>
-%%% <dt>noise floor</dt><dd>the `noise' option, percent of A's mean (0 by default): a
+%%% <dt>noise floor</dt><dd>the `noise' option, percent of A's mean (by default the option's, erlperf_options): a
 %%%   change is significant only when the test rejects equality and its interval lies
 %%%   entirely outside ±noise (without an interval: the change itself). A rejected but
 %%%   smaller change is reported `within_noise'. Runs of identical code differ by about
@@ -163,10 +163,10 @@
 -type test() :: welch | paired | mann_whitney.
 
 %% Options of compare/3; the defaults are compare_defaults/0.
-%% `test': the test (welch). `confidence': percent in (0, 100) (95).
+%% `test': the test (welch). `confidence': percent in (0, 100) (the option's default).
 %% `better': which samples are better, `higher' (throughput, continuous mode) or
 %% `lower' (time, timed mode) (higher); it only names the verdict. `noise': the noise
-%% floor, percent (0). `run_noise': the run noise, percent (0; see the glossary), for
+%% floor, percent (the option's default). `run_noise': the run noise, percent (0; see the glossary), for
 %% `welch' only: the other tests compare samples taken in one run.
 -type compare_options() :: #{test => test(), confidence => number(),
                              better => higher | lower, noise => number(),
@@ -194,7 +194,6 @@
                         basis => forks | single_run, forks => pos_integer(),
                         run_noise => number()}.
 
--define(DEFAULT_CONFIDENCE, 95).
 %% Tukey's multiples of the IQR for mild and severe outliers.
 -define(MILD_IQR, 1.5).
 -define(SEVERE_IQR, 3.0).
@@ -294,7 +293,7 @@ cv(Samples) ->
 %% @equiv confidence_interval(Samples, 95)
 -spec confidence_interval([number(), ...]) -> {float(), float()} | undefined.
 confidence_interval(Samples) ->
-    confidence_interval(Samples, ?DEFAULT_CONFIDENCE).
+    confidence_interval(Samples, erlperf_options:default(confidence)).
 
 %% @doc Student's t confidence interval of the mean, `{Low, High}', at `Confidence'
 %% percent (in (0, 100)); `undefined' for a single sample. Raises
@@ -469,7 +468,8 @@ compare_runs({A, _SizesA}, {B, _SizesB}, Options) ->
 -spec compare_defaults() -> #{test := test(), confidence := number(), better := higher | lower,
                               noise := number()}.
 compare_defaults() ->
-    #{test => welch, confidence => ?DEFAULT_CONFIDENCE, better => higher, noise => 0}.
+    #{test => welch, confidence => erlperf_options:default(confidence), better => higher,
+      noise => erlperf_options:default(noise)}.
 
 %% @doc One line for people: "12.3% slower (95% CI 10.1..14.5%)", "4.0% faster (...)",
 %% "no significant difference (95% CI -1.2..2.0%)"; with a `basis', the interval says

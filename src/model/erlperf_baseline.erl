@@ -60,8 +60,9 @@
                    basis => forks | single_run,
                    comparison => erlperf_stat:comparison()}.
 -type row() :: #{label := binary(), name := binary(), baselines := [entry()]}.
-%% Options of compare/3, defaults in brackets: `confidence' [95], `noise' (the noise
-%% floor, percent) [0], `run_noise' (percent, when nothing better is known) [0],
+%% Options of compare/3, defaults in brackets (the run options' defaults are the option
+%% registry's, erlperf_options): `confidence', `noise' (the noise floor, percent),
+%% `run_noise' (percent, when nothing better is known),
 %% `given_run_noise' (percent: no estimate; none: estimated) [none], `history' (earlier runs of each
 %% benchmark, keyed by `{Label, Params}', oldest first) [#{}], `gate' (percent) [none],
 %% `paired' (the forks of both runs were taken in pairs side by side: compared pair by
@@ -71,7 +72,6 @@
                      history => #{{binary(), map()} => [erlperf_record:run()]},
                      gate => number() | none, paired => boolean()}.
 
--define(CONFIDENCE, 95).
 %% Code that waits: a change of the time of a call within this many times what waiting
 %% for a CPU added to a call is explained by the load.
 -define(WAIT_MARGIN, 1.5).
@@ -128,8 +128,10 @@ load(File) ->
 -spec compare([{file:filename(), erlperf_record:results()}], erlperf_record:results(), options()) -> [row()].
 compare(Baselines, #{<<"runs">> := Runs} = Record, Options) ->
     Stat = (maps:with([history, given_run_noise, gate, paired], Options))#{
-             test => welch, confidence => maps:get(confidence, Options, ?CONFIDENCE),
-             noise => maps:get(noise, Options, 0), run_noise => maps:get(run_noise, Options, 0),
+             test => welch,
+             confidence => maps:get(confidence, Options, erlperf_options:default(confidence)),
+             noise => maps:get(noise, Options, erlperf_options:default(noise)),
+             run_noise => maps:get(run_noise, Options, erlperf_options:default(run_noise)),
              system => maps:get(<<"system">>, Record, #{})},
     Names = erlperf_record:param_names(Record),
     [#{label => maps:get(<<"label">>, Run), name => erlperf_record:run_name(Run, Names),

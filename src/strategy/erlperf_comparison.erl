@@ -39,7 +39,6 @@
 -type stat_options() :: #{confidence => number(), noise => number(), run_noise => number()}.
 
 %% Confidence when none is given, percent.
--define(CONFIDENCE, 95).
 
 %%--------------------------------------------------------------------
 %% API
@@ -51,9 +50,10 @@
 %% compared here ran in one run, and share its state.
 -spec annotate([erlperf:report()], stat_options() | number()) -> [erlperf:report()].
 annotate(Reports, Confidence) when is_number(Confidence) ->
-    annotate(Reports, #{confidence => Confidence});
+    %% a bare confidence, as erlperf 2.x took it: no noise floor
+    annotate(Reports, #{confidence => Confidence, noise => 0});
 annotate(Reports, Stat) ->
-    Confidence = maps:get(confidence, Stat, ?CONFIDENCE),
+    Confidence = maps:get(confidence, Stat, erlperf_options:default(confidence)),
     RunNoise = maps:get(run_noise, Stat, 0),
     Described = [describe(R, Confidence, RunNoise) || R <- Reports],
     case Described of
