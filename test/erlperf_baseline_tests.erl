@@ -66,7 +66,7 @@ load_errors_test() ->
     ?assertMatch({error, {baseline, _, {record, _}}}, erlperf_baseline:load(NotRecord)),
     Newer = filename:join(Dir, "newer.json"),
     ok = file:write_file(Newer, <<"{\"version\": 99, \"runs\": []}">>),
-    ?assertMatch({error, {baseline, _, {newer_version, 99}}}, erlperf_baseline:load(Newer)),
+    ?assertMatch({error, {baseline, _, {newer_version, benchmark, 99}}}, erlperf_baseline:load(Newer)),
     Broken = filename:join(Dir, "broken.json"),
     ok = file:write_file(Broken, <<"{\"version\": ">>),
     {error, Reason} = erlperf_baseline:load(Broken),
@@ -84,8 +84,8 @@ format_error_test_() ->
                    Text({record, {<<"runs[0].samples">>, "a non-empty list"}})),
      ?_assertEqual("baseline base.json: a --perf-test results.json, not a benchmark record (--save writes one)",
                    Text({record, perf_test_results})),
-     ?_assertEqual("baseline base.json: written by a newer erlperf (record version 2)",
-                   Text({newer_version, 2})),
+     ?_assertEqual("baseline base.json: written by a newer erlperf (record version 2; this one reads 1)",
+                   Text({newer_version, benchmark, 2})),
      ?_assertEqual("baseline base.json: " ++ erlperf_json:format_error(JsonError), Text(JsonError)),
      ?_assertEqual(nomatch, string:find(Text(JsonError), "{"))].
 

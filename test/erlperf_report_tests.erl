@@ -907,7 +907,7 @@ interference_record_test() ->
     ?assert(abs(maps:get(<<"others">>, I) - 0.65) < 1.0e-9, I),
     ?assertEqual([0.5, 0.5], maps:get(<<"samples">>, I)),
     ?assertEqual(1.0, maps:get(<<"demand">>, I)),
-    ?assertEqual(ok, erlperf_record_check:check(erlperf_record:from_reports([Report]))),
+    ?assertEqual(ok, erlperf_schema:check(benchmark, erlperf_record:from_reports([Report]))),
     Text = text([Report], #{format => extended}),
     ?assertNotEqual(nomatch, string:find(Text, "Note: other programs kept 65% of the host's CPUs busy and took "
                                                "50% of the schedulers' time during the run\n")).

@@ -55,6 +55,8 @@
 
 -export_type([reason/0, result/0, options/0]).
 
+-include("model/erlperf_schema.hrl").
+
 %% A benchmark's run options from its own (the suite's) and the command line's.
 -type options() :: fun((Own :: map(), Given :: map()) -> map()).
 %% The current version's record (`none' when no benchmark ran), the revision's as a
@@ -440,7 +442,7 @@ failed(Measured, Source) ->
 missing({ok, #{record := Record}}, Measured, Current, Revision, Rev) ->
     Runs = case Record of
                none -> [];
-               #{<<"runs">> := Rs} -> Rs
+               #{?RUNS := Rs} -> Rs
            end,
     Names = [erlperf_record:run_name(R, erlperf_record:param_names(Record)) || R <- Runs],
     Measured1 = [U || {U, {ok, _}} <- Measured],
@@ -461,7 +463,7 @@ result(Measured, Source) ->
                  Current -> erlperf_record:from_reports(Current)
              end,
     Baseline = case [R || [_, R] <- Pairs] of
-                   [] -> #{<<"version">> => erlperf_record:version(), <<"runs">> => []};
+                   [] -> #{?VERSION => erlperf_record:version(), ?RUNS => []};
                    Revision -> by_name(erlperf_record:from_reports(Revision))
                end,
     {ok, #{record => Record, baseline => {Source, Baseline},
@@ -470,8 +472,8 @@ result(Measured, Source) ->
 %% The revision's runs match the current ones by name only: without their code, which
 %% erlperf_baseline would otherwise pair when no name matches (a benchmark new in the
 %% working tree, of the same code as another, has nothing to compare with).
-by_name(#{<<"runs">> := Runs} = Record) ->
-    Record#{<<"runs">> := [maps:remove(<<"code">>, R) || R <- Runs]}.
+by_name(#{?RUNS := Runs} = Record) ->
+    Record#{?RUNS := [maps:remove(?CODE, R) || R <- Runs]}.
 
 %%--------------------------------------------------------------------
 %% Version nodes

@@ -47,6 +47,8 @@
 
 -export_type([format_options/0, argument/0, run_options/0]).
 
+-include("model/erlperf_schema.hrl").
+
 %% Show progress when the run is expected to take longer than this (milliseconds).
 -define(PROGRESS_AFTER_MS, 3000).
 %% Terminal width assumed when stdout is a terminal of unknown width; also the default
@@ -393,7 +395,7 @@ shown(Reports, Parsed) ->
     Rows = baseline_rows(Parsed, Record),
     Results = {erlperf_record:with_baselines(Record, Rows), Rows},
     print_results(Parsed, Results),
-    warn_cv(maps:get(<<"runs">>, element(1, Results))),
+    warn_cv(maps:get(?RUNS, element(1, Results))),
     case erlperf_cli_outcome:write_outputs(Parsed, Results) of
         ok -> erlperf_cli_outcome:gate(Parsed, Rows);
         {error, Why} -> erlperf_cli_outcome:fail(Why)
@@ -430,8 +432,8 @@ warn_cv(Runs) ->
                                     "on samples (the last ~b samples vary by ~.1f%)~n",
                                     [Label, erlperf_cli_outcome:number(float(Goal)), length(Values),
                                      100 * erlperf_stat:cv(Values)]))
-         || #{<<"cv_met">> := false, <<"cv_goal">> := Goal, <<"label">> := Label,
-              <<"samples">> := Values} <- Runs],
+         || #{<<"cv_met">> := false, <<"cv_goal">> := Goal, ?LABEL := Label,
+              ?SAMPLES := Values} <- Runs],
     ok.
 
 -spec baseline_rows(parsed(), erlperf_record:results()) -> [erlperf_baseline:row()].

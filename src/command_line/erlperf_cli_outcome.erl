@@ -22,6 +22,8 @@
 -export([fail/1, format_error/1, known/3, gate/2, write_outputs/2, number/1, compare_options/1,
          interference_note/2]).
 
+-include("model/erlperf_schema.hrl").
+
 %% Ends the line of a command-line mistake.
 -define(HINT, " (see 'erlperf --help')").
 
@@ -88,7 +90,7 @@ count_name(<<"reductions_per_iteration">>) -> "reductions per call".
 %% host's interference cannot be measured: one line on stderr says so (the verdicts
 %% then know nothing of the load).
 -spec interference_note(erlperf_record:results(), [erlperf_baseline:row()]) -> ok.
-interference_note(#{<<"runs">> := Runs}, Rows) ->
+interference_note(#{?RUNS := Runs}, Rows) ->
     Verdicts = [E || #{baselines := Entries} <- Rows, #{match := M} = E <- Entries, M =/= none],
     case Verdicts =:= [] orelse lists:any(fun (R) -> is_map_key(<<"interference">>, R) end, Runs) of
         true ->

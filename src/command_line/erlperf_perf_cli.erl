@@ -28,6 +28,8 @@
 %% API: called by erlperf_cli.
 -export([run/1]).
 
+-include("model/erlperf_schema.hrl").
+
 %% Longest wait for an aborted test to clean up before its runner is killed.
 -define(STOP_TIMEOUT_MS, 20000).
 %% Signals that stop a test.
@@ -127,8 +129,8 @@ failed(Text) ->
 
 %% 1 with a line saying how many runs failed, 3 when a requirement failed, else 0.
 -spec status(map()) -> non_neg_integer().
-status(#{<<"runs">> := Runs, <<"requirements">> := Requirements}) ->
-    case {[R || #{<<"status">> := <<"failed">>} = R <- Runs], erlperf_perf_requirements:failed(Requirements)} of
+status(#{?RUNS := Runs, ?REQUIREMENTS := Requirements}) ->
+    case {[R || #{?STATUS := <<"failed">>} = R <- Runs], erlperf_perf_requirements:failed(Requirements)} of
         {[_ | _] = Failed, _} ->
             failed(io_lib:format("~b of ~b runs failed", [length(Failed), length(Runs)]));
         {[], [_ | _]} -> erlperf_args:exit_code(gate_failed);

@@ -18,8 +18,8 @@
 %%%       (`--save-baseline NAME'), replaced atomically when saved again.</li>
 %%% </ul>
 %%%
-%%% A file that cannot be read back (not JSON, not an entry, a record that fails
-%%% {@link erlperf_record_check}, or written by a newer store version) is reported and
+%%% A file that cannot be read back ({@link erlperf_schema:read/2}: not JSON, not an
+%%% entry, a record of the wrong shape, or written by a newer erlperf) is reported and
 %%% skipped, never removed or rewritten: `runs/1' returns the readable entries and the
 %%% problems.
 %%%
@@ -37,12 +37,12 @@
 
 -export_type([entry/0, problem/0]).
 
--type entry() :: #{binary() => term()}.
-%% A file skipped, and why.
--type problem() :: {store, file:filename(), term()}.
+-include("model/erlperf_schema.hrl").
 
-%% The version of the entry format this erlperf writes and reads.
--define(VERSION, 1).
+-type entry() :: erlperf_schema:entry().
+%% A file skipped, and why.
+-type problem() :: {store, file:filename(), erlperf_schema:reason()}.
+
 %% How long `git' may take to say which commit the tree is at (milliseconds).
 -define(GIT_TIMEOUT_MS, 5000).
 
@@ -58,20 +58,20 @@
 %% the machine.
 -spec entry(erlperf_record:results(), [file:filename()]) -> entry().
 entry(Record, Suites) ->
-    #{<<"store_version">> => ?VERSION,
-      <<"time">> => now_text(),
-      <<"commit">> => commit(),
+    #{?STORE_VERSION => ?STORE_ENTRY_LAYOUT,
+      ?TIME => now_text(),
+      ?COMMIT => commit(),
       <<"otp">> => list_to_binary(erlang:system_info(otp_release)),
       <<"erts">> => list_to_binary(erlang:system_info(version)),
       <<"erlperf">> => list_to_binary(erlperf_system:version()),
       <<"machine">> => machine(),
       <<"suites">> => [unicode:characters_to_binary(S) || S <- Suites],
-      <<"record">> => Record}.
+      ?RECORD => Record}.
 
 %% @doc Adds a run to the store (its directories are made when missing).
 -spec save_run(file:filename(), entry()) -> {ok, file:filename()} | {error, term()}.
 save_run(Dir, Entry) ->
-    Stamp = [C || C <- binary_to_list(maps:get(<<"time">>, Entry)), C =/= $:, C =/= $-],
+    Stamp = [C || C <- binary_to_list(maps:get(?TIME, Entry)), C =/= $:, C =/= $-],
     Name = io_lib:format("~s-~s-~b.json", [Stamp, os:getpid(), erlang:unique_integer([positive])]),
     write(filename:join([Dir, "runs", lists:flatten(Name)]), Entry).
 
@@ -110,26 +110,19 @@ max_name() ->
 
 %% @doc One line for an error or a skipped file.
 -spec format_error(term()) -> string().
-format_error({store, File, {newer_version, V}}) ->
-    text("~ts was written by a newer erlperf (store version ~p; this one reads ~b): skipped",
-         [File, V, ?VERSION]);
-format_error({store, File, not_an_entry}) ->
-    text("~ts is not a results store entry: skipped", [File]);
 format_error({store, File, {json, _} = Reason}) ->
-    text("~ts is corrupted (~ts): skipped", [File, erlperf_json:format_error(Reason)]);
-format_error({store, File, {record, Reason}}) ->
-    text("~ts holds a broken record (~ts): skipped", [File, erlperf_record_check:format_error(Reason)]);
-format_error({store, File, Reason}) when is_atom(Reason) ->
-    text("~ts: ~ts", [File, file:format_error(Reason)]);
-format_error({write, _, _} = Reason) ->
-    erlperf_output:format_error(Reason);
+    text("~ts is corrupted (~ts): skipped", [File, erlperf_schema:format_error(Reason)]);
+format_error({store, File, {record, _} = Reason}) ->
+    text("~ts holds a broken record (~ts): skipped", [File, erlperf_schema:format_error(Reason)]);
 format_error({store, File, Reason}) ->
-    text("~ts: ~0tp", [File, Reason]).
+    text("~ts: ~ts: skipped", [File, erlperf_schema:format_error(Reason)]);
+format_error({write, _, _} = Reason) ->
+    erlperf_output:format_error(Reason).
 
 %% @doc The entry format version this erlperf writes.
 -spec version() -> pos_integer().
 version() ->
-    ?VERSION.
+    ?STORE_ENTRY_LAYOUT.
 
 %%--------------------------------------------------------------------
 %% Files
@@ -149,26 +142,10 @@ write(File, Entry) ->
     end.
 
 read(File) ->
-    case file:read_file(File) of
-        {ok, Bin} ->
-            case erlperf_json:decode(Bin) of
-                {ok, Entry} -> checked(File, Entry);
-                {error, Reason} -> {error, {store, File, Reason}}
-            end;
-        {error, Reason} ->
-            {error, {store, File, Reason}}
+    case erlperf_schema:read(File, store_entry) of
+        {ok, Entry} -> {ok, Entry};
+        {error, Reason} -> {error, {store, File, Reason}}
     end.
-
-checked(File, #{<<"store_version">> := V}) when not is_integer(V); V > ?VERSION ->
-    {error, {store, File, {newer_version, V}}};
-checked(File, #{<<"store_version">> := _, <<"time">> := T, <<"record">> := Record} = Entry)
-  when is_binary(T) ->
-    case erlperf_record_check:check(Record) of
-        ok -> {ok, Entry};
-        {error, Reason} -> {error, {store, File, {record, Reason}}}
-    end;
-checked(File, _Other) ->
-    {error, {store, File, not_an_entry}}.
 
 %%--------------------------------------------------------------------
 %% Where a run came from

@@ -33,6 +33,8 @@
 %% API: called by erlperf_cli
 -export([run/1, history/1]).
 
+-include("model/erlperf_schema.hrl").
+
 %% The file of the history page in the store, unless -o says.
 -define(HISTORY_PAGE, "history.html").
 
@@ -117,7 +119,7 @@ baselines(Names, Store) ->
 
 baseline(Name, Store) ->
     case erlperf_store:valid_name(Name) andalso erlperf_store:baseline(Store, Name) of
-        {ok, #{<<"record">> := Record} = Entry} ->
+        {ok, #{?RECORD := Record} = Entry} ->
             {ok, {source("baseline " ++ Name, Entry), Record}};
         _ when not is_boolean(Name) ->
             case filelib:is_regular(Name) of
@@ -197,10 +199,10 @@ measured(Record0, Entries, #{baselines := Baselines, store := Store} = Parsed) -
 
 %% The text table names each run as its series does, a sweep's combination included
 %% (the benchmarks of a suite have no parameters in common to make columns of).
-shown(text, #{<<"runs">> := Runs} = Record) ->
-    Record#{<<"runs">> := [(maps:remove(<<"params">>, R))#{<<"label">> := erlperf_series:name(R)}
+shown(text, #{?RUNS := Runs} = Record) ->
+    Record#{?RUNS := [(maps:remove(?PARAMS, R))#{?LABEL := erlperf_series:name(R)}
                            || R <- Runs],
-            <<"options">> := maps:remove(<<"params">>, maps:get(<<"options">>, Record, #{}))};
+            ?OPTIONS := maps:remove(?PARAMS, maps:get(?OPTIONS, Record, #{}))};
 shown(_Format, Record) ->
     Record.
 
@@ -222,39 +224,39 @@ store(Store, Entry, #{save_baseline := Name}) ->
 %% The earlier runs of each benchmark (by label and parameters), oldest first: its
 %% history, from which the run noise of its verdicts is estimated.
 earlier_runs(Entries) ->
-    Runs = [{{maps:get(<<"label">>, R), maps:get(<<"params">>, R, #{})}, R}
-            || #{<<"record">> := #{<<"runs">> := Rs}} <- Entries, R <- Rs],
+    Runs = [{{maps:get(?LABEL, R), maps:get(?PARAMS, R, #{})}, R}
+            || #{?RECORD := #{?RUNS := Rs}} <- Entries, R <- Rs],
     maps:map(fun (_Key, Reversed) -> lists:reverse(Reversed) end,
              lists:foldl(fun ({Key, R}, Acc) -> maps:update_with(Key, fun (L) -> [R | L] end, [R], Acc) end,
                          #{}, Runs)).
 
 %% Each run against the newest stored run that has a run of the same name.
-previous_rows(#{<<"runs">> := Runs} = Record, Entries, Options) ->
+previous_rows(#{?RUNS := Runs} = Record, Entries, Options) ->
     Newest = lists:reverse(Entries),
-    System = maps:get(<<"system">>, Record, #{}),
+    System = maps:get(?SYSTEM, Record, #{}),
     [row(Run, System, previous(Run, Newest), Options) || Run <- Runs].
 
 row(Run, _System, none, _Options) ->
-    #{label => maps:get(<<"label">>, Run), name => erlperf_series:name(Run), baselines => []};
+    #{label => maps:get(?LABEL, Run), name => erlperf_series:name(Run), baselines => []};
 row(Run, System, {Entry, Previous}, Options) ->
-    #{<<"record">> := PreviousRecord} = Entry,
-    Base = #{<<"runs">> => [Previous], <<"system">> => maps:get(<<"system">>, PreviousRecord, #{})},
+    #{?RECORD := PreviousRecord} = Entry,
+    Base = #{?RUNS => [Previous], ?SYSTEM => maps:get(?SYSTEM, PreviousRecord, #{})},
     [Row] = erlperf_baseline:compare([{source("the previous run", Entry), Base}],
-                                     #{<<"runs">> => [Run], <<"system">> => System}, Options),
+                                     #{?RUNS => [Run], ?SYSTEM => System}, Options),
     Row#{name := erlperf_series:name(Run)}.
 
 previous(Run, Entries) ->
     Name = erlperf_series:name(Run),
-    Found = [{E, P} || #{<<"record">> := #{<<"runs">> := Ps}} = E <- Entries, P <- Ps, erlperf_series:name(P) =:= Name],
+    Found = [{E, P} || #{?RECORD := #{?RUNS := Ps}} = E <- Entries, P <- Ps, erlperf_series:name(P) =:= Name],
     case Found of
         [First | _] -> First;
         [] -> none
     end.
 
 %% "the previous run (abc1234+, 2026-11-25 08:00:03 UTC)"
-source(What, #{<<"time">> := Time} = Entry) ->
+source(What, #{?TIME := Time} = Entry) ->
     When = binary_to_list(binary:part(Time, 0, min(19, byte_size(Time)))),
-    Commit = case maps:get(<<"commit">>, Entry, null) of
+    Commit = case maps:get(?COMMIT, Entry, null) of
                  #{<<"sha">> := Sha, <<"dirty">> := Dirty} ->
                      [binary_to_list(binary:part(Sha, 0, 7)), [$+ || Dirty =:= true], ", "];
                  _ -> ""

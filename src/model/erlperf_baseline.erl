@@ -37,6 +37,8 @@
 
 -export_type([entry/0, row/0, options/0, count/0]).
 
+-include("model/erlperf_schema.hrl").
+
 %% An exact count of both runs: `verdict' no_change within the tolerance, else the
 %% direction (more is worse), inconclusive across OTP releases.
 -type count() :: #{count := binary(), baseline := number(), run := number(),
@@ -103,17 +105,14 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Reads a saved record.
--spec load(file:filename()) -> {ok, erlperf_record:results()} | {error, term()}.
+%% @doc Reads a saved record ({@link erlperf_schema:read/2}: of this layout or an older
+%% one, of the shape a comparison reads).
+-spec load(file:filename()) ->
+    {ok, erlperf_record:results()} | {error, {baseline, file:filename(), erlperf_schema:reason()}}.
 load(File) ->
-    case file:read_file(File) of
-        {ok, Bin} ->
-            case erlperf_json:decode(Bin) of
-                {ok, Record} -> checked(File, Record);
-                {error, Reason} -> {error, {baseline, File, Reason}}
-            end;
-        {error, Reason} ->
-            {error, {baseline, File, Reason}}
+    case erlperf_schema:read(File, benchmark) of
+        {ok, Record} -> {ok, Record};
+        {error, Reason} -> {error, {baseline, File, Reason}}
     end.
 
 %% @doc Compares every runner of `Record' with each baseline, in order.
@@ -126,15 +125,15 @@ load(File) ->
 %% between the two runs. `gate': a no-difference interval that reaches a slowdown past
 %% the gate's percentage cannot tell: inconclusive.
 -spec compare([{file:filename(), erlperf_record:results()}], erlperf_record:results(), options()) -> [row()].
-compare(Baselines, #{<<"runs">> := Runs} = Record, Options) ->
+compare(Baselines, #{?RUNS := Runs} = Record, Options) ->
     Stat = (maps:with([history, given_run_noise, gate, paired], Options))#{
              test => welch,
              confidence => maps:get(confidence, Options, erlperf_options:default(confidence)),
              noise => maps:get(noise, Options, erlperf_options:default(noise)),
              run_noise => maps:get(run_noise, Options, erlperf_options:default(run_noise)),
-             system => maps:get(<<"system">>, Record, #{})},
+             system => maps:get(?SYSTEM, Record, #{})},
     Names = erlperf_record:param_names(Record),
-    [#{label => maps:get(<<"label">>, Run), name => erlperf_record:run_name(Run, Names),
+    [#{label => maps:get(?LABEL, Run), name => erlperf_record:run_name(Run, Names),
        baselines => [entry(File, Run, Base, Stat) || {File, Base} <- Baselines]}
      || Run <- Runs].
 
@@ -235,39 +234,19 @@ value_text(V) when is_binary(V) -> V;
 value_text(V) -> io_lib:format("~0tp", [V]).
 
 %% @doc One line for an error of {@link load/1}.
--spec format_error({baseline, string(), term()}) -> string().
-format_error({baseline, File, {newer_version, V}}) ->
-    flat("baseline ~ts: written by a newer erlperf (record version ~b)", [File, V]);
-format_error({baseline, File, {record, Reason}}) ->
-    flat("baseline ~ts: ~ts", [File, erlperf_record_check:format_error(Reason)]);
-format_error({baseline, File, {json, _} = Reason}) ->
-    flat("baseline ~ts: ~ts", [File, erlperf_json:format_error(Reason)]);
-format_error({baseline, File, Reason}) when is_atom(Reason) ->
-    flat("baseline ~ts: ~ts", [File, file:format_error(Reason)]);
+-spec format_error({baseline, file:filename(), erlperf_schema:reason()}) -> string().
 format_error({baseline, File, Reason}) ->
-    flat("baseline ~ts: ~0tp", [File, Reason]).
+    flat("baseline ~ts: ~ts", [File, erlperf_schema:format_error(Reason)]).
 
 %%--------------------------------------------------------------------
 %% Internal functions
 
-%% A record of this version or older, of the shape a comparison reads.
-checked(File, Record) ->
-    case {Record, erlperf_record:version()} of
-        {#{<<"version">> := V}, Version} when is_integer(V), V > Version ->
-            {error, {baseline, File, {newer_version, V}}};
-        _ ->
-            case erlperf_record_check:check(Record) of
-                ok -> {ok, Record};
-                {error, Reason} -> {error, {baseline, File, {record, Reason}}}
-            end
-    end.
-
-entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
+entry(File, Run, #{?RUNS := BaseRuns} = Base, Stat) ->
     case match(Run, BaseRuns) of
         {none, _} ->
             #{file => File, match => none};
         {How, BaseRun} ->
-            Better = case maps:get(<<"mode">>, Run) of
+            Better = case maps:get(?MODE, Run) of
                          <<"timed">> -> lower;
                          _ -> higher
                      end,
@@ -285,7 +264,7 @@ entry(File, Run, #{<<"runs">> := BaseRuns} = Base, Stat) ->
             Cmp0 = erlperf_stat:compare_runs(run_samples(BaseRun, Figure), run_samples(Run, Figure),
                                              (maps:with([confidence, noise], Stat))#{
                                                test => Test, better => Better, run_noise => RunNoise}),
-            Environment = environment(maps:get(system, Stat, #{}), maps:get(<<"system">>, Base, #{})),
+            Environment = environment(maps:get(system, Stat, #{}), maps:get(?SYSTEM, Base, #{})),
             Cmp = inconclusive(Cmp0#{figure => Figure, interference => Interference,
                                      computes => Computes,
                                      waited => {waited(BaseRun), waited(Run)},
@@ -340,7 +319,7 @@ run_noise(Figure, Load, Run, Stat) ->
 %% step in the history moves it little), in percent of their median; `undefined' with
 %% fewer than ?HISTORY_MIN runs.
 history_noise(Figure, {Computes, Load}, History, Run) ->
-    Name = maps:get(<<"label">>, Run),
+    Name = maps:get(?LABEL, Run),
     Means = [M || R <- maps:get({Name, params(Run)}, History, []),
                   similar_load(Load, erlperf_record:host_load(R, Computes)),
                   M <- [figure_mean(R, Figure)], M =/= undefined],
@@ -363,7 +342,7 @@ similar_load(_A, _B) -> true.
 
 figure_mean(#{<<"cpu_samples">> := [_ | _] = Cpu}, cpu) -> erlperf_stat:mean(Cpu);
 figure_mean(_Run, cpu) -> undefined;
-figure_mean(#{<<"samples">> := [_ | _] = Values}, wall) -> erlperf_stat:mean(Values);
+figure_mean(#{?SAMPLES := [_ | _] = Values}, wall) -> erlperf_stat:mean(Values);
 figure_mean(_Run, wall) -> undefined.
 
 %% The median, the two middle values' mean for an even count (R's type 7).
@@ -491,13 +470,13 @@ count(Key, Old, Now, Release) ->
     #{count => Key, baseline => Old, run => Now, change_pct => Change, verdict => Verdict}.
 
 match(Run, AllBaseRuns) ->
-    Label = maps:get(<<"label">>, Run),
-    Code = maps:get(<<"code">>, Run, null),
+    Label = maps:get(?LABEL, Run),
+    Code = maps:get(?CODE, Run, null),
     BaseRuns = [B || B <- AllBaseRuns, params(B) =:= params(Run)],
-    case [B || B <- BaseRuns, maps:get(<<"label">>, B, undefined) =:= Label] of
+    case [B || B <- BaseRuns, maps:get(?LABEL, B, undefined) =:= Label] of
         [B | _] -> {label, B};
         [] ->
-            case [B || B <- BaseRuns, Code =/= null, maps:get(<<"code">>, B, undefined) =:= Code] of
+            case [B || B <- BaseRuns, Code =/= null, maps:get(?CODE, B, undefined) =:= Code] of
                 [B | _] -> {code, B};
                 [] -> {none, undefined}
             end
@@ -505,12 +484,12 @@ match(Run, AllBaseRuns) ->
 
 %% A sweep's combination (none: records of erlperf before sweeps have no `params').
 params(Run) ->
-    maps:get(<<"params">>, Run, #{}).
+    maps:get(?PARAMS, Run, #{}).
 
 run_samples(Run, cpu) ->
     {maps:get(<<"cpu_samples">>, Run), erlperf_record:fork_sizes(Run)};
 run_samples(Run, wall) ->
-    {maps:get(<<"samples">>, Run), erlperf_record:fork_sizes(Run)}.
+    {maps:get(?SAMPLES, Run), erlperf_record:fork_sizes(Run)}.
 
 regression(#{verdict := slower, significant := true, change_pct := Change}, Percent)
   when is_number(Change), abs(Change) > Percent ->

@@ -3,10 +3,11 @@
 %%%
 %%% Glossary:
 %%% <ul>
-%%%   <li><b>record</b>: `#{<<"version">>, <<"system">>, <<"options">>, <<"compare">>,
-%%%       <<"runs">>}' with binary keys and JSON-able values only (binaries, numbers,
-%%%       booleans, `null', lists, maps), so that `erlperf_json:encode/1' writes it as it
-%%%       is and reading it back gives the same map.</li>
+%%%   <li><b>record</b>: a map of `version', `system', `options', `compare' and `runs',
+%%%       with binary keys (the macros of `erlperf_schema.hrl': `?RUNS') and JSON-able
+%%%       values only (binaries, numbers, booleans, `null', lists, maps), so that
+%%%       `erlperf_json:encode/1' writes it as it is and reading it back gives the same
+%%%       map; {@link erlperf_schema} checks one read back from a file.</li>
 %%%   <li><b>run</b>: one runner's figures: label, code, mode, concurrency, the per-sample
 %%%       values (`samples') and the raw counter (`counter'), statistics, the 95%
 %%%       interval (`ci95'), outliers, time per iteration, iterations per second, and
@@ -25,8 +26,9 @@
 %%%
 %%% Example:
 %%% ```
+%%% %% the record's keys: -include_lib("erlperf/src/model/erlperf_schema.hrl").
 %%% Reports = erlperf:compare(["rand:uniform().", "rand:uniform(1000)."], #{report => full}),
-%%% #{<<"version">> := 1, <<"runs">> := [_, _]} = erlperf_record:from_reports(Reports).
+%%% #{?VERSION := 1, ?RUNS := [_, _]} = erlperf_record:from_reports(Reports).
 %%% '''
 -module(erlperf_record).
 
@@ -38,15 +40,15 @@
 
 -export_type([results/0, run/0]).
 
--type results() :: #{binary() => term()}.
+-include("model/erlperf_schema.hrl").
+
+-type results() :: erlperf_schema:benchmark_record().
 %% One of the record's `runs'.
--type run() :: #{binary() => term()}.
+-type run() :: erlperf_schema:run().
 
 %% A run whose scheduler threads wanted a CPU for at least this share of the run, per
 %% worker they could keep busy, is code that computes.
 -define(COMPUTE_DEMAND, 0.75).
-%% Version of the record's layout; readers refuse a newer one.
--define(VERSION, 1).
 %% Intervals in the record are at this confidence, whatever the run's.
 -define(RECORD_CONFIDENCE, 95).
 
@@ -57,11 +59,11 @@
 -spec from_reports([erlperf:report(), ...]) -> results().
 from_reports([First | _] = Reports) ->
     Runs = [run(R, Reports) || R <- Reports],
-    #{<<"version">> => ?VERSION,
-      <<"system">> => system(maps:get(system, First, #{})),
-      <<"options">> => options(maps:get(run_options, First, #{})),
-      <<"compare">> => text(maps:get(compare, maps:get(run_options, First, #{}), parallel)),
-      <<"runs">> => Runs}.
+    #{?VERSION => ?RECORD_LAYOUT,
+      ?SYSTEM => system(maps:get(system, First, #{})),
+      ?OPTIONS => options(maps:get(run_options, First, #{})),
+      ?COMPARE => text(maps:get(compare, maps:get(run_options, First, #{}), parallel)),
+      ?RUNS => Runs}.
 
 %% @doc Adds to each run its comparison with baselines (rows of
 %% {@link erlperf_baseline:compare/3}, in the runs' order): `baselines', a list of
@@ -69,8 +71,8 @@ from_reports([First | _] = Reports) ->
 -spec with_baselines(results(), [erlperf_baseline:row()]) -> results().
 with_baselines(Record, []) ->
     Record;
-with_baselines(#{<<"runs">> := Runs} = Record, Rows) ->
-    Record#{<<"runs">> := [Run#{<<"baselines">> => [baseline(E) || E <- Entries]}
+with_baselines(#{?RUNS := Runs} = Record, Rows) ->
+    Record#{?RUNS := [Run#{?BASELINES => [baseline(E) || E <- Entries]}
                            || {Run, #{baselines := Entries}} <- lists:zip(Runs, Rows)]}.
 
 baseline(#{file := File, match := none}) ->
@@ -110,9 +112,9 @@ interference_pair({Base, Run}) ->
 %% @doc The names of the parameters of a sweep's record, in the order given (`[]' for
 %% a record of no sweep).
 -spec param_names(results()) -> [binary()].
-param_names(#{<<"options">> := #{<<"params">> := Params}}) when is_list(Params) ->
+param_names(#{?OPTIONS := #{?PARAMS := Params}}) when is_list(Params) ->
     [Name || #{<<"name">> := Name} <- Params];
-param_names(#{<<"runs">> := [#{<<"params">> := Params} | _]}) when is_map(Params) ->
+param_names(#{?RUNS := [#{?PARAMS := Params} | _]}) when is_map(Params) ->
     lists:sort(maps:keys(Params));
 param_names(_Record) ->
     [].
@@ -120,8 +122,8 @@ param_names(_Record) ->
 %% @doc A run's name: its label, and in a sweep its combination in the order of the
 %% parameters `Names' (see {@link param_names/1}): `lists:seq(1, N). (N=10)'.
 -spec run_name(run(), [binary()]) -> binary().
-run_name(#{<<"label">> := Label} = Run, Names) ->
-    Params = maps:get(<<"params">>, Run, #{}),
+run_name(#{?LABEL := Label} = Run, Names) ->
+    Params = maps:get(?PARAMS, Run, #{}),
     case [[N, $=, erlperf_units:record_text(maps:get(N, Params))] || N <- Names, is_map_key(N, Params)] of
         [] -> Label;
         Pairs -> unicode:characters_to_binary([Label, " (", lists:join(", ", Pairs), ")"])
@@ -130,7 +132,7 @@ run_name(#{<<"label">> := Label} = Run, Names) ->
 %% @doc The 95% interval of a run's throughput (iterations per second): its per-sample
 %% interval scaled as `qps' is to `average'; `none' without an interval or throughput.
 -spec qps_bounds(run()) -> {number(), number()} | none.
-qps_bounds(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})
+qps_bounds(#{<<"ci95">> := [Lo, Hi], ?AVERAGE := Avg, ?QPS := Qps})
   when is_number(Lo), is_number(Hi), is_number(Qps), is_number(Avg), Avg /= 0 ->
     {Lo * Qps / Avg, Hi * Qps / Avg};
 qps_bounds(_Run) ->
@@ -140,7 +142,7 @@ qps_bounds(_Run) ->
 %% {@link erlperf_stat:compare/3} returns it (for {@link erlperf_stat:verdict_text/1});
 %% `none' for the fastest, or a run compared with nothing.
 -spec comparison(run()) -> erlperf_stat:comparison() | none.
-comparison(#{<<"comparison">> := C} = Run) ->
+comparison(#{?COMPARISON := C} = Run) ->
     At = fun (Key, Chosen) -> maps:get(Chosen, C, maps:get(Key, C)) end,
     #{test => binary_to_atom(maps:get(<<"test">>, C)),
       better => binary_to_atom(maps:get(<<"better">>, C, <<"higher">>)),
@@ -166,7 +168,7 @@ comparison(_Run) ->
 %% single run, and for records written before forks).
 -spec fork_sizes(run()) -> [pos_integer()].
 fork_sizes(#{<<"forks">> := #{<<"sizes">> := Sizes}}) -> Sizes;
-fork_sizes(#{<<"samples">> := Values}) -> [length(Values)].
+fork_sizes(#{?SAMPLES := Values}) -> [length(Values)].
 
 %% @doc What a run's interval knows, for people: `"5 forks"', or `"one run"' (only the
 %% variation within that run).
@@ -221,7 +223,7 @@ host_load(_Run, _Computes) ->
 %% @doc The layout version this release writes.
 -spec version() -> pos_integer().
 version() ->
-    ?VERSION.
+    ?RECORD_LAYOUT.
 
 %%--------------------------------------------------------------------
 %% Internal functions
@@ -230,13 +232,13 @@ run(#{result := Result, label := Label} = Report, Reports) ->
     #{values := Values, average := Avg} = Result,
     Sizes = sizes(Result),
     RunNoise = maps:get(run_noise, maps:get(run_options, Report, #{}), 0),
-    Base = #{<<"label">> => Label,
-             <<"code">> => code(maps:get(code, Report, #{})),
-             <<"mode">> => text(maps:get(mode, Report)),
-             <<"concurrency">> => maps:get(concurrency, Report, 1),
-             <<"samples">> => Values,
+    Base = #{?LABEL => Label,
+             ?CODE => code(maps:get(code, Report, #{})),
+             ?MODE => text(maps:get(mode, Report)),
+             ?CONCURRENCY => maps:get(concurrency, Report, 1),
+             ?SAMPLES => Values,
              <<"counter">> => maps:get(samples, Result, []),
-             <<"average">> => Avg,
+             ?AVERAGE => Avg,
              <<"stddev">> => maps:get(stddev, Result),
              <<"median">> => maps:get(median, Result),
              <<"p99">> => maps:get(p99, Result),
@@ -247,11 +249,11 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              <<"interval">> => basis(Sizes),
              <<"outliers">> => outliers(Values),
              <<"iteration_ns">> => number(maps:get(iteration_time, Result, null)),
-             <<"qps">> => maps:get(qps, Result),
+             ?QPS => maps:get(qps, Result),
              <<"sleep">> => text(maps:get(sleep, Report, sleep)),
              <<"overdue">> => maps:get(overdue, Result, 0),
              <<"time_us">> => maps:get(time, Result, 0),
-             <<"params">> => combination(maps:get(params, Report, []))},
+             ?PARAMS => combination(maps:get(params, Report, []))},
     Chosen = case maps:get(confidence, Result, ?RECORD_CONFIDENCE) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C,
@@ -406,7 +408,7 @@ latency(_Result) ->
 %% Concurrency estimation: the best step beside the one reported, and every step.
 search(#{mode := concurrency, best_concurrency := Best, history := History}) ->
     #{<<"best_concurrency">> => Best,
-      <<"steps">> => [#{<<"concurrency">> => C, <<"average">> => Avg, <<"qps">> => Qps}
+      <<"steps">> => [#{?CONCURRENCY => C, ?AVERAGE => Avg, ?QPS => Qps}
                       || {C, #{average := Avg, qps := Qps}} <- History]};
 search(_Report) ->
     #{}.
@@ -467,7 +469,7 @@ comparison(#{comparison := Cmp, result := Result}, Fastest, Against) ->
                         <<"verdict_at_confidence">> => text(maps:get(verdict, Cmp)),
                         <<"within_noise_at_confidence">> => maps:get(within_noise, Cmp)}
              end,
-    #{<<"comparison">> => maps:merge(Base, Chosen)}.
+    #{?COMPARISON => maps:merge(Base, Chosen)}.
 
 %% Samples per fork of an in-memory result (a single run is one fork).
 sizes(#{forks := #{sizes := Sizes}}) -> Sizes;
@@ -541,7 +543,7 @@ system_value(V) -> V.
 %% sweep's parameters in order, its bytes as given.
 options(Options) ->
     maps:fold(fun (_K, V, Acc) when is_function(V) -> Acc;
-                  (params, Params, Acc) -> Acc#{<<"params">> => params(Params)};
+                  (params, Params, Acc) -> Acc#{?PARAMS => params(Params)};
                   (bytes, Bytes, Acc) -> Acc#{<<"bytes">> => bytes(Bytes)};
                   (K, V, Acc) -> Acc#{atom_to_binary(K) => option(V)}
               end, #{}, Options).

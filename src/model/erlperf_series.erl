@@ -27,6 +27,8 @@
 
 -export_type([history/0]).
 
+-include("model/erlperf_schema.hrl").
+
 -type history() :: #{store := binary(), runs := non_neg_integer(),
                      benchmarks := [#{name := binary(), points := [map()],
                                       steps := [erlperf_changepoint:step()]}]}.
@@ -39,9 +41,9 @@
 -spec history(binary(), [erlperf_store:entry()]) -> history().
 history(Store, Entries) ->
     Points = [{Name, point(I, Entry, Run)}
-              || {I, #{<<"record">> := #{<<"runs">> := Runs}} = Entry}
+              || {I, #{?RECORD := #{?RUNS := Runs}} = Entry}
                      <- lists:zip(lists:seq(1, length(Entries)), Entries),
-                 Run <- Runs, is_number(maps:get(<<"qps">>, Run, null)),
+                 Run <- Runs, is_number(maps:get(?QPS, Run, null)),
                  Name <- [name(Run)]],
     Names = first_seen([N || {N, _} <- Points]),
     #{store => Store, runs => length(Entries),
@@ -68,12 +70,12 @@ point(I, Entry, Run) ->
                       {L, H} -> {float(L), float(H)};
                       none -> {undefined, undefined}
                   end,
-    {Sha, Dirty} = case maps:get(<<"commit">>, Entry, null) of
+    {Sha, Dirty} = case maps:get(?COMMIT, Entry, null) of
                        #{<<"sha">> := S, <<"dirty">> := D} -> {S, D =:= true};
                        _ -> {undefined, false}
                    end,
-    #{run => I, time => maps:get(<<"time">>, Entry), commit => Sha, dirty => Dirty,
-      otp => maps:get(<<"otp">>, Entry, <<"?">>), value => float(maps:get(<<"qps">>, Run)),
+    #{run => I, time => maps:get(?TIME, Entry), commit => Sha, dirty => Dirty,
+      otp => maps:get(<<"otp">>, Entry, <<"?">>), value => float(maps:get(?QPS, Run)),
       low => Low, high => High,
       bytes => count(<<"bytes_per_iteration">>, Run), reductions => count(<<"reductions_per_iteration">>, Run),
       load => load(Run),
@@ -99,7 +101,7 @@ load(Run) ->
 %% order).
 -spec name(erlperf_record:run()) -> binary().
 name(Run) ->
-    erlperf_record:run_name(Run, lists:sort(maps:keys(maps:get(<<"params">>, Run, #{})))).
+    erlperf_record:run_name(Run, lists:sort(maps:keys(maps:get(?PARAMS, Run, #{})))).
 
 first_seen(Names) ->
     {Order, _} = lists:foldl(fun (N, {Acc, Seen}) ->

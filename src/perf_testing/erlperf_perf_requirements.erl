@@ -32,6 +32,8 @@
 %% API: called by erlperf_perf_test.
 -export([evaluate/4, failed/1]).
 
+-include("model/erlperf_schema.hrl").
+
 %% Time per call below which a baseline comparison is not meaningful, in microseconds.
 -define(ABSOLUTE_SLACK_US, 0.1).
 %% A function is compared with the baseline on its own when it took at least this share
@@ -45,7 +47,7 @@
 
 %% @doc Every requirement of every size, and every baseline comparison, evaluated.
 -spec evaluate(module(), map(), none | map(), number()) -> [map()].
-evaluate(Module, #{<<"runs">> := Runs}, Baseline, Tolerance) ->
+evaluate(Module, #{?RUNS := Runs}, Baseline, Tolerance) ->
     lists:append([own(Module, Run) ++ baseline(Run, Baseline, Tolerance) || Run <- Runs]).
 
 %% @doc The requirements that failed.
@@ -57,7 +59,7 @@ failed(Requirements) ->
 %% The load generator's requirements
 
 -spec own(module(), map()) -> [map()].
-own(Module, #{<<"size">> := Size} = Run) ->
+own(Module, #{?SIZE := Size} = Run) ->
     case erlang:function_exported(Module, get_requirements, 1) of
         false ->
             [];
@@ -107,15 +109,15 @@ name(Name) -> unicode:characters_to_binary(Name).
 -spec baseline(map(), none | map(), number()) -> [map()].
 baseline(_Run, none, _Tolerance) ->
     [];
-baseline(#{<<"size">> := Size, <<"status">> := <<"ok">>} = Run, #{<<"runs">> := BaseRuns}, Tolerance) ->
-    case [B || #{<<"size">> := S, <<"status">> := <<"ok">>} = B <- BaseRuns, S =:= Size] of
+baseline(#{?SIZE := Size, ?STATUS := <<"ok">>} = Run, #{?RUNS := BaseRuns}, Tolerance) ->
+    case [B || #{?SIZE := S, ?STATUS := <<"ok">>} = B <- BaseRuns, S =:= Size] of
         [Base | _] ->
             [compare(Size, all, Run, Base, Tolerance)
              | [compare(Size, Mfa, Run, Base, Tolerance) || Mfa <- weighty(Base)]];
         [] ->
             []
     end;
-baseline(#{<<"size">> := Size}, _Baseline, _Tolerance) ->
+baseline(#{?SIZE := Size}, _Baseline, _Tolerance) ->
     [entry(Size, <<"baseline_time_per_call_us">>, <<>>, null, null, false, <<"the run failed">>)].
 
 -spec compare(non_neg_integer(), binary() | all, map(), map(), number()) -> map().
@@ -186,5 +188,5 @@ highest(Values) -> lists:max(Values).
 -spec entry(non_neg_integer(), binary(), binary(), number() | null, number() | null, boolean(),
             binary() | null) -> map().
 entry(Size, Kind, Subject, Limit, Measured, Pass, Note) ->
-    #{<<"size">> => Size, <<"requirement">> => Kind, <<"subject">> => Subject,
+    #{?SIZE => Size, <<"requirement">> => Kind, <<"subject">> => Subject,
       <<"limit">> => Limit, <<"measured">> => Measured, <<"pass">> => Pass, <<"note">> => Note}.

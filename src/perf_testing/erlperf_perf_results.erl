@@ -29,8 +29,8 @@
 %% Internal export: JSON-able terms (also used by the requirements).
 -export([jsonable/1]).
 
-%% The record's version; a change of meaning or shape bumps it.
--define(VERSION, 1).
+-include("model/erlperf_schema.hrl").
+
 %% How many functions the console summary lists (the most time-consuming, last run).
 -define(TOP_FUNCTIONS, 5).
 
@@ -40,7 +40,7 @@
 %% @doc The record's version.
 -spec version() -> pos_integer().
 version() ->
-    ?VERSION.
+    ?PERF_RESULTS_LAYOUT.
 
 %% @doc One run of the record, from what the agents returned on each node (see
 %% {@link erlperf_agents:collect/1}), the impact per node, and the custom agents' results.
@@ -53,8 +53,8 @@ run(Size, Status, Nodes, #{results := Results, impact := Impact, custom := Custo
                               ok -> {<<"ok">>, null};
                               {failed, Text} -> {<<"failed">>, unicode:characters_to_binary(Text)}
                           end,
-    #{<<"size">> => Size,
-      <<"status">> => StatusText,
+    #{?SIZE => Size,
+      ?STATUS => StatusText,
       <<"error">> => Error,
       <<"nodes">> => [atom_to_binary(N) || N <- Nodes],
       <<"duration_ms">> => Duration,
@@ -76,26 +76,26 @@ run(Size, Status, Nodes, #{results := Results, impact := Impact, custom := Custo
 -spec record(map()) -> map().
 record(#{test := Name, module := Mod, size_label := Label, sizes := Sizes, started := Started,
          patterns := Patterns, options := Options, runs := Runs}) ->
-    #{<<"version">> => ?VERSION,
+    #{?VERSION => ?PERF_RESULTS_LAYOUT,
       <<"test">> => unicode:characters_to_binary(Name),
-      <<"load_generator">> => atom_to_binary(Mod),
-      <<"size_label">> => atom_to_binary(Label),
+      ?LOAD_GENERATOR => atom_to_binary(Mod),
+      ?SIZE_LABEL => atom_to_binary(Label),
       <<"sizes">> => Sizes,
-      <<"started">> => iso8601(Started),
-      <<"system">> => system(),
-      <<"trace_patterns">> => [pattern_text(P) || P <- Patterns],
-      <<"options">> => maps:from_list([{atom_to_binary(K), V} || {K, V} <- maps:to_list(Options)]),
-      <<"runs">> => Runs,
-      <<"requirements">> => []}.
+      ?STARTED => iso8601(Started),
+      ?SYSTEM => system(),
+      ?TRACE_PATTERNS => [pattern_text(P) || P <- Patterns],
+      ?OPTIONS => maps:from_list([{atom_to_binary(K), V} || {K, V} <- maps:to_list(Options)]),
+      ?RUNS => Runs,
+      ?REQUIREMENTS => []}.
 
 %% @doc Writes `results.json' and `results.term' into a new directory
 %% `OutDir/<test name>-<timestamp>', each atomically. Returns the directory.
 -spec write(file:filename(), map()) -> {ok, file:filename()} | {error, {write, string(), term()}}.
-write(OutDir, #{<<"test">> := Name, <<"started">> := Started} = Record) ->
+write(OutDir, #{<<"test">> := Name, ?STARTED := Started} = Record) ->
     Dir = filename:join(OutDir, unique_dir(OutDir, [safe_name(Name), "-", compact_time(Started)])),
     Json = [erlperf_json:encode(jsonable(Record), #{pretty => true}), $\n],
     Term = io_lib:format("%% erlperf performance test results, version ~b~n~tp.~n",
-                         [?VERSION, Record]),
+                         [?PERF_RESULTS_LAYOUT, Record]),
     case filelib:ensure_dir(filename:join(Dir, "x")) of
         ok ->
             case erlperf_output:write_atomic(filename:join(Dir, "results.json"), Json) of
@@ -112,39 +112,27 @@ write(OutDir, #{<<"test">> := Name, <<"started">> := Started} = Record) ->
             {error, {write, unicode:characters_to_list(Dir), Reason}}
     end.
 
-%% @doc Reads a record written by {@link write/2} (its `results.json'), as a baseline.
--spec read(file:filename()) -> {ok, map()} | {error, {baseline, string(), string()}}.
+%% @doc Reads a record written by {@link write/2} (its `results.json'), as a baseline;
+%% the reason is {@link erlperf_schema:read/2}'s, text by {@link erlperf_schema:format_error/1}.
+-spec read(file:filename()) ->
+    {ok, erlperf_schema:perf_results()} | {error, {baseline, string(), erlperf_schema:reason()}}.
 read(File) ->
     Name = unicode:characters_to_list(File),
-    case file:read_file(Name) of
-        {ok, Bytes} ->
-            case erlperf_json:decode(Bytes) of
-                {ok, #{<<"version">> := V, <<"load_generator">> := _}} when V =/= ?VERSION ->
-                    {error, {baseline, Name, lists:flatten(io_lib:format("record version ~0tp, expected ~b", [V, ?VERSION]))}};
-                {ok, Record} when is_map(Record) ->
-                    case erlperf_record_check:check(perf_test, Record) of
-                        ok -> {ok, Record};
-                        {error, Why} -> {error, {baseline, Name, erlperf_record_check:format_error(Why)}}
-                    end;
-                {ok, _} ->
-                    {error, {baseline, Name, "not the results of a performance test"}};
-                {error, Reason} ->
-                    {error, {baseline, Name, erlperf_json:format_error(Reason)}}
-            end;
-        {error, Reason} ->
-            {error, {baseline, Name, file:format_error(Reason)}}
+    case erlperf_schema:read(Name, perf_test) of
+        {ok, Record} -> {ok, Record};
+        {error, Reason} -> {error, {baseline, Name, Reason}}
     end.
 
 %% @doc The console summary: a line per size (status, calls, time per call, processes),
 %% the most time-consuming functions of the last run that succeeded, and requirements.
 -spec summary(map()) -> unicode:chardata().
-summary(#{<<"runs">> := Runs, <<"size_label">> := Label} = Record) ->
+summary(#{?RUNS := Runs, ?SIZE_LABEL := Label} = Record) ->
     Header = [Label, <<"status">>, <<"calls">>, <<"us/call">>, <<"us/call raw">>, <<"processes">>, <<"error">>],
     Rows = [size_row(Run) || Run <- Runs],
     [erlperf_table:columns(Header, Rows),
-     top_functions(lists:reverse([R || #{<<"status">> := <<"ok">>} = R <- Runs])),
+     top_functions(lists:reverse([R || #{?STATUS := <<"ok">>} = R <- Runs])),
      custom_texts(Runs),
-     requirements(maps:get(<<"requirements">>, Record, [])),
+     requirements(maps:get(?REQUIREMENTS, Record, [])),
      case Record of
          #{<<"dir">> := Dir} -> ["results: ", Dir, "\n"];
          _ -> []
@@ -334,7 +322,7 @@ unique_dir(OutDir, Base, N) ->
     end.
 
 -spec size_row(map()) -> [unicode:chardata()].
-size_row(#{<<"size">> := Size, <<"status">> := Status, <<"functions">> := Functions,
+size_row(#{?SIZE := Size, ?STATUS := Status, <<"functions">> := Functions,
            <<"processes">> := Processes, <<"error">> := Error}) ->
     Calls = lists:sum([C || #{<<"calls">> := C} <- Functions]),
     Time = lists:sum([T || #{<<"time_us">> := T} <- Functions]),
@@ -350,7 +338,7 @@ us(X) -> io_lib:format("~.3f", [float(X)]).
 -spec top_functions([map()]) -> unicode:chardata().
 top_functions([]) ->
     [];
-top_functions([#{<<"size">> := Size, <<"functions">> := Functions} | _]) ->
+top_functions([#{?SIZE := Size, <<"functions">> := Functions} | _]) ->
     Sorted = lists:reverse(lists:keysort(1, [{T, F} || #{<<"time_us">> := T} = F <- Functions])),
     Top = [F || {_, F} <- lists:sublist(Sorted, ?TOP_FUNCTIONS)],
     case Top of
@@ -368,7 +356,7 @@ top_functions([#{<<"size">> := Size, <<"functions">> := Functions} | _]) ->
 -spec custom_texts([map()]) -> unicode:chardata().
 custom_texts(Runs) ->
     Lines = [io_lib:format("size ~b, ~ts: ~ts~n", [Size, Agent, Text])
-             || #{<<"size">> := Size, <<"custom_agents">> := Custom} <- Runs,
+             || #{?SIZE := Size, <<"custom_agents">> := Custom} <- Runs,
                 {Agent, ByNode} <- lists:sort(maps:to_list(Custom)),
                 {_Node, Result} <- lists:sort(maps:to_list(ByNode)),
                 Text <- [T || is_map(Result), T <- [maps:get(text, Result, maps:get(<<"text">>, Result, none))],
@@ -383,7 +371,7 @@ requirements([]) ->
     [];
 requirements(Requirements) ->
     Rows = [[integer_to_binary(S), R, Subj, number(L), number(M), case P of true -> <<"pass">>; false -> <<"FAIL">> end]
-            || #{<<"size">> := S, <<"requirement">> := R, <<"subject">> := Subj, <<"limit">> := L,
+            || #{?SIZE := S, <<"requirement">> := R, <<"subject">> := Subj, <<"limit">> := L,
                  <<"measured">> := M, <<"pass">> := P} <- Requirements],
     ["\nRequirements:\n",
      erlperf_table:columns([<<"size">>, <<"requirement">>, <<"subject">>, <<"limit">>, <<"measured">>, <<"result">>], Rows)].

@@ -39,8 +39,9 @@
 %%%
 %%% Example:
 %%% ```
+%%% %% the record's keys: -include_lib("erlperf/src/model/erlperf_schema.hrl").
 %%% {ok, Record} = erlperf_perf_test:run("examples/httpd_load_gen.erl", #{out_dir => "perf"}),
-%%% #{<<"runs">> := Runs, <<"requirements">> := Requirements} = Record.
+%%% #{?RUNS := Runs, ?REQUIREMENTS := Requirements} = Record.
 %%% '''
 %%% Cost and safety: the agents trace every call of the target functions on the test
 %%% nodes (see {@link erlperf_agents} for what that costs); nothing runs on the
@@ -56,6 +57,8 @@
 -export([host/0]).
 
 -export_type([options/0, event/0]).
+
+-include("model/erlperf_schema.hrl").
 
 %% What to use when a test node cannot be reached.
 -define(START_HINT, "start test nodes with erlperf_perf_node:start/1: this node does not "
@@ -166,7 +169,7 @@ format_error({custom_agent, _, _} = Reason) ->
 format_error({test_setup, Reason}) ->
     "test_setup/0 failed: " ++ Reason;
 format_error({baseline, File, Reason}) ->
-    lists:flatten(io_lib:format("baseline ~ts: ~ts", [File, Reason]));
+    lists:flatten(io_lib:format("baseline ~ts: ~ts", [File, erlperf_schema:format_error(Reason)]));
 format_error({trace_patterns, Reason}) ->
     "get_trace_patterns/0: " ++ Reason;
 format_error({aborted, Why}) ->
@@ -641,7 +644,7 @@ record(#test{module = Mod, patterns = Patterns, options = Opts}, Name, Label, Si
 finish(Record, #test{module = Mod, options = Opts} = Test, Baseline) ->
     Requirements = erlperf_perf_requirements:evaluate(Mod, Record, Baseline,
                                                       maps:get(tolerance, Opts)),
-    Final = Record#{<<"requirements">> => Requirements},
+    Final = Record#{?REQUIREMENTS => Requirements},
     case maps:get(write, Opts) of
         true ->
             case erlperf_perf_results:write(maps:get(out_dir, Opts), Final) of

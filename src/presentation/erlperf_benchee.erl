@@ -35,6 +35,8 @@
 %% API: called by the command line and the Elixir API.
 -export([format/1]).
 
+-include("model/erlperf_schema.hrl").
+
 %% Width of the Name column at least, and of each figure column.
 -define(NAME_MIN, 16).
 -define(COLUMN, 13).
@@ -45,11 +47,11 @@
 %% @doc The Benchee-style text of a record: the system, then per input the statistics,
 %% the comparison and the memory usage.
 -spec format(erlperf_record:results()) -> unicode:chardata().
-format(#{<<"runs">> := Runs} = Record) ->
+format(#{?RUNS := Runs} = Record) ->
     Names = erlperf_record:param_names(Record),
     Inputs = inputs(Runs, Names),
     Width = max(?NAME_MIN, lists:max([string:length(name(R)) || R <- Runs]) + 2),
-    [system(maps:get(<<"system">>, Record, #{})),
+    [system(maps:get(?SYSTEM, Record, #{})),
      [section(Input, Group, Width, length(Inputs) > 1 orelse Names =/= []) || {Input, Group} <- Inputs]].
 
 %%--------------------------------------------------------------------
@@ -61,7 +63,7 @@ inputs(Runs, Names) ->
     [{K, [R || R <- Runs, input(R, Names) =:= K]} || K <- Keys].
 
 input(Run, Names) ->
-    Params = maps:get(<<"params">>, Run, #{}),
+    Params = maps:get(?PARAMS, Run, #{}),
     case Names of
         %% Erlperf.run/2's named inputs: the name alone, as Benchee shows it
         [<<"input">>] -> erlperf_units:record_text(maps:get(<<"input">>, Params, <<>>));
@@ -94,7 +96,7 @@ section(Input, Runs, Width, Titled) ->
                 false -> []
             end,
     %% runs compared with each other (not a suite's benchmarks): fastest first
-    case lists:any(fun (R) -> is_map_key(<<"comparison">>, R) end, Runs) of
+    case lists:any(fun (R) -> is_map_key(?COMPARISON, R) end, Runs) of
         true ->
             Sorted = lists:sort(fun (A, B) -> ips(A) >= ips(B) end, Runs),
             [Title, statistics(Sorted, Width), comparison(Sorted, Width), memory(Sorted, Width), "\n"];
@@ -119,7 +121,7 @@ comparison([Fastest | Others], Width) ->
 slower(Run, Fastest) ->
     Ratio = ips(Fastest) / max(ips(Run), 1.0e-300),
     Extra = average(Run) - average(Fastest),
-    [ratio(Ratio), " slower +", time(Extra), verdict(maps:get(<<"comparison">>, Run, none), Run)].
+    [ratio(Ratio), " slower +", time(Extra), verdict(maps:get(?COMPARISON, Run, none), Run)].
 
 %% The comparison's change interval of the throughput (C% slower: the ratio is
 %% 1 / (1 + C/100)), as an interval of "times slower".
@@ -159,10 +161,10 @@ memory_against(B, Least) when B == Least -> "";
 memory_against(B, Least) when Least == 0 -> [" - +", bytes(B)];
 memory_against(B, Least) -> [" - ", ratio(B / Least), " memory usage +", bytes(B - Least)].
 
-name(#{<<"label">> := Label}) -> unicode:characters_to_list(Label).
+name(#{?LABEL := Label}) -> unicode:characters_to_list(Label).
 
 ips(#{<<"iteration_ns">> := Ns}) when is_number(Ns), Ns > 0 -> 1.0e9 / Ns;
-ips(#{<<"qps">> := Qps}) when is_number(Qps) -> float(Qps);
+ips(#{?QPS := Qps}) when is_number(Qps) -> float(Qps);
 ips(_Run) -> 0.0.
 
 average(#{<<"iteration_ns">> := Ns}) when is_number(Ns) -> float(Ns);
@@ -171,7 +173,7 @@ average(Run) -> 1.0e9 / max(ips(Run), 1.0e-300).
 %% Per call when timed one by one; else over the samples.
 deviation(#{<<"latency_us">> := #{<<"stddev">> := Sd, <<"average">> := Avg}}) when Avg > 0 ->
     percent(100 * Sd / Avg);
-deviation(#{<<"stddev">> := Sd, <<"average">> := Avg}) when is_number(Sd), Avg /= 0 ->
+deviation(#{<<"stddev">> := Sd, ?AVERAGE := Avg}) when is_number(Sd), Avg /= 0 ->
     percent(100 * Sd / abs(Avg));
 deviation(_Run) ->
     "-".
@@ -180,9 +182,9 @@ median(#{<<"latency_us">> := #{<<"p50">> := P50}}) -> 1000 * P50;
 median(Run) -> per_iteration(Run, <<"median">>).
 
 p99(#{<<"latency_us">> := #{<<"p99">> := P99}}) -> 1000 * P99;
-p99(#{<<"mode">> := <<"timed">>} = Run) -> per_iteration(Run, <<"p99">>);
+p99(#{?MODE := <<"timed">>} = Run) -> per_iteration(Run, <<"p99">>);
 %% continuous: the slowest 1% of samples are the lowest throughput
-p99(#{<<"samples">> := Samples} = Run) ->
+p99(#{?SAMPLES := Samples} = Run) ->
     scale_to_iteration(Run, erlperf_stat:percentile(Samples, 1)).
 
 per_iteration(Run, Key) ->
@@ -190,8 +192,8 @@ per_iteration(Run, Key) ->
 
 %% A sample's figure as the time of one iteration: the average's iteration time scaled
 %% by how the figure stands to the average (throughput: inversely; timed: directly).
-scale_to_iteration(#{<<"average">> := Avg} = Run, Value) when is_number(Value), Value /= 0, Avg /= 0 ->
-    case maps:get(<<"mode">>, Run, <<"continuous">>) of
+scale_to_iteration(#{?AVERAGE := Avg} = Run, Value) when is_number(Value), Value /= 0, Avg /= 0 ->
+    case maps:get(?MODE, Run, <<"continuous">>) of
         <<"timed">> -> average(Run) * Value / Avg;
         _ -> average(Run) * Avg / Value
     end;

@@ -18,6 +18,8 @@
 %% API: erlperf_trend writes the history's table with it.
 -export([table/2]).
 
+-include("model/erlperf_schema.hrl").
+
 %% A sweep's columns at the end.
 -define(SWEEP, [bytes_processed_per_iteration, bytes_per_second, best]).
 %% Whole floats below this are written with all their digits (1000000.0).
@@ -33,7 +35,7 @@
 
 %% @doc The CSV text of a record.
 -spec format(erlperf_record:results()) -> iodata().
-format(#{<<"runs">> := Runs} = Record) ->
+format(#{?RUNS := Runs} = Record) ->
     Latency = [C || lists:any(fun (Run) -> is_map_key(<<"latency_calls">>, Run) end, Runs),
                     C <- latency_columns()],
     Columns = record_columns(Record) ++ Latency,
@@ -62,7 +64,7 @@ columns() ->
 %% Internal functions
 
 %% A sweep's record: its parameters after code, its figures at the end.
-record_columns(#{<<"options">> := #{<<"params">> := _}} = Record) ->
+record_columns(#{?OPTIONS := #{?PARAMS := _}} = Record) ->
     [Label, Code | Rest] = columns(),
     [Label, Code | [{param, N} || N <- erlperf_record:param_names(Record)]] ++ Rest ++ ?SWEEP;
 record_columns(_Record) ->
@@ -71,8 +73,8 @@ record_columns(_Record) ->
 header({param, Name}) -> Name;
 header(Column) -> atom_to_binary(Column).
 
-column({param, Name}, #{<<"params">> := Params}) -> maps:get(Name, Params, null);
-column(samples, #{<<"samples">> := S}) -> length(S);
+column({param, Name}, #{?PARAMS := Params}) -> maps:get(Name, Params, null);
+column(samples, #{?SAMPLES := S}) -> length(S);
 column(ci95_lo, Run) -> bound(1, maps:get(<<"ci95">>, Run, null));
 column(ci95_hi, Run) -> bound(2, maps:get(<<"ci95">>, Run, null));
 column(outliers, #{<<"outliers">> := O}) ->
@@ -92,7 +94,7 @@ column(Key, Run) ->
 latency(Figure, #{} = Figures) -> maps:get(Figure, Figures);
 latency(_Figure, null) -> null.
 
-comparison(Key, #{<<"comparison">> := C}) -> maps:get(Key, C, null);
+comparison(Key, #{?COMPARISON := C}) -> maps:get(Key, C, null);
 comparison(_Key, _Run) -> null.
 
 bound(I, [_, _] = Interval) -> lists:nth(I, Interval);

@@ -33,6 +33,8 @@
 %% API: called by erlperf_render.
 -export([render/1]).
 
+-include("model/erlperf_schema.hrl").
+
 %% The longest title made of runner labels, characters.
 -define(MAX_TITLE, 80).
 %% Latency figures, in the order drawn, with their names on the x axis.
@@ -44,7 +46,7 @@
 
 %% @doc The page of a benchmark record (decoded JSON, binary keys).
 -spec render(erlperf_record:results()) -> iodata().
-render(#{<<"runs">> := Runs} = Record) when is_list(Runs) ->
+render(#{?RUNS := Runs} = Record) when is_list(Runs) ->
     Names = erlperf_record:param_names(Record),
     Named = [{name(Run, Names), Run} || Run <- Runs],
     erlperf_html:page(title(Runs),
@@ -64,7 +66,7 @@ render(#{<<"runs">> := Runs} = Record) when is_list(Runs) ->
 %% Internal functions: sections
 
 title(Runs) ->
-    Labels = lists:usort([L || #{<<"label">> := L} <- Runs]),
+    Labels = lists:usort([L || #{?LABEL := L} <- Runs]),
     Text = unicode:characters_to_list(lists:join(", ", Labels)),
     ["Benchmark: ", case length(Text) > ?MAX_TITLE of
                         true -> [lists:sublist(Text, ?MAX_TITLE - 3), "..."];
@@ -81,17 +83,17 @@ summary(Record, Named, Names) ->
     erlperf_html:section(<<"Runs">>,
                          [compare_note(Record), erlperf_html:table(Header, Rows)]).
 
-summary_row(#{<<"label">> := Label} = Run, Names, Sweep, Compared) ->
-    Params = maps:get(<<"params">>, Run, #{}),
-    [Label, code(maps:get(<<"code">>, Run, <<>>))]
+summary_row(#{?LABEL := Label} = Run, Names, Sweep, Compared) ->
+    Params = maps:get(?PARAMS, Run, #{}),
+    [Label, code(maps:get(?CODE, Run, <<>>))]
         ++ [param_text(maps:get(N, Params, null)) || N <- Names]
-        ++ [maps:get(<<"mode">>, Run, <<>>), maps:get(<<"concurrency">>, Run, <<>>),
-            length(maps:get(<<"samples">>, Run, [])), count(figure(<<"qps">>, Run)),
+        ++ [maps:get(?MODE, Run, <<>>), maps:get(?CONCURRENCY, Run, <<>>),
+            length(maps:get(?SAMPLES, Run, [])), count(figure(?QPS, Run)),
             qps_interval(Run), time_ns(figure(<<"iteration_ns">>, Run)), verdict(Run, Compared)]
         ++ [case maps:get(<<"best">>, Run, false) of true -> <<"yes">>; false -> <<>> end
             || Sweep].
 
-compare_note(#{<<"compare">> := Compare}) ->
+compare_note(#{?COMPARE := Compare}) ->
     ["<p class=\"note\">Runners measured: ", erlperf_html:escape(Compare), ".</p>\n"];
 compare_note(_Record) ->
     [].
@@ -99,7 +101,7 @@ compare_note(_Record) ->
 throughput(Named) ->
     Compared = compared(Named),
     Bars = [bar(Name, Run, Qps, Compared)
-            || {Name, #{<<"qps">> := Qps} = Run} <- Named, is_number(Qps)],
+            || {Name, #{?QPS := Qps} = Run} <- Named, is_number(Qps)],
     section_if(Bars =/= [], <<"Throughput">>,
                erlperf_svg:bar_chart(Bars, #{title => <<"Throughput, with 95% intervals">>,
                                              x_label => <<"iterations per second">>})).
@@ -115,8 +117,8 @@ bar(Name, Run, Qps, Compared) ->
 
 samples(Record, Named) ->
     Series = [#{name => Name, points => lists:zip(lists:seq(1, length(S)), S)}
-              || {Name, #{<<"samples">> := S}} <- Named, S =/= []],
-    Timed = lists:any(fun ({_, R}) -> maps:get(<<"mode">>, R, <<>>) =:= <<"timed">> end, Named),
+              || {Name, #{?SAMPLES := S}} <- Named, S =/= []],
+    Timed = lists:any(fun ({_, R}) -> maps:get(?MODE, R, <<>>) =:= <<"timed">> end, Named),
     YLabel = case Timed of
                  true -> <<"microseconds per sample">>;
                  false -> [<<"iterations per sample">>, sample_duration(Record)]
@@ -127,7 +129,7 @@ samples(Record, Named) ->
                                                 x_scale => linear, y_scale => linear,
                                                 x_format => fun erlperf_svg:format_whole/1})).
 
-sample_duration(#{<<"options">> := #{<<"sample_duration">> := Ms}}) when is_integer(Ms) ->
+sample_duration(#{?OPTIONS := #{<<"sample_duration">> := Ms}}) when is_integer(Ms) ->
     [" (", integer_to_list(Ms), " ms)"];
 sample_duration(_Record) ->
     [].
@@ -193,7 +195,7 @@ host(Named) ->
                                 <<"Per second of CPU time">>, <<"Bytes per call">>,
                                 <<"Reductions per call">>],
                                [[Name, Share(Run, <<"others">>), Share(Run, <<"share">>),
-                                 count(maps:get(<<"qps">>, Run, null)), count(maps:get(<<"cpu_qps">>, Run, null)),
+                                 count(maps:get(?QPS, Run, null)), count(maps:get(<<"cpu_qps">>, Run, null)),
                                  Count(Run, <<"bytes_per_iteration">>), Count(Run, <<"reductions_per_iteration">>)]
                                 || {Name, Run} <- Measured]),
     section_if(Measured =/= [], <<"The host and exact counts">>, [Table]).
@@ -204,7 +206,7 @@ sweep(_Named, []) ->
 sweep(Named, Names) ->
     Runs = [Run || {_, Run} <- Named],
     Bytes = lists:any(fun (R) -> is_number(maps:get(<<"bytes_per_second">>, R, null)) end, Runs),
-    Charts = [[sweep_chart(P, Names, Runs, <<"qps">>, <<"iterations per second">>),
+    Charts = [[sweep_chart(P, Names, Runs, ?QPS, <<"iterations per second">>),
                [sweep_chart(P, Names, Runs, <<"bytes_per_second">>, <<"bytes per second">>)
                 || Bytes]]
               || P <- Names, length(values(P, Runs)) > 1],
@@ -234,8 +236,8 @@ sweep_chart(Param, Names, Runs, Key, Unit) ->
 sweep_series(Name, Group, Param, Values, Key) ->
     Points = lists:keysort(1, [{x(Run, Param, Values), maps:get(Key, Run)} || Run <- Group]),
     Error = case Key of
-                <<"qps">> -> [{x(Run, Param, Values), Lo, Hi}
-                              || Run <- Group, {Lo, Hi} <- [erlperf_record:qps_bounds(Run)]];
+                ?QPS -> [{x(Run, Param, Values), Lo, Hi}
+                         || Run <- Group, {Lo, Hi} <- [erlperf_record:qps_bounds(Run)]];
                 _ -> []
             end,
     #{name => Name, points => Points, error => Error,
@@ -244,7 +246,7 @@ sweep_series(Name, Group, Param, Values, Key) ->
 
 %% The x of a run: its value of the parameter, or the value's position when the values
 %% are not all numbers.
-x(#{<<"params">> := Params}, Param, Values) ->
+x(#{?PARAMS := Params}, Param, Values) ->
     V = maps:get(Param, Params),
     case lists:all(fun erlang:is_number/1, Values) of
         true -> V;
@@ -264,7 +266,7 @@ category(_X, _Values) ->
 
 %% The distinct values of a parameter, in the order first met.
 values(Param, Runs) ->
-    lists:foldl(fun (#{<<"params">> := #{} = P}, Acc) when is_map_key(Param, P) ->
+    lists:foldl(fun (#{?PARAMS := #{} = P}, Acc) when is_map_key(Param, P) ->
                         V = maps:get(Param, P),
                         case lists:member(V, Acc) of true -> Acc; false -> Acc ++ [V] end;
                     (_, Acc) -> Acc
@@ -278,7 +280,7 @@ group(Pairs) ->
     [{K, [V || {K1, V} <- Pairs, K1 =:= K]} || K <- Keys].
 
 baselines(Named) ->
-    Entries = [{Name, E} || {Name, #{<<"baselines">> := Es}} <- Named, E <- Es],
+    Entries = [{Name, E} || {Name, #{?BASELINES := Es}} <- Named, E <- Es],
     Bars = [baseline_bar(Name, E) || {Name, #{<<"change_pct">> := C} = E} <- Entries,
                                      is_number(C)],
     Chart = case Bars of
@@ -335,9 +337,9 @@ baseline_verdict(_Entry) ->
 %% Concurrency mode: throughput at each concurrency tried.
 steps(Named) ->
     Series = [#{name => Name,
-                points => [{C, Q} || #{<<"concurrency">> := C, <<"qps">> := Q} <- Steps,
+                points => [{C, Q} || #{?CONCURRENCY := C, ?QPS := Q} <- Steps,
                                      is_number(Q)],
-                marked => [{C, Q} || #{<<"concurrency">> := C, <<"qps">> := Q} <- Steps,
+                marked => [{C, Q} || #{?CONCURRENCY := C, ?QPS := Q} <- Steps,
                                      C =:= maps:get(<<"best_concurrency">>, Run, none)]}
               || {Name, #{<<"steps">> := Steps} = Run} <- Named, is_list(Steps)],
     section_if(Series =/= [], <<"Concurrency">>,
@@ -365,8 +367,8 @@ profile_table(Functions) ->
 system(Record) ->
     Pairs = fun (Key) -> [[K, scalar(V)] || {K, V} <- lists:sort(maps:to_list(maps:get(Key, Record, #{})))] end,
     erlperf_html:section(<<"System and options">>,
-                         [erlperf_html:table([<<"System">>, <<>>], Pairs(<<"system">>)),
-                          erlperf_html:table([<<"Option">>, <<>>], Pairs(<<"options">>))]).
+                         [erlperf_html:table([<<"System">>, <<>>], Pairs(?SYSTEM)),
+                          erlperf_html:table([<<"Option">>, <<>>], Pairs(?OPTIONS))]).
 
 %%--------------------------------------------------------------------
 %% Internal functions: pieces
@@ -378,7 +380,7 @@ section_if(true, Title, Content) -> erlperf_html:section(Title, Content).
 name(Run, Names) ->
     erlperf_record:run_name(Run, Names).
 
-row_class(#{<<"baselines">> := Entries} = Run) ->
+row_class(#{?BASELINES := Entries} = Run) ->
     case [E || E <- Entries, baseline_class(E) =:= <<"regression">>] of
         [] -> best_class(Run);
         _ -> <<"regression">>
@@ -398,9 +400,9 @@ qps_interval(Run) ->
 
 %% Whether any run was compared with another (else no run is "the fastest").
 compared(Named) ->
-    lists:any(fun ({_, Run}) -> is_map_key(<<"comparison">>, Run) end, Named).
+    lists:any(fun ({_, Run}) -> is_map_key(?COMPARISON, Run) end, Named).
 
-verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := true,
+verdict(#{?COMPARISON := #{<<"against">> := Against, <<"significant">> := true,
                                 <<"verdict">> := Verdict, <<"change_pct">> := Change,
                                 <<"ci95_pct">> := [Lo, Hi]}} = Run)
   when is_number(Change), is_number(Lo), is_number(Hi) ->
@@ -408,14 +410,14 @@ verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := t
     io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%, ~ts)",
                   [abs(Change) / 1, Verdict, Against, Near / 1, Far / 1,
                    erlperf_record:interval_label(Run)]);
-verdict(#{<<"comparison">> := #{<<"against">> := Against}}) ->
+verdict(#{?COMPARISON := #{<<"against">> := Against}}) ->
     ["no significant difference from ", Against];
 verdict(_Fastest) ->
     <<"fastest">>.
 
 %% A run without a comparison is the fastest when others were compared with it (in a
 %% sweep: the fastest of its combination).
-verdict(#{<<"comparison">> := _} = Run, _Compared) -> verdict(Run);
+verdict(#{?COMPARISON := _} = Run, _Compared) -> verdict(Run);
 verdict(Run, true) -> verdict(Run);
 verdict(_Run, false) -> <<>>.
 

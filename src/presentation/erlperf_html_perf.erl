@@ -56,6 +56,8 @@
 
 -export_type([page/0]).
 
+-include("model/erlperf_schema.hrl").
+
 %% A page: its file name (relative to the report's directory) and its document.
 -type page() :: {file:filename(), iodata()}.
 
@@ -76,9 +78,9 @@
 -spec render(map()) -> [page()].
 render(Record0) when is_map(Record0) ->
     Record = normalise(Record0),
-    Runs = [R || R <- list(<<"runs">>, Record), is_map(R)],
+    Runs = [R || R <- list(?RUNS, Record), is_map(R)],
     Ctx = #{record => Record, runs => Runs,
-            label => text(maps:get(<<"size_label">>, Record, <<"size">>)),
+            label => text(maps:get(?SIZE_LABEL, Record, <<"size">>)),
             functions => numbered(lists:usort([key(maps:get(<<"mfa">>, F, null))
                                                || R <- Runs, F <- maps_in(<<"functions">>, R)])),
             processes => numbered(lists:usort([key(maps:get(<<"name">>, P, null))
@@ -100,17 +102,17 @@ index(#{record := Record} = Ctx) ->
 
 test_info(#{record := R, label := Label}) ->
     Rows = [[<<"test">>, text(maps:get(<<"test">>, R, null))],
-            [<<"load generator">>, text(maps:get(<<"load_generator">>, R, null))],
+            [<<"load generator">>, text(maps:get(?LOAD_GENERATOR, R, null))],
             [<<"sizes">>, [Label, ": ", join([text(S) || S <- list(<<"sizes">>, R)], ", ")]],
-            [<<"started">>, text(maps:get(<<"started">>, R, null))],
-            [<<"trace patterns">>, join([text(P) || P <- list(<<"trace_patterns">>, R)], ", ")],
-            [<<"options">>, text(maps:get(<<"options">>, R, null))],
-            [<<"record version">>, text(maps:get(<<"version">>, R, null))]]
+            [<<"started">>, text(maps:get(?STARTED, R, null))],
+            [<<"trace patterns">>, join([text(P) || P <- list(?TRACE_PATTERNS, R)], ", ")],
+            [<<"options">>, text(maps:get(?OPTIONS, R, null))],
+            [<<"record version">>, text(maps:get(?VERSION, R, null))]]
         ++ [[<<"results">>, text(Dir)] || #{<<"dir">> := Dir} <- [R]],
     erlperf_html:section(<<"Test">>, erlperf_html:table([<<"">>, <<"">>], Rows)).
 
 system_info(Record) ->
-    case maps:get(<<"system">>, Record, #{}) of
+    case maps:get(?SYSTEM, Record, #{}) of
         System when is_map(System) ->
             Rows = [[text(K), text(V)] || {K, V} <- lists:sort(maps:to_list(System))],
             erlperf_html:section(<<"System">>, erlperf_html:table([<<"">>, <<"">>], Rows));
@@ -129,7 +131,7 @@ runs(#{runs := Runs, label := Label}) ->
 run_row(Run) ->
     Totals = function_totals(Run),
     {Calls, Time} = maps:fold(fun (_, {C, T}, {C0, T0}) -> {C0 + C, T0 + T} end, {0, 0}, Totals),
-    Cells = [cell(maps:get(<<"size">>, Run, null)), text(maps:get(<<"status">>, Run, null)),
+    Cells = [cell(maps:get(?SIZE, Run, null)), text(maps:get(?STATUS, Run, null)),
              text(maps:get(<<"error">>, Run, null)), cell(maps:get(<<"duration_ms">>, Run, null)),
              join([text(N) || N <- list(<<"nodes">>, Run)], ", "), map_size(Totals),
              length(maps_in(<<"processes">>, Run)), Calls, per_call_cell(Time, Calls),
@@ -141,7 +143,7 @@ run_row(Run) ->
     end.
 
 requirements(#{record := Record, label := Label}) ->
-    case maps_in(<<"requirements">>, Record) of
+    case maps_in(?REQUIREMENTS, Record) of
         [] ->
             erlperf_html:section(<<"Requirements">>, para(<<"The test states no requirements.">>));
         Reqs ->
@@ -156,7 +158,7 @@ requirements(#{record := Record, label := Label}) ->
 
 requirement_row(Req) ->
     Pass = maps:get(<<"pass">>, Req, false) =:= true,
-    Cells = [cell(maps:get(K, Req, null)) || K <- [<<"size">>, <<"requirement">>, <<"subject">>,
+    Cells = [cell(maps:get(K, Req, null)) || K <- [?SIZE, <<"requirement">>, <<"subject">>,
                                                     <<"limit">>, <<"measured">>]]
         ++ [{raw, verdict(Pass)}, text(maps:get(<<"note">>, Req, null))],
     case Pass of
@@ -168,7 +170,7 @@ verdict(true) -> <<"<span class=\"pass\">pass</span>">>;
 verdict(false) -> <<"<span class=\"fail\">FAIL</span>">>.
 
 top_functions(#{runs := Runs, label := Label} = Ctx) ->
-    PerRun = [{maps:get(<<"size">>, R, null), function_totals(R)} || R <- Runs, ok(R)],
+    PerRun = [{maps:get(?SIZE, R, null), function_totals(R)} || R <- Runs, ok(R)],
     Ranked = lists:reverse(lists:keysort(2, maps:to_list(
         lists:foldl(fun ({_, Totals}, Acc) ->
                             maps:fold(fun (Mfa, {_, T}, A) -> A#{Mfa => maps:get(Mfa, A, 0) + T} end,
@@ -196,7 +198,7 @@ top_links(Mfas, #{functions := Index}) ->
     ["<p>", join([function_link(Mfa, Index) || Mfa <- Mfas], ", "), "</p>\n"].
 
 top_processes(#{runs := Runs, label := Label}) ->
-    PerRun = [{maps:get(<<"size">>, R, null), process_peaks(R)} || R <- Runs, ok(R)],
+    PerRun = [{maps:get(?SIZE, R, null), process_peaks(R)} || R <- Runs, ok(R)],
     Draw = fun (Pick, Title, YLabel, Id, Format) ->
                    Best = lists:foldl(fun ({_, Peaks}, Acc) ->
                                               maps:fold(fun (N, P, A) -> A#{N => max(Pick(P), maps:get(N, A, 0))} end,
@@ -236,7 +238,7 @@ node_metrics(#{runs := Runs} = Ctx) ->
     Series = fun (Metric) ->
                      [#{name => series_name(Ctx, Size, Node, Multi), points => samples(Metric, M)}
                       || Run <- Runs, ok(Run),
-                         Size <- [maps:get(<<"size">>, Run, null)],
+                         Size <- [maps:get(?SIZE, Run, null)],
                          Metrics <- [maps:get(<<"node_metrics">>, Run, #{})], is_map(Metrics),
                          Multi <- [map_size(Metrics) > 1],
                          {Node, M} <- lists:sort(maps:to_list(Metrics)), is_map(M)]
@@ -249,7 +251,7 @@ node_metrics(#{runs := Runs} = Ctx) ->
 
 function_list(#{runs := Runs, label := Label, functions := Index}) ->
     PerRun = [{R, function_totals(R)} || R <- Runs],
-    Header = [<<"function">> | [[Label, " ", text(maps:get(<<"size">>, R, null)), ": calls, µs per call"]
+    Header = [<<"function">> | [[Label, " ", text(maps:get(?SIZE, R, null)), ": calls, µs per call"]
                                 || {R, _} <- PerRun]],
     Rows = [[{raw, function_link(Mfa, Index)}
              | [case Totals of
@@ -264,20 +266,20 @@ process_list(#{runs := Runs, label := Label, processes := Index}) ->
     Counts = [{R, lists:foldl(fun (P, A) -> N = key(maps:get(<<"name">>, P, null)),
                                              A#{N => maps:get(N, A, 0) + 1} end,
                               #{}, maps_in(<<"processes">>, R))} || R <- Runs],
-    Header = [<<"process">> | [[Label, " ", text(maps:get(<<"size">>, R, null)), ": processes"]
+    Header = [<<"process">> | [[Label, " ", text(maps:get(?SIZE, R, null)), ": processes"]
                                || {R, _} <- Counts]],
     Rows = [[{raw, process_link(Name, Index)} | [maps:get(Name, C, 0) || {_, C} <- Counts]]
             || {Name, _} <- by_number(Index)],
     erlperf_html:section(<<"Processes">>, erlperf_html:table(Header, Rows)).
 
 conflicts(#{runs := Runs, label := Label}) ->
-    Rows = [[cell(maps:get(<<"size">>, R, null)) | [text(maps:get(K, C, null))
+    Rows = [[cell(maps:get(?SIZE, R, null)) | [text(maps:get(K, C, null))
                                                     || K <- [<<"node">>, <<"kind">>, <<"caller">>, <<"detail">>]]]
             || R <- Runs, C <- maps_in(<<"conflicts">>, R)],
     optional_table(<<"Tracing conflicts">>, [Label, <<"node">>, <<"kind">>, <<"caller">>, <<"detail">>], Rows).
 
 reloads(#{runs := Runs, label := Label}) ->
-    Rows = [[cell(maps:get(<<"size">>, R, null)) | [cell(maps:get(K, C, null))
+    Rows = [[cell(maps:get(?SIZE, R, null)) | [cell(maps:get(K, C, null))
                                                     || K <- [<<"node">>, <<"module">>, <<"t_ms">>]]]
             || R <- Runs, C <- maps_in(<<"reloads">>, R)],
     optional_table(<<"Modules reloaded">>, [Label, <<"node">>, <<"module">>, <<"ms">>], Rows).
@@ -293,7 +295,7 @@ custom_agents(#{runs := Runs} = Ctx) ->
     [custom_agent(Agent, I, Ctx) || {Agent, I} <- lists:zip(Agents, lists:seq(1, length(Agents)))].
 
 custom_agent(Agent, I, #{runs := Runs, label := Label} = Ctx) ->
-    Results = [{maps:get(<<"size">>, R, null), Node, Result}
+    Results = [{maps:get(?SIZE, R, null), Node, Result}
                || R <- Runs, {A, ByNode} <- pairs(<<"custom_agents">>, R), A =:= Agent,
                   is_map(ByNode), {Node, Result} <- lists:sort(maps:to_list(ByNode))],
     Multi = length(lists:usort([{S, N} || {S, N, _} <- Results])) > length(lists:usort([S || {S, _, _} <- Results])),
@@ -355,7 +357,7 @@ raw_text(Term) ->
 function_page(Mfa, #{runs := Runs, label := Label} = Ctx) ->
     PerRun = [{R, [F || F <- maps_in(<<"functions">>, R), key(maps:get(<<"mfa">>, F, null)) =:= Mfa]}
               || R <- Runs],
-    Totals = [{maps:get(<<"size">>, R, null), function_totals(R)} || {R, _} <- PerRun, ok(R)],
+    Totals = [{maps:get(?SIZE, R, null), function_totals(R)} || {R, _} <- PerRun, ok(R)],
     Series = fun (Y) -> [#{name => Mfa, points => [{S, Y(C, T)} || {S, #{Mfa := {C, T}}} <- Totals,
                                                                    is_number(S), C > 0]}] end,
     erlperf_html:page(["Function ", Mfa],
@@ -380,7 +382,7 @@ function_size(Run, Functions, #{label := Label, processes := Index}) ->
                      error -> <<"-">>
                  end | numbers(P)] || {_, Node, P} <- Shown],
     Numbers = [<<"calls">>, <<"time (µs)"/utf8>>, <<"raw time (µs)"/utf8>>, <<"µs per call"/utf8>>],
-    erlperf_html:section([Label, " ", text(maps:get(<<"size">>, Run, null))],
+    erlperf_html:section([Label, " ", text(maps:get(?SIZE, Run, null))],
                          [erlperf_html:table([<<"node">> | Numbers], NodeRows),
                           erlperf_html:table([<<"process">>, <<"name">> | Numbers], ProcRows),
                           case Hidden of
@@ -431,8 +433,8 @@ process_series(Metric, PerRun, Ctx) ->
                                                Acc, samples(Metric, P))
                            end, #{}, Mine),
          Name = case length(Mine) of
-                    1 -> series_name(Ctx, maps:get(<<"size">>, R, null), Node, Multi);
-                    K -> [series_name(Ctx, maps:get(<<"size">>, R, null), Node, Multi),
+                    1 -> series_name(Ctx, maps:get(?SIZE, R, null), Node, Multi);
+                    K -> [series_name(Ctx, maps:get(?SIZE, R, null), Node, Multi),
                           io_lib:format(" (~b processes)", [K])]
                 end,
          #{name => Name, points => lists:sort(maps:to_list(Sum))}
@@ -442,7 +444,7 @@ process_series(Metric, PerRun, Ctx) ->
 
 process_row(Run, P, #{functions := Index}) ->
     FoundBy = key(maps:get(<<"found_by">>, P, null)),
-    [cell(maps:get(<<"size">>, Run, null)), text(maps:get(<<"node">>, P, null)),
+    [cell(maps:get(?SIZE, Run, null)), text(maps:get(<<"node">>, P, null)),
      text(maps:get(<<"pid">>, P, null)),
      case Index of
          #{FoundBy := _} -> {raw, function_link(FoundBy, Index)};
@@ -526,7 +528,7 @@ function_totals(Run) ->
 per_call_cell(_Time, 0) -> <<"-">>;
 per_call_cell(Time, Calls) -> cell(Time / Calls).
 
-ok(Run) -> maps:get(<<"status">>, Run, null) =:= <<"ok">>.
+ok(Run) -> maps:get(?STATUS, Run, null) =:= <<"ok">>.
 
 %% Samples [[T, V], ...] as [{T, V}]; anything else is left out.
 samples(Key, Map) ->

@@ -23,13 +23,15 @@
 %% API: erlperf_trend writes the history's tables with them.
 -export([table/3, code/1, text/1]).
 
+-include("model/erlperf_schema.hrl").
+
 %%--------------------------------------------------------------------
 %% API
 
 %% @doc The Markdown table of a record.
 -spec format(erlperf_record:results()) -> unicode:chardata().
-format(#{<<"runs">> := Runs} = Record) ->
-    Sweep = is_map_key(<<"params">>, maps:get(<<"options">>, Record, #{})),
+format(#{?RUNS := Runs} = Record) ->
+    Sweep = is_map_key(?PARAMS, maps:get(?OPTIONS, Record, #{})),
     Names = erlperf_record:param_names(Record),
     Bytes = lists:any(fun (R) -> is_map_key(<<"bytes_per_second">>, R) end, Runs),
     Latency = lists:any(fun (R) -> is_map_key(<<"latency_calls">>, R) end, Runs),
@@ -50,7 +52,7 @@ baselines(Runs, Names) ->
     Rows = [[code(erlperf_record:run_name(R, Names)), code(maps:get(<<"file">>, E)),
              erlperf_baseline:record_word(E),
              [escape(C) || C <- unicode:characters_to_list(erlperf_baseline:record_text(E))]]
-            || #{<<"baselines">> := Es} = R <- Runs, E <- Es],
+            || #{?BASELINES := Es} = R <- Runs, E <- Es],
     case Rows of
         [] -> [];
         _ -> ["\n", row(["Code", "Against", "Verdict", "Details"]), row(["---", "---", "---", "---"])
@@ -60,11 +62,11 @@ baselines(Runs, Names) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
-cells(#{<<"label">> := Label, <<"concurrency">> := C} = Run,
+cells(#{?LABEL := Label, ?CONCURRENCY := C} = Run,
       #{names := Names, bytes := Bytes, latency := Latency, sweep := Sweep}, Runs) ->
-    Params = maps:get(<<"params">>, Run, #{}),
+    Params = maps:get(?PARAMS, Run, #{}),
     [code(Label)] ++ [param(maps:get(N, Params, null)) || N <- Names]
-        ++ [integer_to_list(C), per_second(maps:get(<<"qps">>, Run, null)), interval(Run),
+        ++ [integer_to_list(C), per_second(maps:get(?QPS, Run, null)), interval(Run),
             time(maps:get(<<"iteration_ns">>, Run, null))]
         ++ [rate(maps:get(<<"bytes_per_second">>, Run, null)) || Bytes]
         ++ [Cell || Latency, Cell <- latency(maps:get(<<"latency_us">>, Run, null))]
@@ -75,8 +77,8 @@ cells(#{<<"label">> := Label, <<"concurrency">> := C} = Run,
         ++ [case maps:get(<<"best">>, Run, false) of true -> "yes"; false -> "" end || Sweep].
 
 %% A run of a sweep that no other runner shares its combination with.
-alone(#{<<"params">> := Params}, Runs) ->
-    length([R || #{<<"params">> := P} = R <- Runs, P =:= Params]) =:= 1.
+alone(#{?PARAMS := Params}, Runs) ->
+    length([R || #{?PARAMS := P} = R <- Runs, P =:= Params]) =:= 1.
 
 param(null) -> "-";
 param(Value) -> [escape(C) || C <- erlperf_units:record_text(Value)].
@@ -98,15 +100,15 @@ interval(Run) ->
         none -> "-"
     end.
 
-verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := true,
+verdict(#{?COMPARISON := #{<<"against">> := Against, <<"significant">> := true,
                                 <<"verdict">> := Verdict, <<"change_pct">> := Change,
                                 <<"ci95_pct">> := [Lo, Hi]}} = Run) ->
     [Near, Far] = lists:sort([abs(Lo), abs(Hi)]),
     io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%, ~ts)",
                   [abs(Change), Verdict, code(Against), Near, Far, erlperf_record:interval_label(Run)]);
-verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"verdict">> := <<"inconclusive">>}}) ->
+verdict(#{?COMPARISON := #{<<"against">> := Against, <<"verdict">> := <<"inconclusive">>}}) ->
     ["inconclusive against ", code(Against), ": too few samples to tell"];
-verdict(#{<<"comparison">> := #{<<"against">> := Against}}) ->
+verdict(#{?COMPARISON := #{<<"against">> := Against}}) ->
     ["no significant difference from ", code(Against)];
 verdict(_Fastest) ->
     "fastest".

@@ -13,9 +13,7 @@
 -module(erlperf_render).
 
 %% API: called by the command line (--render, --html) and erlperf_output.
--export([render/2, kind/1, format_error/1]).
-
--type kind() :: benchmark | perf_test.
+-export([render/2, format_error/1]).
 
 %%--------------------------------------------------------------------
 %% API
@@ -24,79 +22,43 @@
 %% benchmark record, a file (`Out' ending in `.html') or a directory (the page is
 %% `report.html' there); for a performance test, a directory (`index.html' and the
 %% pages it links to). Files are written atomically; returns them, the main page first.
+%% A file is read with {@link erlperf_schema:read/2}, a map checked with
+%% {@link erlperf_schema:check/2}: either is a record or a performance test's results.
 -spec render(map() | file:filename(), file:filename()) ->
     {ok, [file:filename()]} | {error, term()}.
 render(Record, Out) when is_map(Record) ->
-    case checked(Record) of
-        {ok, Kind} -> write(Kind, Record, unicode:characters_to_list(Out));
+    case erlperf_schema:check(any, Record) of
+        ok -> write(Record, unicode:characters_to_list(Out));
         {error, Reason} -> {error, {render, Reason}}
     end;
 render(File, Out) ->
-    case read(File) of
-        {ok, Record} ->
-            case checked(Record) of
-                {ok, Kind} -> write(Kind, Record, unicode:characters_to_list(Out));
-                {error, Reason} -> {error, {render, unicode:characters_to_list(File), Reason}}
-            end;
-        {error, _} = Error ->
-            Error
+    Name = unicode:characters_to_list(File),
+    case erlperf_schema:read(Name, any) of
+        {ok, Record} -> write(Record, unicode:characters_to_list(Out));
+        {error, Reason} -> {error, {render, Name, Reason}}
     end.
 
-%% @doc What a decoded record is.
--spec kind(map()) -> {ok, kind()} | {error, {render, not_a_record}}.
-kind(#{<<"load_generator">> := _}) -> {ok, perf_test};
-kind(#{<<"runs">> := _}) -> {ok, benchmark};
-kind(#{<<"version">> := _}) -> {ok, benchmark};
-kind(_) -> {error, {render, not_a_record}}.
-
 %% @doc Text for the reasons this module returns.
--spec format_error(term()) -> string().
-format_error({render, not_a_record}) ->
-    "not an erlperf results record (a --save/--format json record or a --perf-test results.json)";
-format_error({render, {record, Reason}}) ->
-    erlperf_record_check:format_error(Reason);
-format_error({render, File, not_a_record}) ->
-    lists:flatten(io_lib:format("~ts: ~ts", [File, format_error({render, not_a_record})]));
-format_error({render, File, {record, Reason}}) ->
-    lists:flatten(io_lib:format("~ts: ~ts", [File, erlperf_record_check:format_error(Reason)]));
-format_error({render, File, {json, _} = Reason}) ->
-    lists:flatten(io_lib:format("~ts: ~ts", [File, erlperf_json:format_error(Reason)]));
+-spec format_error({render, erlperf_schema:reason()} | {render, string(), erlperf_schema:reason()}
+                   | {write, file:filename(), term()}) -> string().
+format_error({render, Reason}) ->
+    erlperf_schema:format_error(Reason);
 format_error({render, File, Reason}) ->
-    lists:flatten(io_lib:format("~ts: ~ts", [File, file:format_error(Reason)]));
+    lists:flatten(io_lib:format("~ts: ~ts", [File, erlperf_schema:format_error(Reason)]));
 format_error({write, _, _} = Reason) ->
     erlperf_output:format_error(Reason).
 
 %%--------------------------------------------------------------------
 %% Internal functions
 
-%% The kind of a record whose fields are what its pages read.
--spec checked(map()) -> {ok, kind()} | {error, not_a_record | {record, erlperf_record_check:reason()}}.
-checked(Record) ->
-    case kind(Record) of
-        {ok, Kind} ->
-            case erlperf_record_check:check(Kind, Record) of
-                ok -> {ok, Kind};
-                {error, Reason} -> {error, {record, Reason}}
-            end;
-        {error, {render, not_a_record}} ->
-            {error, not_a_record}
-    end.
+%% A checked record's pages, by its kind.
+-spec write(erlperf_schema:benchmark_record() | erlperf_schema:perf_results(), string()) ->
+    {ok, [file:filename()]} | {error, term()}.
+write(Record, Out) ->
+    {ok, Kind} = erlperf_schema:kind(Record),
+    write(Kind, Record, Out).
 
--spec read(file:filename()) -> {ok, map()} | {error, term()}.
-read(File) ->
-    Name = unicode:characters_to_list(File),
-    case file:read_file(Name) of
-        {ok, Bytes} ->
-            case erlperf_json:decode(Bytes) of
-                {ok, Record} when is_map(Record) -> {ok, Record};
-                {ok, _} -> {error, {render, Name, not_a_record}};
-                {error, Reason} -> {error, {render, Name, Reason}}
-            end;
-        {error, Reason} ->
-            {error, {render, Name, Reason}}
-    end.
-
--spec write(kind(), map(), string()) -> {ok, [file:filename()]} | {error, term()}.
+-spec write(benchmark | perf_test, map(), string()) -> {ok, [file:filename()]} | {error, term()}.
 write(benchmark, Record, Out) ->
     File = case string:lowercase(filename:extension(Out)) of
                ".html" -> Out;

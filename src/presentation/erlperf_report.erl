@@ -40,6 +40,8 @@
 
 -export_type([format/0, options/0]).
 
+-include("model/erlperf_schema.hrl").
+
 -type format() :: basic | extended | full.
 -type options() :: #{format => format() | auto,       % [auto]
                      width => pos_integer() | infinity, % terminal width [infinity]
@@ -89,9 +91,9 @@ format(Reports, Options) ->
 
 %% @doc The tables of a results record.
 -spec render(erlperf_record:results(), options()) -> unicode:chardata().
-render(#{<<"runs">> := []}, _Options) ->
+render(#{?RUNS := []}, _Options) ->
     [];
-render(#{<<"runs">> := Runs} = Record, Options) ->
+render(#{?RUNS := Runs} = Record, Options) ->
     View = #{format => resolve_format(maps:get(format, Options, auto), Record),
              names => erlperf_record:param_names(Record), options => Options},
     Sorted = case View of
@@ -113,8 +115,8 @@ render(#{<<"runs">> := Runs} = Record, Options) ->
 
 %% @doc Resolves `auto' to `basic' or `extended' from the number of samples collected.
 -spec resolve_format(format() | auto, erlperf_record:results()) -> format().
-resolve_format(auto, #{<<"runs">> := Runs}) ->
-    Counts = [length(maps:get(<<"samples">>, R, [])) || R <- Runs],
+resolve_format(auto, #{?RUNS := Runs}) ->
+    Counts = [length(maps:get(?SAMPLES, R, [])) || R <- Runs],
     case lists:max([0 | Counts]) >= ?EXTENDED_FROM_SAMPLES of
         true -> extended;
         false -> basic
@@ -160,8 +162,8 @@ cells(basic, R) ->
     [concurrency(R), erlperf_units:count(per_sample(R)), time_cell(R)];
 cells(_Extended, R) ->
     Value = value_formatter(R),
-    [concurrency(R), integer_to_list(length(maps:get(<<"samples">>, R))),
-     Value(maps:get(<<"average">>, R)), deviation(R),
+    [concurrency(R), integer_to_list(length(maps:get(?SAMPLES, R))),
+     Value(maps:get(?AVERAGE, R)), deviation(R),
      Value(maps:get(<<"median">>, R)), Value(maps:get(<<"p99">>, R)), time_cell(R)].
 
 %% Sweeps: a column per parameter after Code, in the order given.
@@ -171,7 +173,7 @@ param_columns(Names) ->
 
 -spec param_cells(run(), [binary()]) -> [string()].
 param_cells(R, Names) ->
-    Params = maps:get(<<"params">>, R, #{}),
+    Params = maps:get(?PARAMS, R, #{}),
     [case Params of
          #{N := V} -> erlperf_units:record_text(V);
          #{} -> "-"
@@ -205,31 +207,31 @@ code_width(First, Labels, Rest, Width) ->
 
 %% Timed-mode samples are microseconds per sample; continuous ones are iteration counts.
 -spec value_formatter(run()) -> fun((number()) -> string()).
-value_formatter(#{<<"mode">> := <<"timed">>}) -> fun (Us) -> erlperf_units:time(Us * 1000) end;
+value_formatter(#{?MODE := <<"timed">>}) -> fun (Us) -> erlperf_units:time(Us * 1000) end;
 value_formatter(_Run) -> fun erlperf_units:count/1.
 
 %% The standard deviation in percent of the average.
 -spec deviation(#{binary() => term()}) -> string().
-deviation(#{<<"average">> := Avg}) when Avg == 0 -> "-";
-deviation(#{<<"average">> := Avg, <<"stddev">> := StdDev}) ->
+deviation(#{?AVERAGE := Avg}) when Avg == 0 -> "-";
+deviation(#{?AVERAGE := Avg, <<"stddev">> := StdDev}) ->
     float_to_list(100 * StdDev / Avg, [{decimals, 2}]) ++ "%".
 
-concurrency(#{<<"concurrency">> := C}) -> integer_to_list(C).
+concurrency(#{?CONCURRENCY := C}) -> integer_to_list(C).
 
 time_cell(#{<<"iteration_ns">> := Ns}) when is_number(Ns) -> erlperf_units:time(Ns);
 time_cell(_R) -> "-".
 
 %% The QPS column: iterations per sample duration (timed mode: per second).
 -spec per_sample(run()) -> number().
-per_sample(#{<<"mode">> := <<"timed">>, <<"qps">> := Qps}) when is_number(Qps) -> Qps;
-per_sample(#{<<"mode">> := <<"timed">>}) -> 0.0;
-per_sample(#{<<"average">> := Avg}) -> Avg.
+per_sample(#{?MODE := <<"timed">>, ?QPS := Qps}) when is_number(Qps) -> Qps;
+per_sample(#{?MODE := <<"timed">>}) -> 0.0;
+per_sample(#{?AVERAGE := Avg}) -> Avg.
 
 %% What rows are ranked by: throughput, or the inverse of the average time (timed mode).
 -spec score(run()) -> number().
-score(#{<<"mode">> := <<"timed">>, <<"average">> := Avg}) when Avg == 0 -> 0.0;
-score(#{<<"mode">> := <<"timed">>, <<"average">> := Avg}) -> 1.0 / Avg;
-score(#{<<"average">> := Avg}) -> Avg.
+score(#{?MODE := <<"timed">>, ?AVERAGE := Avg}) when Avg == 0 -> 0.0;
+score(#{?MODE := <<"timed">>, ?AVERAGE := Avg}) -> 1.0 / Avg;
+score(#{?AVERAGE := Avg}) -> Avg.
 
 %% What Rel and the Best marker compare: bytes per second when a sweep has them, else
 %% the score.
@@ -242,7 +244,7 @@ rank(R) -> score(R).
 
 -spec system_lines(view(), erlperf_record:results()) -> unicode:chardata().
 system_lines(#{format := full}, Record) ->
-    System = maps:get(<<"system">>, Record, #{}),
+    System = maps:get(?SYSTEM, Record, #{}),
     [io_lib:format("~-5s~ts~n", [Name ++ ":", maps:get(Key, System, "unknown")])
      || {Name, Key} <- [{"OS", <<"os_name">>}, {"CPU", <<"cpu">>}, {"VM", <<"vm">>}]] ++ ["\n"];
 system_lines(_View, _Record) ->
@@ -261,14 +263,14 @@ verdicts(#{format := basic}, _Runs, _Record) ->
     [];
 verdicts(#{names := Names}, Runs, Record) ->
     [[io_lib:format("~ts against ~ts: ~ts~n",
-                    [label(R), printable(erlperf_record:run_name(R#{<<"label">> => Against}, Names)),
+                    [label(R), printable(erlperf_record:run_name(R#{?LABEL => Against}, Names)),
                      erlperf_stat:verdict_text(erlperf_record:comparison(R))])
-      || #{<<"comparison">> := #{<<"against">> := Against}} = R <- Runs],
+      || #{?COMPARISON := #{<<"against">> := Against}} = R <- Runs],
      parallel_note(Runs, Record)].
 
 %% A small significant difference between runners sampled in parallel may be the CPUs'.
 -spec parallel_note([run()], erlperf_record:results()) -> iodata().
-parallel_note(Runs, #{<<"compare">> := <<"parallel">>}) ->
+parallel_note(Runs, #{?COMPARE := <<"parallel">>}) ->
     Doubtful = [C || R <- Runs, #{test := paired, significant := true, change_pct := Change,
                                   basis := single_run} = C <- [erlperf_record:comparison(R)],
                      is_number(Change), abs(Change) < ?PARALLEL_DOUBT_PCT],
@@ -286,7 +288,7 @@ parallel_note(_Runs, _Record) ->
 forks_line(#{format := Format} = View, #{<<"forks">> := #{<<"sizes">> := Sizes,
                                                           <<"between_sd">> := Between,
                                                           <<"within_sd">> := Within},
-                                        <<"average">> := Avg} = R)
+                                        ?AVERAGE := Avg} = R)
   when Format =/= basic, Avg /= 0, is_number(Between), is_number(Within) ->
     Each = case lists:usort(Sizes) of
                [One] -> integer_to_list(One);
@@ -302,9 +304,9 @@ forks_line(_View, _R) ->
 %% average in the QPS column's unit (iterations per sample duration), so that it reads
 %% against the table.
 -spec search_line(view(), run()) -> unicode:chardata().
-search_line(_View, #{<<"best_concurrency">> := Best, <<"concurrency">> := C, <<"steps">> := Steps} = R)
+search_line(_View, #{<<"best_concurrency">> := Best, ?CONCURRENCY := C, <<"steps">> := Steps} = R)
   when Best =/= C ->
-    case [A || #{<<"concurrency">> := S, <<"average">> := A} <- Steps, S =:= Best] of
+    case [A || #{?CONCURRENCY := S, ?AVERAGE := A} <- Steps, S =:= Best] of
         [Avg | _] ->
             io_lib:format("~ts: highest throughput at concurrency ~b (~ts), not significantly "
                           "above concurrency ~b~n", [label(R), Best, erlperf_units:count(Avg), C]);
@@ -339,7 +341,7 @@ interpreted_lines(View, R) ->
 %% Samples that ended while a worker of the job had run far longer than its batches
 %% usually take: the runner's cost per call jumped, or it blocked.
 -spec overdue_line(view(), run()) -> unicode:chardata().
-overdue_line(View, #{<<"overdue">> := N, <<"samples">> := Values} = R) when N > 0 ->
+overdue_line(View, #{<<"overdue">> := N, ?SAMPLES := Values} = R) when N > 0 ->
     io_lib:format("Note: ~b of ~b samples of ~ts ended while a worker had been in one call "
                   "far longer than expected (calls are counted when they start)~n",
                   [N, length(Values), name(View, R)]);
@@ -472,7 +474,7 @@ per_call(Us, Calls) -> erlperf_units:time(Us * 1000 / Calls).
 %% Internal functions: names
 
 -spec label(run()) -> string().
-label(#{<<"label">> := Label}) ->
+label(#{?LABEL := Label}) ->
     printable(Label).
 
 %% The label and, for a run of a sweep, its combination: `lists:seq(1, N). (N=10)'.

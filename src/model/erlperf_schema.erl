@@ -1,12 +1,24 @@
-%%% @doc The shape of a benchmark results record read back from a file (`--save',
-%%% `--format json'): every field that a reader of the record (the text tables, CSV,
-%%% Markdown, HTML, a `--baseline' comparison) takes from it, with the type it must have.
-%%% A record that passes can be rendered and compared; one that does not is refused
-%%% with the first field that is wrong, so that a hand-edited or foreign file is a clear
-%%% usage error, never a crash half-way through a report. Pure.
+%%% @doc The schema of the JSON files erlperf writes and reads back, and their one
+%%% reader: a benchmark's results record (`--save', `--format json', {@link erlperf_record}),
+%%% a performance test's `results.json' ({@link erlperf_perf_results}) and an entry of the
+%%% results store ({@link erlperf_store}), which holds a record. The field names are the
+%%% macros of `erlperf_schema.hrl' (`?RUNS' for the key `runs'); this module knows every
+%%% field that a reader (the text tables, CSV, Markdown, HTML, a `--baseline' comparison,
+%%% the history) takes from a file, with the type it must have. {@link read/2} reads a
+%%% file, decodes its JSON, refuses a newer layout and checks the shape: a value that
+%%% passes can be rendered and compared; one that does not is refused with the first
+%%% field that is wrong, so that a hand-edited, foreign or newer file is a clear usage
+%%% error, never a crash half-way through a report. Pure but for reading the file.
 %%%
 %%% Glossary:
 %%% <ul>
+%%%   <li><b>kind</b>: what a file should hold: `benchmark' (a record), `perf_test' (a
+%%%       performance test's results), `store_entry' (a store's entry and its record), or
+%%%       `any' (a record or a performance test's results, told apart by their fields).</li>
+%%%   <li><b>layout version</b>: the `version' of a record and of a performance test's
+%%%       results, the `store_version' of an entry (`?RECORD_LAYOUT' and the others in the
+%%%       header). This release reads its own layout and older ones (version 1 is the
+%%%       first: there is nothing older to upgrade yet) and refuses a newer one.</li>
 %%%   <li><b>path</b>: where a field is, as text: `runs[2].samples[0]' (runs counted
 %%%       from 0).</li>
 %%%   <li><b>perf-test results</b>: the `results.json' of `--perf-test' (it has
@@ -15,25 +27,53 @@
 %%%
 %%% Example:
 %%% ```
-%%% 1> erlperf_record_check:check(#{<<"version">> => 1, <<"runs">> => []}).
-%%% {error,{<<"runs">>,"a non-empty list"}}
-%%% 2> erlperf_record_check:format_error({<<"runs">>, "a non-empty list"}).
-%%% "field runs is not a non-empty list"
+%%% 1> erlperf_schema:read("missing.json", benchmark).
+%%% {error,enoent}
+%%% 2> erlperf_schema:check(benchmark, #{<<"version">> => <<"1">>}).
+%%% {error,{record,{<<"version">>,"a positive integer"}}}
+%%% 3> erlperf_schema:format_error({record, {<<"version">>, "a positive integer"}}).
+%%% "field version is not a positive integer"
+%%% 4> erlperf_schema:format_error({newer_version, benchmark, 2}).
+%%% "written by a newer erlperf (record version 2; this one reads 1)"
 %%% '''
--module(erlperf_record_check).
+-module(erlperf_schema).
 
-%% API: called by erlperf_baseline (--baseline), erlperf_perf_results (a performance
-%% test's --baseline) and erlperf_render (--render)
--export([check/1, check/2, format_error/1]).
+%% API: the one reader of saved files, called by erlperf_baseline (--baseline),
+%% erlperf_store (the results store), erlperf_perf_results (a performance test's
+%% --baseline) and erlperf_render (--render); the check alone for a record in memory.
+-export([read/2, check/2, kind/1, format_error/1]).
 
--export_type([reason/0]).
+-export_type([kind/0, json/0, benchmark_record/0, run/0, perf_results/0, entry/0, reason/0]).
 
-%% The first wrong field: its path, and what it should have been; or a record of the
-%% other kind.
--type reason() :: {Path :: binary(), Expected :: string()} | perf_test_results
-                | benchmark_record.
-%% A benchmark's record, or a performance test's results.
--type kind() :: benchmark | perf_test.
+-include("model/erlperf_schema.hrl").
+
+%% What a file should hold (see the glossary); `any' is a record or a performance test's
+%% results.
+-type kind() :: benchmark | perf_test | store_entry.
+-type json() :: erlperf_json:json().
+%% A benchmark's results record: `?VERSION' (a positive integer), `?RUNS' (a non-empty
+%% list of run()), optionally `?SYSTEM', `?OPTIONS' and `?COMPARE' (doc/formats.md).
+%% Erlang's types cannot name binary keys: benchmark/0 below lists the fields.
+-type benchmark_record() :: #{binary() => json()}.
+%% One of a record's runs: `?LABEL', `?MODE', `?SAMPLES', `?AVERAGE', `?QPS',
+%% `?CONCURRENCY', `?PARAMS', and the optional fields of run/0 below.
+-type run() :: #{binary() => json()}.
+%% A performance test's results: `?VERSION', `?LOAD_GENERATOR', `?SIZE_LABEL', `?RUNS'
+%% (doc/perf-testing.md).
+-type perf_results() :: #{binary() => json()}.
+%% A store's entry: `?STORE_VERSION', `?TIME' (RFC 3339), `?RECORD' (a benchmark_record()), and
+%% where the run came from (doc/suites.md).
+-type entry() :: #{binary() => json()}.
+%% Why a file or a value was refused: the file (a `file:read_file/1' reason), its JSON,
+%% not a record at all, a newer layout, or the first wrong field of its shape (a path
+%% and what the field should have been), or a record of the other kind.
+-type reason() :: file:posix() | badarg | terminated | system_limit
+                | {json, erlperf_json:decode_error()}
+                | not_a_record | not_an_entry
+                | {newer_version, kind(), integer()}
+                | {record, shape_error()}.
+-type shape_error() :: {Path :: binary(), Expected :: string()} | perf_test_results
+                     | benchmark_record.
 
 %% A field's type.
 -type type() :: int | pos_int | non_neg_int | number | text | bool | null | any
@@ -45,51 +85,127 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc `ok' when the decoded JSON value is a benchmark record this version reads;
-%% else the first wrong field.
--spec check(term()) -> ok | {error, reason()}.
-check(Record) ->
-    check(benchmark, Record).
-
-%% @doc `ok' when the decoded JSON value is a record of the kind this version reads.
--spec check(kind(), term()) -> ok | {error, reason()}.
-check(benchmark, #{<<"load_generator">> := _}) ->
-    {error, perf_test_results};
-check(perf_test, #{<<"runs">> := _} = Record) when not is_map_key(<<"load_generator">>, Record) ->
-    {error, benchmark_record};
-check(Kind, Record) ->
-    try
-        value(<<>>, Record, {fields, schema(Kind)}),
-        consistent(Kind, Record)
-    catch throw:{?MODULE, Path, Expected} -> {error, {Path, Expected}}
+%% @doc Reads a file of the kind `Kind': its JSON, of a layout this release reads, of
+%% the shape its readers take. The value as decoded (binary keys); the reason without
+%% the file's name (the caller names it, see {@link format_error/1}).
+-spec read(file:filename_all(), kind() | any) ->
+    {ok, benchmark_record() | perf_results() | entry()} | {error, reason()}.
+read(File, Kind) ->
+    case file:read_file(File) of
+        {ok, Bytes} ->
+            case erlperf_json:decode(Bytes) of
+                {ok, Value} -> checked(Kind, Value);
+                {error, _} = Error -> Error
+            end;
+        {error, _} = Error ->
+            Error
     end.
 
-%% @doc The reason as text, without the file name.
+%% @doc `ok' when the decoded JSON value is of the kind `Kind', of a layout this release
+%% reads, of the shape its readers take; else the first thing wrong.
+-spec check(kind() | any, term()) -> ok | {error, reason()}.
+check(any, Value) ->
+    case kind(Value) of
+        {ok, Kind} -> check(Kind, Value);
+        error -> {error, not_a_record}
+    end;
+check(store_entry, #{?STORE_VERSION := V}) when is_integer(V), V > ?STORE_ENTRY_LAYOUT ->
+    {error, {newer_version, store_entry, V}};
+check(store_entry, #{?STORE_VERSION := V, ?TIME := T, ?RECORD := Record})
+  when is_integer(V), is_binary(T) ->
+    check(benchmark, Record);
+check(store_entry, _Other) ->
+    {error, not_an_entry};
+check(benchmark, #{?LOAD_GENERATOR := _}) ->
+    {error, {record, perf_test_results}};
+check(perf_test, #{?RUNS := _} = Value) when not is_map_key(?LOAD_GENERATOR, Value) ->
+    {error, {record, benchmark_record}};
+check(Kind, #{?VERSION := V} = Value) when is_integer(V) ->
+    case V > layout(Kind) of
+        true -> {error, {newer_version, Kind, V}};
+        false -> shape(Kind, Value)
+    end;
+check(Kind, Value) ->
+    shape(Kind, Value).
+
+%% @doc What a decoded value holds, from its fields: a performance test's results (it
+%% has `?LOAD_GENERATOR'), else a benchmark's record (`?RUNS' or `?VERSION').
+-spec kind(term()) -> {ok, benchmark | perf_test} | error.
+kind(#{?LOAD_GENERATOR := _}) -> {ok, perf_test};
+kind(#{?RUNS := _}) -> {ok, benchmark};
+kind(#{?VERSION := _}) -> {ok, benchmark};
+kind(_Other) -> error.
+
+%% @doc The reason as text, without the file's name.
 -spec format_error(reason()) -> string().
-format_error(perf_test_results) ->
+format_error(not_a_record) ->
+    "not an erlperf results record (a --save/--format json record or a --perf-test results.json)";
+format_error(not_an_entry) ->
+    "not a results store entry";
+format_error({newer_version, store_entry, V}) ->
+    flat("written by a newer erlperf (store version ~b; this one reads ~b)",
+         [V, layout(store_entry)]);
+format_error({newer_version, Kind, V}) ->
+    flat("written by a newer erlperf (record version ~b; this one reads ~b)", [V, layout(Kind)]);
+format_error({record, perf_test_results}) ->
     "a --perf-test results.json, not a benchmark record (--save writes one)";
-format_error(benchmark_record) ->
+format_error({record, benchmark_record}) ->
     "a benchmark record, not a --perf-test results.json";
-format_error({<<>>, Expected}) ->
+format_error({record, {<<>>, Expected}}) ->
     "not " ++ Expected;
-format_error({Path, Expected}) ->
-    lists:flatten(io_lib:format("field ~ts is not ~ts", [Path, Expected])).
+format_error({record, {Path, Expected}}) ->
+    flat("field ~ts is not ~ts", [Path, Expected]);
+format_error({json, _} = Reason) ->
+    erlperf_json:format_error(Reason);
+format_error(Reason) when is_atom(Reason) ->
+    file:format_error(Reason);
+format_error(Reason) ->
+    flat("~0tp", [Reason]).
+
+%%--------------------------------------------------------------------
+%% Reading
+
+-spec checked(kind() | any, json()) -> {ok, json()} | {error, reason()}.
+checked(Kind, Value) ->
+    case check(Kind, Value) of
+        ok -> {ok, Value};
+        {error, _} = Error -> Error
+    end.
+
+%% The layout version of a kind that this release writes and reads.
+-spec layout(kind()) -> pos_integer().
+layout(benchmark) -> ?RECORD_LAYOUT;
+layout(perf_test) -> ?PERF_RESULTS_LAYOUT;
+layout(store_entry) -> ?STORE_ENTRY_LAYOUT.
+
+%% A value of a kind's layout: its fields, then what their types cannot say.
+-spec shape(benchmark | perf_test, term()) -> ok | {error, {record, shape_error()}}.
+shape(Kind, Value) ->
+    try
+        value(<<>>, Value, {fields, schema(Kind)}),
+        consistent(Kind, Value)
+    catch throw:{?MODULE, Path, Expected} -> {error, {record, {Path, Expected}}}
+    end.
+
+-spec flat(io:format(), [term()]) -> string().
+flat(Format, Args) ->
+    lists:flatten(io_lib:format(Format, Args)).
 
 %%--------------------------------------------------------------------
 %% The schema
 
--spec schema(kind()) -> [field()].
-schema(benchmark) -> record();
+-spec schema(benchmark | perf_test) -> [field()].
+schema(benchmark) -> benchmark();
 schema(perf_test) -> perf_test().
 
--spec record() -> [field()].
-record() ->
-    [{required, <<"version">>, pos_int},
-     {required, <<"runs">>, {nonempty, {fields, run()}}},
-     {optional, <<"system">>, {map_of, {either, [text, number, bool, null]}}},
-     {optional, <<"options">>, {fields, [{optional, <<"params">>, {list, {fields, param()}}},
+-spec benchmark() -> [field()].
+benchmark() ->
+    [{required, ?VERSION, pos_int},
+     {required, ?RUNS, {nonempty, {fields, run()}}},
+     {optional, ?SYSTEM, {map_of, {either, [text, number, bool, null]}}},
+     {optional, ?OPTIONS, {fields, [{optional, ?PARAMS, {list, {fields, param()}}},
                                          {optional, <<"bytes">>, {either, [number, text, null]}}]}},
-     {optional, <<"compare">>, text}].
+     {optional, ?COMPARE, text}].
 
 %% A sweep's parameter in the record's options.
 -spec param() -> [field()].
@@ -101,13 +217,13 @@ param() ->
 run() ->
     Numbers = [{optional, K, number} || K <- [<<"stddev">>, <<"median">>, <<"p99">>, <<"min">>,
                                              <<"max">>, <<"confidence">>, <<"cv_goal">>]],
-    [{required, <<"label">>, text},
-     {required, <<"mode">>, {enum, [<<"continuous">>, <<"timed">>, <<"concurrency">>]}},
-     {required, <<"samples">>, {nonempty, number}},
-     {required, <<"average">>, number},
-     {required, <<"qps">>, number},
-     {required, <<"concurrency">>, pos_int},
-     {optional, <<"code">>, {either, [text, null]}},
+    [{required, ?LABEL, text},
+     {required, ?MODE, {enum, [<<"continuous">>, <<"timed">>, <<"concurrency">>]}},
+     {required, ?SAMPLES, {nonempty, number}},
+     {required, ?AVERAGE, number},
+     {required, ?QPS, number},
+     {required, ?CONCURRENCY, pos_int},
+     {optional, ?CODE, {either, [text, null]}},
      {optional, <<"counter">>, {list, non_neg_int}},
      {optional, <<"ci95">>, interval},
      {optional, <<"ci">>, interval},
@@ -127,7 +243,7 @@ run() ->
      {optional, <<"sleep">>, text},
      {optional, <<"overdue">>, non_neg_int},
      {optional, <<"time_us">>, non_neg_int},
-     {required, <<"params">>, {map_of, {either, [number, text]}}},
+     {required, ?PARAMS, {map_of, {either, [number, text]}}},
      {together, [<<"best_concurrency">>, <<"steps">>]},
      {optional, <<"dead_code">>, {list, text}},
      {optional, <<"interpreted">>, {list, text}},
@@ -137,11 +253,11 @@ run() ->
      {optional, <<"bytes_processed_per_iteration">>, number},
      {optional, <<"bytes_per_second">>, number},
      {optional, <<"best_concurrency">>, pos_int},
-     {optional, <<"steps">>, {list, {fields, [{required, <<"concurrency">>, pos_int},
-                                              {required, <<"average">>, number},
-                                              {required, <<"qps">>, number}]}}},
-     {optional, <<"comparison">>, {fields, comparison()}},
-     {optional, <<"baselines">>, {list, {fields, baseline()}}},
+     {optional, <<"steps">>, {list, {fields, [{required, ?CONCURRENCY, pos_int},
+                                              {required, ?AVERAGE, number},
+                                              {required, ?QPS, number}]}}},
+     {optional, ?COMPARISON, {fields, comparison()}},
+     {optional, ?BASELINES, {list, {fields, baseline()}}},
      {optional, <<"profile">>, {fields, profile()}},
      {optional, <<"counts">>, {fields, [{required, <<"bytes_per_iteration">>, {either, [number, null]}},
                                         {required, <<"reductions_per_iteration">>, number},
@@ -246,23 +362,23 @@ profile() ->
 -spec perf_test() -> [field()].
 perf_test() ->
     Series = {list, {list, number}},
-    [{required, <<"version">>, pos_int},
-     {required, <<"load_generator">>, text},
+    [{required, ?VERSION, pos_int},
+     {required, ?LOAD_GENERATOR, text},
      {optional, <<"test">>, text},
-     {optional, <<"started">>, text},
-     {required, <<"size_label">>, text},
+     {optional, ?STARTED, text},
+     {required, ?SIZE_LABEL, text},
      {optional, <<"sizes">>, {list, non_neg_int}},
-     {optional, <<"trace_patterns">>, {list, text}},
-     {optional, <<"options">>, {map_of, any}},
-     {optional, <<"system">>, {map_of, {either, [text, number, bool, null]}}},
-     {optional, <<"requirements">>, {list, {fields, requirement()}}},
-     {required, <<"runs">>, {list, {fields, perf_run(Series)}}}].
+     {optional, ?TRACE_PATTERNS, {list, text}},
+     {optional, ?OPTIONS, {map_of, any}},
+     {optional, ?SYSTEM, {map_of, {either, [text, number, bool, null]}}},
+     {optional, ?REQUIREMENTS, {list, {fields, requirement()}}},
+     {required, ?RUNS, {list, {fields, perf_run(Series)}}}].
 
 -spec requirement() -> [field()].
 requirement() ->
     [{optional, <<"requirement">>, text},
      {optional, <<"subject">>, text},
-     {optional, <<"size">>, non_neg_int},
+     {optional, ?SIZE, non_neg_int},
      {optional, <<"limit">>, {either, [number, null]}},
      {optional, <<"measured">>, {either, [number, null]}},
      {optional, <<"pass">>, bool},
@@ -284,8 +400,8 @@ perf_run(Series) ->
     Metrics = [{optional, <<"active_max">>, number}
                | [{optional, K, Series} || K <- [<<"memory_total">>, <<"process_count">>,
                                                 <<"scheduler_utilisation">>]]],
-    [{required, <<"size">>, non_neg_int},
-     {required, <<"status">>, text},
+    [{required, ?SIZE, non_neg_int},
+     {required, ?STATUS, text},
      {required, <<"error">>, {either, [text, null]}},
      {optional, <<"duration_ms">>, {either, [number, null]}},
      {optional, <<"nodes">>, {list, text}},
@@ -306,9 +422,9 @@ perf_run(Series) ->
 
 %% What the fields' types cannot say: in a sweep, every run has every parameter.
 -spec consistent(kind(), map()) -> ok.
-consistent(benchmark, #{<<"runs">> := Runs} = Record) ->
+consistent(benchmark, #{?RUNS := Runs} = Record) ->
     Names = erlperf_record:param_names(Record),
-    _ = lists:foldl(fun (#{<<"params">> := Params}, I) ->
+    _ = lists:foldl(fun (#{?PARAMS := Params}, I) ->
                             [throw({?MODULE, <<"runs[", (integer_to_binary(I))/binary, "].params.", N/binary>>,
                                     "present (a parameter of the sweep)"})
                              || N <- Names, not is_map_key(N, Params)],
@@ -321,7 +437,7 @@ consistent(perf_test, _Record) ->
 
 %% A forked run's sizes add up to its samples, and there is a mean per fork.
 forks_consistent(#{<<"forks">> := #{<<"sizes">> := Sizes, <<"means">> := Means},
-                   <<"samples">> := Samples}, I) ->
+                   ?SAMPLES := Samples}, I) ->
     Path = <<"runs[", (integer_to_binary(I))/binary, "].forks">>,
     lists:sum(Sizes) =:= length(Samples)
         orelse throw({?MODULE, <<Path/binary, ".sizes">>, "adding up to the number of samples"}),
@@ -332,7 +448,7 @@ forks_consistent(_Run, _I) ->
     ok.
 
 %% The samples with the host's interference taken out: one per sample.
-cpu_consistent(#{<<"cpu_samples">> := Cpu, <<"samples">> := Samples}, I) ->
+cpu_consistent(#{<<"cpu_samples">> := Cpu, ?SAMPLES := Samples}, I) ->
     length(Cpu) =:= length(Samples)
         orelse throw({?MODULE, <<"runs[", (integer_to_binary(I))/binary, "].cpu_samples">>,
                       "a value per sample"}),

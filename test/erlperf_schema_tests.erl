@@ -1,8 +1,9 @@
-%%% @doc Records read back from files: every saved record of the test data passes, the
-%%% broken ones users reach are refused naming the field, and a fuzz of mutated
-%%% records and random bytes never gets past the check to crash a reader (the HTML
-%%% pages, the text, CSV and Markdown tables, a --baseline comparison).
--module(erlperf_record_check_tests).
+%%% @doc Records read back from files: every saved record of the test data passes and
+%%% reads back, the broken, foreign and newer ones users reach are refused naming the
+%%% field or the version, by every reader alike, and a fuzz of mutated records and random
+%%% bytes never gets past the check to crash a reader (the HTML pages, the text, CSV and
+%%% Markdown tables, a --baseline comparison).
+-module(erlperf_schema_tests).
 
 -include_lib("eunit/include/eunit.hrl").
 
@@ -17,7 +18,7 @@
 %% Saved records pass
 
 saved_records_pass_test() ->
-    [?assertEqual({File, ok}, {File, erlperf_record_check:check(Kind, read(File))})
+    [?assertEqual({File, ok}, {File, erlperf_schema:check(Kind, read(File))})
      || {Kind, File} <- fixtures()].
 
 %%--------------------------------------------------------------------
@@ -50,10 +51,10 @@ hostile_cases_test_() ->
               "a benchmark record, not a --perf-test results.json"},
              {"perf runs an object", perf_test, Perf#{<<"runs">> := #{}},
               "field runs is not a list"}],
-    [{Name, ?_assertEqual(Text, format(erlperf_record_check:check(Kind, Record)))}
+    [{Name, ?_assertEqual(Text, format(erlperf_schema:check(Kind, Record)))}
      || {Name, Kind, Record, Text} <- Cases].
 
-format({error, Reason}) -> erlperf_record_check:format_error(Reason);
+format({error, Reason}) -> erlperf_schema:format_error(Reason);
 format(ok) -> ok.
 
 %% The command line's readers refuse a broken file with the file's name and the field.
@@ -69,6 +70,96 @@ readers_name_file_and_field_test() ->
     {error, Render} = erlperf_render:render(File, Dir),
     ?assertEqual(File ++ ": field runs[0].samples is not a non-empty list",
                  erlperf_render:format_error(Render)),
+    ?assertEqual([], filelib:wildcard(filename:join(Dir, "*.html"))),
+    ok = file:del_dir_r(Dir).
+
+%% One reader for every kind: each saved file of the test data reads back as itself and
+%% as `any', and a store's entry holding it reads back as an entry.
+read_test() ->
+    Dir = temp_dir(),
+    Entry = filename:join(Dir, "entry.json"),
+    [begin
+         Value = read(File),
+         ?assertEqual({File, {ok, Value}}, {File, erlperf_schema:read(File, Kind)}),
+         ?assertEqual({File, {ok, Value}}, {File, erlperf_schema:read(File, any)}),
+         ?assertEqual({ok, Kind}, erlperf_schema:kind(Value))
+     end || {Kind, File} <- fixtures()],
+    Bench = read(bench_fixture("timed.json")),
+    ok = file:write_file(Entry, erlperf_json:encode(entry(Bench))),
+    ?assertEqual({ok, entry(Bench)}, erlperf_schema:read(Entry, store_entry)),
+    ok = file:del_dir_r(Dir).
+
+%% What a reader refuses before the fields, and the reason's text (without the file).
+read_errors_test_() ->
+    Dir = temp_dir(),
+    File = filename:join(Dir, "file.json"),
+    Bench = read(bench_fixture("timed.json")),
+    Perf = read(perf_fixture("httpd.json")),
+    %% the file holds Value (none: there is no file)
+    Read = fun (Kind, Value) ->
+                   _ = file:delete(File),
+                   _ = [ok = file:write_file(File, Value) || Value =/= none],
+                   {error, Reason} = erlperf_schema:read(File, Kind),
+                   {Reason, erlperf_schema:format_error(Reason)}
+           end,
+    Json = fun erlperf_json:encode/1,
+    Cases = [{"missing", benchmark, none, {enoent, "no such file or directory"}},
+             {"not JSON", benchmark, <<"{\"version\": ">>, {{json, '_'}, '_'}},
+             {"not a record", any, Json([1, 2]),
+              {not_a_record, "not an erlperf results record (a --save/--format json record "
+                             "or a --perf-test results.json)"}},
+             {"no known field", any, Json(#{<<"a">> => 1}), {not_a_record, '_'}},
+             {"a newer record", benchmark, Json(Bench#{<<"version">> := 2}),
+              {{newer_version, benchmark, 2}, "written by a newer erlperf (record version 2; this one reads 1)"}},
+             {"a newer record, as any", any, Json(Bench#{<<"version">> := 2}),
+              {{newer_version, benchmark, 2}, '_'}},
+             {"newer perf results", perf_test, Json(Perf#{<<"version">> := 3}),
+              {{newer_version, perf_test, 3}, "written by a newer erlperf (record version 3; this one reads 1)"}},
+             {"a version as text", benchmark, Json(Bench#{<<"version">> := <<"2">>}),
+              {{record, {<<"version">>, "a positive integer"}}, "field version is not a positive integer"}},
+             {"a newer entry", store_entry, Json((entry(Bench))#{<<"store_version">> := 99}),
+              {{newer_version, store_entry, 99}, "written by a newer erlperf (store version 99; this one reads 1)"}},
+             {"an entry without time", store_entry, Json(maps:remove(<<"time">>, entry(Bench))),
+              {not_an_entry, "not a results store entry"}},
+             {"a record as an entry", store_entry, Json(Bench), {not_an_entry, '_'}},
+             {"an entry of a newer record", store_entry, Json(entry(Bench#{<<"version">> := 2})),
+              {{newer_version, benchmark, 2}, '_'}},
+             {"an entry of a broken record", store_entry, Json(entry(Bench#{<<"runs">> := []})),
+              {{record, {<<"runs">>, "a non-empty list"}}, "field runs is not a non-empty list"}}],
+    {setup, fun () -> ok end, fun (_) -> file:del_dir_r(Dir) end,
+     [{Name, fun () ->
+                     Got = Read(Kind, Value),
+                     ?assert(matches(Expected, Got), {Expected, Got})
+             end} || {Name, Kind, Value, Expected} <- Cases]}.
+
+%% A pattern of the cases above: '_' matches anything.
+matches('_', _) -> true;
+matches(T, V) when is_tuple(T), is_tuple(V), tuple_size(T) =:= tuple_size(V) ->
+    lists:all(fun ({A, B}) -> matches(A, B) end, lists:zip(tuple_to_list(T), tuple_to_list(V)));
+matches(T, V) -> T =:= V.
+
+%% The four readers name the file and say the same reason: a record of a newer erlperf.
+readers_refuse_a_newer_layout_test() ->
+    Dir = temp_dir(),
+    Bench = read(bench_fixture("timed.json")),
+    Perf = read(perf_fixture("httpd.json")),
+    Newer = " written by a newer erlperf (record version 2; this one reads 1)",
+    File = filename:join(Dir, "newer.json"),
+    ok = file:write_file(File, erlperf_json:encode(Bench#{<<"version">> := 2})),
+    {error, Baseline} = erlperf_baseline:load(File),
+    ?assertEqual("baseline " ++ File ++ ":" ++ Newer, erlperf_baseline:format_error(Baseline)),
+    {error, Render} = erlperf_render:render(File, Dir),
+    ?assertEqual(File ++ ":" ++ Newer, erlperf_render:format_error(Render)),
+    PerfFile = filename:join(Dir, "perf.json"),
+    ok = file:write_file(PerfFile, erlperf_json:encode(Perf#{<<"version">> := 2})),
+    {error, PerfBaseline} = erlperf_perf_results:read(PerfFile),
+    ?assertEqual("baseline " ++ PerfFile ++ ":" ++ Newer, erlperf_perf_test:format_error(PerfBaseline)),
+    Runs = filename:join(Dir, "runs"),
+    ok = filelib:ensure_dir(filename:join(Runs, "x")),
+    Stored = filename:join(Runs, "1.json"),
+    ok = file:write_file(Stored, erlperf_json:encode(entry(Bench#{<<"version">> := 2}))),
+    {[], [Problem]} = erlperf_store:runs(Dir),
+    ?assertEqual(Stored ++ ":" ++ Newer ++ ": skipped", erlperf_store:format_error(Problem)),
     ?assertEqual([], filelib:wildcard(filename:join(Dir, "*.html"))),
     ok = file:del_dir_r(Dir).
 
@@ -108,14 +199,14 @@ random_bytes_test_() ->
 %% by every reader without a crash.
 mutate_and_read(Kind, Record) ->
     Mutated = mutate(Record),
-    case erlperf_record_check:check(Kind, Mutated) of
+    case erlperf_schema:check(Kind, Mutated) of
         ok ->
             try readers(Kind, Mutated)
             catch C:R:S -> erlang:error({reader_crashed, Mutated, C, R, S})
             end,
             read;
         {error, Reason} ->
-            Text = erlperf_record_check:format_error(Reason),
+            Text = erlperf_schema:format_error(Reason),
             ?assert(io_lib:char_list(Text)),
             refused
     end.
@@ -192,6 +283,11 @@ perf_fixture(Name) ->
 data_dir(Dir) ->
     filename:join(filename:dirname(?FILE), Dir).
 
+%% A store's entry of a record, as erlperf_store writes it.
+entry(Record) ->
+    #{<<"store_version">> => 1, <<"time">> => <<"2026-11-25T08:00:00Z">>, <<"commit">> => null,
+      <<"record">> => Record}.
+
 read(File) ->
     {ok, Bin} = file:read_file(File),
     {ok, Map} = erlperf_json:decode(Bin),
@@ -199,6 +295,6 @@ read(File) ->
 
 temp_dir() ->
     Dir = filename:join(filename:basedir(user_cache, "erlperf_tests"),
-                        "record_check_" ++ os:getpid() ++ "_" ++ integer_to_list(erlang:unique_integer([positive]))),
+                        "schema_" ++ os:getpid() ++ "_" ++ integer_to_list(erlang:unique_integer([positive]))),
     ok = filelib:ensure_dir(filename:join(Dir, "x")),
     Dir.

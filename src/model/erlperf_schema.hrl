@@ -1,0 +1,56 @@
+%% The field names of the JSON files erlperf writes and reads back, each spelled once:
+%% a benchmark's results record (doc/formats.md), a performance test's results.json
+%% (doc/perf-testing.md) and an entry of the results store (doc/suites.md). Write
+%% `#{?RUNS := Runs}', never the binary itself; erlperf_schema checks the shapes these
+%% keys make. Included as "model/erlperf_schema.hrl": src/ is on the include path of
+%% rebar3 and of Mix.
+-ifndef(ERLPERF_SCHEMA_HRL).
+-define(ERLPERF_SCHEMA_HRL, true).
+
+%% The layout versions this release writes and reads (the files' `version' and
+%% `store_version'); a reader refuses a newer one. A change of meaning or shape bumps it.
+-define(RECORD_LAYOUT, 1).
+-define(PERF_RESULTS_LAYOUT, 1).
+-define(STORE_ENTRY_LAYOUT, 1).
+
+%% Top level of a benchmark's record (erlperf_record) and of a performance test's
+%% results (erlperf_perf_results): both have a version, the system, the options and runs.
+-define(VERSION, <<"version">>).
+-define(SYSTEM, <<"system">>).
+-define(OPTIONS, <<"options">>).
+-define(RUNS, <<"runs">>).
+%% How a benchmark's runners shared the machine.
+-define(COMPARE, <<"compare">>).
+
+%% A benchmark's run (one runner).
+-define(LABEL, <<"label">>).
+-define(CODE, <<"code">>).
+-define(MODE, <<"mode">>).
+-define(CONCURRENCY, <<"concurrency">>).
+-define(SAMPLES, <<"samples">>).
+-define(AVERAGE, <<"average">>).
+-define(QPS, <<"qps">>).
+%% A sweep's combination of a run, and a sweep's parameters in the options.
+-define(PARAMS, <<"params">>).
+%% Against the fastest runner, and against saved baselines.
+-define(COMPARISON, <<"comparison">>).
+-define(BASELINES, <<"baselines">>).
+
+%% Top level of a performance test's results.
+-define(LOAD_GENERATOR, <<"load_generator">>).
+-define(STARTED, <<"started">>).
+-define(SIZE_LABEL, <<"size_label">>).
+-define(TRACE_PATTERNS, <<"trace_patterns">>).
+-define(REQUIREMENTS, <<"requirements">>).
+%% A performance test's run (one size).
+-define(SIZE, <<"size">>).
+-define(STATUS, <<"status">>).
+
+%% An entry of the results store (erlperf_store): its layout, when and at which commit
+%% the run was made, and its record.
+-define(STORE_VERSION, <<"store_version">>).
+-define(TIME, <<"time">>).
+-define(COMMIT, <<"commit">>).
+-define(RECORD, <<"record">>).
+
+-endif.
