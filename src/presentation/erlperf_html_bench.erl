@@ -400,16 +400,8 @@ qps_interval(Run) ->
 compared(Named) ->
     lists:any(fun ({_, Run}) -> is_map_key(<<"comparison">>, Run) end, Named).
 
-verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := true,
-                                <<"verdict">> := Verdict, <<"change_pct">> := Change,
-                                <<"ci95_pct">> := [Lo, Hi]}} = Run)
-  when is_number(Change), is_number(Lo), is_number(Hi) ->
-    [Near, Far] = lists:sort([abs(Lo), abs(Hi)]),
-    io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%, ~ts)",
-                  [abs(Change) / 1, Verdict, Against, Near / 1, Far / 1,
-                   erlperf_record:interval_label(Run)]);
-verdict(#{<<"comparison">> := #{<<"against">> := Against}}) ->
-    ["no significant difference from ", Against];
+verdict(#{<<"comparison">> := #{<<"against">> := Against}} = Run) ->
+    erlperf_verdict:against(erlperf_record:comparison(Run), Against);
 verdict(_Fastest) ->
     <<"fastest">>.
 

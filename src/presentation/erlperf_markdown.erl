@@ -98,16 +98,8 @@ interval(Run) ->
         none -> "-"
     end.
 
-verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"significant">> := true,
-                                <<"verdict">> := Verdict, <<"change_pct">> := Change,
-                                <<"ci95_pct">> := [Lo, Hi]}} = Run) ->
-    [Near, Far] = lists:sort([abs(Lo), abs(Hi)]),
-    io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%, ~ts)",
-                  [abs(Change), Verdict, code(Against), Near, Far, erlperf_record:interval_label(Run)]);
-verdict(#{<<"comparison">> := #{<<"against">> := Against, <<"verdict">> := <<"inconclusive">>}}) ->
-    ["inconclusive against ", code(Against), ": too few samples to tell"];
-verdict(#{<<"comparison">> := #{<<"against">> := Against}}) ->
-    ["no significant difference from ", code(Against)];
+verdict(#{<<"comparison">> := #{<<"against">> := Against}} = Run) ->
+    erlperf_verdict:against(erlperf_record:comparison(Run), code(Against));
 verdict(_Fastest) ->
     "fastest".
 
