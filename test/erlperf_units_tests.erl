@@ -19,6 +19,10 @@ count_unit_agrees_test_() ->
     [?_assertEqual(Unit(erlperf_units:count(N)), Unit(erlperf_units:count(N, 4)))
      || N <- [1, 99999, 100000, 148474.1, 13031365.4, 99999499, 160744366, 2.0e11]].
 
+count_range_test() ->
+    ?assertEqual("1671 Ki..4102 Ki", erlperf_units:count_range(1671234.5, 4101987)),
+    ?assertEqual("489..506", erlperf_units:count_range(489.2, 506)).
+
 significant_test_() ->
     [?_assertEqual(Expected, erlperf_units:significant(N, Digits))
      || {N, Digits, Expected} <- [{0, 2, "0"}, {0.0, 4, "0"}, {2.345, 2, "2.3"}, {12345, 2, "12345"},

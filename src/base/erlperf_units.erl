@@ -9,7 +9,8 @@
 %%% <ul>
 %%%   <li><b>count</b>: at most five digits before a unit: `Ki', `Mi', `Gi', `Ti'
 %%%       (powers of 1000). A chart's ticks and bars take the same units with a number
-%%%       of significant digits (`count/2'), so that a chart reads like its table.</li>
+%%%       of significant digits (`count/2'), so that a chart reads like its table. An
+%%%       interval of counts is `1671 Ki..4102 Ki'.</li>
 %%%   <li><b>time</b>: nanoseconds scaled to `ns', `us', `ms', `s' (five digits at
 %%%       most; one decimal below 10 ns).</li>
 %%%   <li><b>duration</b>: milliseconds someone set (how long a profile watched): whole
@@ -51,7 +52,7 @@
 
 %% API: called by every output, the monitors, the command line, the verdicts and the
 %% sweep's errors.
--export([count/1, count/2, time/1, duration/1, size/1, rate/1, number/1, fixed/2,
+-export([count/1, count/2, count_range/2, time/1, duration/1, size/1, rate/1, number/1, fixed/2,
          significant/2, percent/1, share/1, change/1, p_value/1, exact/1, setting/1]).
 -export([value/1, record_value/1, record_text/1, combination/1, function_name/1]).
 
@@ -82,6 +83,11 @@ count(N) ->
 count(N, Digits) ->
     {Divisor, Unit} = unit(N, 1, 1000, ?COUNT_UNITS),
     significant(N / Divisor, Digits) ++ Unit.
+
+%% @doc An interval of counts: `1671 Ki..4102 Ki'.
+-spec count_range(number(), number()) -> string().
+count_range(Lo, Hi) ->
+    count(Lo) ++ ".." ++ count(Hi).
 
 %% @doc Nanoseconds: `3.2 ns', `77 ns', `6735 ns', `2161 us', `149 ms', `200 s'.
 -spec time(number()) -> string().

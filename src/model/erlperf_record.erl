@@ -33,7 +33,7 @@
 %% API: called by the command line and the output formats.
 -export([from_reports/1, with_baselines/2, version/0]).
 %% API: what every output reads from a record the same way.
--export([param_names/1, run_name/2, qps_bounds/1, comparison/1, fork_sizes/1,
+-export([param_names/1, run_name/2, qps_bounds/1, qps_interval/1, comparison/1, fork_sizes/1,
          interval_label/1, ci_label/1, computes/1, host_load/2]).
 
 -export_type([results/0, run/0]).
@@ -135,6 +135,15 @@ qps_bounds(#{<<"ci95">> := [Lo, Hi], <<"average">> := Avg, <<"qps">> := Qps})
     {Lo * Qps / Avg, Hi * Qps / Avg};
 qps_bounds(_Run) ->
     none.
+
+%% @doc A run's throughput interval as the tables write it: `"1671 Ki..4102 Ki (5 forks,
+%% run noise 1%)"'; `none' without an interval or throughput.
+-spec qps_interval(run()) -> string() | none.
+qps_interval(Run) ->
+    case qps_bounds(Run) of
+        {Lo, Hi} -> erlperf_units:count_range(Lo, Hi) ++ " (" ++ ci_label(Run) ++ ")";
+        none -> none
+    end.
 
 %% @doc A run's comparison with the fastest at the confidence the run asked for, as
 %% {@link erlperf_stat:compare/3} returns it (for {@link erlperf_verdict:text/1});

@@ -390,10 +390,9 @@ best_class(#{<<"best">> := true}) -> <<"best">>;
 best_class(_Run) -> <<>>.
 
 qps_interval(Run) ->
-    case erlperf_record:qps_bounds(Run) of
-        {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi), " (",
-                     erlperf_record:ci_label(Run), ")"];
-        none -> <<"-">>
+    case erlperf_record:qps_interval(Run) of
+        none -> <<"-">>;
+        Text -> Text
     end.
 
 %% Whether any run was compared with another (else no run is "the fastest").

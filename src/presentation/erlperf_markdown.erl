@@ -92,10 +92,9 @@ latency(null) ->
 
 %% The throughput's interval (per second).
 interval(Run) ->
-    case erlperf_record:qps_bounds(Run) of
-        {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi), " (",
-                     erlperf_record:ci_label(Run), ")"];
-        none -> "-"
+    case erlperf_record:qps_interval(Run) of
+        none -> "-";
+        Text -> Text
     end.
 
 verdict(#{<<"comparison">> := #{<<"against">> := Against}} = Run) ->

@@ -444,8 +444,7 @@ bounds(_Point) -> none.
 
 interval_text(P) ->
     case bounds(P) of
-        {Low, High} -> [erlperf_units:count(Low), "..", erlperf_units:count(High),
-                        basis(maps:get(interval, P))];
+        {Low, High} -> [erlperf_units:count_range(Low, High), basis(maps:get(interval, P))];
         none -> "-"
     end.
 
