@@ -55,21 +55,11 @@
 -define(C, [-1, -3]).
 -define(D, lists:seq(1, 100)).
 
-%% The data sets of reference.R.
--define(SMALL, [1520, 1498, 1534]).
--define(SMALL2, [1490, 1502, 1511, 1480]).
--define(TIES, [12, 15, 15, 11, 18, 15, 12, 20, 14, 12]).
--define(TIES2, [14, 16, 15, 19, 17, 15, 21, 18, 16, 20, 14, 22]).
--define(SKEWED, [1079, 1219, 427, 736, 967, 488, 1910, 1430, 725, 1197, 1168, 821, 464, 788,
-                 982, 497, 1562, 893, 906, 975, 733, 556, 1358, 676, 541, 385, 2059, 1415,
-                 738, 646]).
--define(SKEWED2, [1523, 1024, 1650, 364, 1111, 1280, 1305, 668, 1375, 512, 3954, 1790, 1285,
-                  312, 974, 1303, 1737, 601, 975, 2524, 962, 2281, 2233, 1127, 1459]).
+%% The data sets of reference.R (those the verdicts' tests use too are in the header).
+-include("erlperf_stat_data.hrl").
 -define(OUTLIERS, [101, 99, 100, 102, 98, 100, 103, 97, 101, 99, 100, 104, 96, 100,
                    112, 88, 130, 60, 250, 1, 91]).
 -define(FENCES, [0, 4, 4, 4, 8, 8, 8, 14, 20]).
--define(PA, [1020, 998, 1011, 1034, 987, 1003, 1019, 995, 1008, 1026, 1001, 990]).
--define(PB, [1002, 973, 1002, 1004, 975, 982, 1004, 968, 1000, 1004, 982, 976]).
 -define(PC, [1023, 994, 1017, 1032, 982, 1004, 1023, 992, 1010, 1020, 1006, 989]).
 %% Data sets of reference.R made by formula (spread, heavy and big there).
 -define(SPREAD, [(I * 7919) rem 10007 || I <- lists:seq(1, 5000)]).
@@ -529,89 +519,6 @@ hodges_lehmann_test_() ->
                    erlperf_stat:hodges_lehmann([1000 | A], B)),
      ?_assertEqual(0.0, erlperf_stat:hodges_lehmann([5, 5, 5], [5, 5])),
      ?_assertEqual(-1.0, erlperf_stat:hodges_lehmann([3], [2]))].
-
-verdict_text_test_() ->
-    %% without a noise floor unless given
-    Text = fun (A, B, Opts) -> iolist_to_binary(erlperf_stat:verdict_text(
-                                                  erlperf_stat:compare(A, B, maps:merge(#{noise => 0}, Opts)))) end,
-    Made = fun (Map) -> iolist_to_binary(erlperf_stat:verdict_text(
-                            maps:merge(#{test => welch, confidence => 95, better => higher,
-                                         p => 0.01, significant => true}, Map))) end,
-    %% change and interval from compare_reference(), rounded to one decimal
-    [?_assertEqual(<<"45.4% faster (95% CI 7.2..91.9%)">>, Text(?SKEWED, ?SKEWED2, #{})),
-     ?_assertEqual(<<"45.4% slower (95% CI 7.2..91.9%)">>,
-                   Text(?SKEWED, ?SKEWED2, #{better => lower})),
-     ?_assertEqual(<<"1.8% slower (95% CI 1.4..2.3%)">>, Text(?PA, ?PB, #{test => paired})),
-     ?_assertEqual(<<"1.8% slower (95% CI 0.6..3.0%)">>, Text(?PA, ?PB, #{})),
-     ?_assertEqual(<<"1.8% faster (95% CI 1.4..2.3%)">>,
-                   Text(?PA, ?PB, #{test => paired, better => lower})),
-     ?_assertEqual(<<"no significant difference (99% CI -3.7..51.3%)">>,
-                   Text(?TIES, ?TIES2, #{confidence => 99})),
-     %% a change the test finds but that may be within the noise floor is called that
-     ?_assertEqual(<<"a significant change within the 2% noise floor: 1.8% slower (95% CI 1.4..2.3%)">>,
-                   Text(?PA, ?PB, #{test => paired, noise => 2})),
-     ?_assertEqual(<<"a significant change within the 1.5% noise floor: 1.8% slower (95% CI 0.6..3.0%)">>,
-                   Text(?PA, ?PB, #{noise => 1.5})),
-     ?_assertEqual(<<"no significant difference (99.9% CI -4.0..0.4%)">>,
-                   Text(?PA, ?PB, #{confidence => 99.9})),
-     ?_assertEqual(<<"no significant difference (p = 0.216)">>,
-                   Text(?SMALL, ?SMALL2, #{test => mann_whitney})),
-     %% too little evidence is not evidence of no difference
-     ?_assertEqual(<<"inconclusive: too few samples to tell">>, Text([1], [2], #{})),
-     ?_assertEqual(<<"faster (p < 0.001)">>, Text([0, 0, 0, 0], [5, 6, 5, 6], #{})),
-     %% small changes keep two significant digits; no "-0.0"
-     ?_assertEqual(<<"0.042% faster (99.5% CI 0.011..0.073%)">>,
-                   Made(#{verdict => faster, change_pct => 0.0421, ci_pct => {0.011, 0.073},
-                          confidence => 99.5})),
-     %% one precision for the change and its interval: 2 digits of the largest
-     ?_assertEqual(<<"0.09% faster (95% CI 0.07..0.12%)">>,
-                   Made(#{verdict => faster, change_pct => 0.091, ci_pct => {0.07, 0.12}})),
-     ?_assertEqual(<<"slower (p = 0.010)">>,
-                   Made(#{verdict => slower, change_pct => undefined, ci_pct => undefined})),
-     ?_assertEqual(<<"no significant difference (95% CI 0.0..2.0%)">>,
-                   Made(#{verdict => no_difference, significant => false, change_pct => 1.0,
-                          ci_pct => {-0.04, 2.0}}))].
-
-%% The basis a comparison was made on, inside the parentheses, whatever the detail.
-verdict_basis_test_() ->
-    Made = fun (Map) -> iolist_to_binary(erlperf_stat:verdict_text(
-                            maps:merge(#{test => paired, confidence => 95, better => higher,
-                                         p => 0.01, significant => true, verdict => slower,
-                                         change_pct => -2.0, ci_pct => {-2.2, -1.9}}, Map))) end,
-    [?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, 5 forks)">>,
-                   Made(#{basis => forks, forks => 5})),
-     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, one run)">>, Made(#{basis => single_run})),
-     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%)">>, Made(#{})),
-     ?_assertEqual(<<"slower (p = 0.010, 3 forks)">>,
-                   Made(#{basis => forks, forks => 3, change_pct => undefined, ci_pct => undefined})),
-     ?_assertEqual(<<"no significant difference (too few samples to test, one run)">>,
-                   Made(#{basis => single_run, verdict => no_difference, significant => false,
-                          p => undefined, ci_pct => undefined})),
-     ?_assertEqual(<<"a significant change within the 3% noise floor: 2.0% slower (95% CI 1.9..2.2%, 2 forks)">>,
-                   Made(#{basis => forks, forks => 2, verdict => no_difference, significant => false,
-                          within_noise => true, noise => 3})),
-     ?_assertEqual(<<"inconclusive: too few samples to tell (one run)">>,
-                   Made(#{basis => single_run, verdict => inconclusive, significant => false,
-                          p => undefined, ci_pct => undefined, reason => too_few_samples})),
-     %% what was compared and where the run noise came from
-     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, CPU time, 5 forks, run noise 2.3% from earlier runs)">>,
-                   Made(#{basis => forks, forks => 5, figure => cpu, run_noise => 2.345,
-                          run_noise_source => history})),
-     ?_assertEqual(<<"inconclusive: the host's load changed between the runs enough to explain it (load "
-                     "3%, then 47%); 2.0% slower (95% CI 1.9..2.2%, 5 forks)">>,
-                   Made(#{basis => forks, forks => 5, verdict => inconclusive, significant => false,
-                          reason => {load_changed, 0.03, 0.47}, verdict_without => slower})),
-     ?_assertEqual(<<"inconclusive: an interval too wide to tell (95% CI -40.0..30.0%, 5 forks)">>,
-                   Made(#{basis => forks, forks => 5, verdict => inconclusive, significant => false,
-                          reason => {too_wide, -40.0, 30.0}, change_pct => -5.0,
-                          ci_pct => {-40.0, 30.0}})),
-     %% a comparison of two runs says the run noise it took
-     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, 5 forks, run noise 1.5%)">>,
-                   Made(#{basis => forks, forks => 5, run_noise => 1.5})),
-     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, one run, run noise 1%)">>,
-                   Made(#{basis => single_run, run_noise => 1})),
-     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, one run)">>,
-                   Made(#{basis => single_run, run_noise => 0}))].
 
 %%--------------------------------------------------------------------
 %% Run noise

@@ -133,11 +133,11 @@ monotonic(List, Order) ->
     lists:all(fun ({A, B}) -> Order(A, B) end, lists:zip(lists:droplast(List), tl(List))).
 
 %%--------------------------------------------------------------------
-%% format_number/1
+%% format_number/1: counts in the tables' units (Ki, Mi: powers of 1000), 4 digits
 
 format_number_test() ->
     F = fun (N) -> lists:flatten(erlperf_svg:format_number(N)) end,
-    ?assertEqual(["0", "1500", "25k", "1.5M", "0.25", "1000", "-3.5", "12.35M", "2G"],
+    ?assertEqual(["0", "1500", "25000", "1500 Ki", "0.25", "1000", "-3.5", "12346 Ki", "2000 Mi"],
                  [F(N) || N <- [0, 1500, 25000, 1.5e6, 0.25, 999.99, -3.5, 12345678.9, 2.0e9]]).
 
 %%--------------------------------------------------------------------
@@ -213,7 +213,7 @@ log_y_axis_test() ->
     Svg = erlperf_svg:line_chart([#{name => <<"s">>, points => [{1, 3}, {2, 3.0e6}]}],
                                  #{y_scale => auto}),
     [Doc] = erlperf_html_test_lib:svgs(Svg),
-    ?assertEqual(["1", "10", "100", "1000", "10k", "100k", "1M", "10M"], tick_labels(Doc, "y-axis")).
+    ?assertEqual(["1", "10", "100", "1000", "10000", "100 Ki", "1000 Ki", "10000 Ki"], tick_labels(Doc, "y-axis")).
 
 custom_format_test() ->
     Svg = erlperf_svg:line_chart([#{name => <<"s">>, points => [{1, 1}, {3, 2}]}],

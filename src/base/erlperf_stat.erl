@@ -117,10 +117,12 @@
 %%% ```
 %%% #{average := 2.5, median := 2} = erlperf_stat:summary([1, 2, 3, 4]).
 %%% {Lo, Hi} = erlperf_stat:confidence_interval([98, 102, 101, 99], 95).
-%%% #{verdict := slower, significant := true} = Cmp =
+%%% #{verdict := slower, significant := true} =
 %%%     erlperf_stat:compare([100, 102, 101, 99], [90, 91, 89, 92], #{test => welch}).
-%%% <<"10.0% slower (95% CI 7.8..12.0%)">> = iolist_to_binary(erlperf_stat:verdict_text(Cmp)).
 %%% '''
+%%%
+%%% Numbers and atoms only: {@link erlperf_verdict} words a comparison for people
+%%% (`"10.0% slower (95% CI 7.8..12.0%)"').
 -module(erlperf_stat).
 
 %% API: descriptive statistics of one runner's samples.
@@ -129,7 +131,7 @@
 %% API: samples taken in forks (independent repetitions of one run).
 -export([split/2, components/1, interval/3, interval/4]).
 %% API: comparison of two runners' samples (for reports and the command line).
--export([compare/2, compare/3, compare_runs/3, compare_defaults/0, verdict_text/1,
+-export([compare/2, compare/3, compare_runs/3, compare_defaults/0, direction/1,
          hodges_lehmann/2]).
 %% API: distributions behind the tests above (exported for their tests against R).
 -export([t_cdf/2, t_quantile/2, normal_cdf/1, normal_quantile/1, incomplete_beta/3]).
@@ -178,7 +180,7 @@
 %% are present when finite. `within_noise' is true when the test rejected equality but
 %% the change is within the noise floor. `basis' and `forks' are set by compare_runs/3:
 %% what was compared (fork means of `forks' forks, or the samples of one run);
-%% verdict_text/1 shows it.
+%% erlperf_verdict:text/1 shows it.
 -type comparison() :: #{test := test(), confidence := number(), better := higher | lower,
                         noise := number(), within_noise := boolean(),
                         %% inconclusive: set by erlperf_baseline, with the reason
@@ -230,8 +232,6 @@
 %% rounding (a few ulps, 1e-16 relative), while a fractional part of 1e-4 or more (a
 %% percentile with 4 decimals) is kept up to 10^8 (R's quantile has such a fuzz too).
 -define(RANK_FUZZ, 1.0e-12).
-%% verdict_text/1 shows a smaller p value as "p < 0.001".
--define(P_SHOWN_MIN, 0.001).
 %% Degrees of freedom taken for a variance that is all known (run noise, no spread
 %% measured): t is the normal there to 1e-9.
 -define(KNOWN_DF, 1.0e9).
@@ -471,36 +471,17 @@ compare_defaults() ->
     #{test => welch, confidence => erlperf_options:default(confidence), better => higher,
       noise => erlperf_options:default(noise)}.
 
-%% @doc One line for people: "12.3% slower (95% CI 10.1..14.5%)", "4.0% faster (...)",
-%% "no significant difference (95% CI -1.2..2.0%)"; with a `basis', the interval says
-%% what it knows: "(95% CI 10.1..14.5%, 5 forks)", "(..., one run)". A slower or faster change and its
-%% interval are given as magnitudes in that direction; no difference, signed (B - A).
--spec verdict_text(comparison()) -> iodata().
-verdict_text(#{verdict := inconclusive} = Comparison) ->
-    Reason = case maps:get(reason, Comparison, undefined) of
-                 undefined -> too_few_samples;
-                 R -> R
-             end,
-    ["inconclusive: ", reason_text(Reason, Comparison)];
-verdict_text(#{verdict := no_difference, within_noise := true, noise := Noise} = Comparison) ->
-    case significant_verdict(Comparison) of
-        no_difference ->
-            ["no significant difference", verdict_detail(Comparison, 1, decimals(Comparison)),
-             ", within the ", format_number(Noise), "% noise floor"];
-        Verdict ->
-            ["a significant change within the ", format_number(Noise), "% noise floor: ",
-             verdict_text(Comparison#{verdict := Verdict, within_noise := false})]
-    end;
-verdict_text(#{verdict := no_difference} = Comparison) ->
-    ["no significant difference", verdict_detail(Comparison, 1, decimals(Comparison))];
-verdict_text(#{verdict := Verdict, change_pct := Change} = Comparison) ->
-    Sign = verdict_sign(Comparison),
-    Decimals = decimals(Comparison),
-    Magnitude = case Change of
-                    undefined -> [];
-                    _ -> [format_pct(Sign * Change, Decimals), "% "]
-                end,
-    [Magnitude, atom_to_list(Verdict), verdict_detail(Comparison, Sign, Decimals)].
+%% @doc The verdict the test's direction gives, the noise floor aside: `faster' or
+%% `slower' (by the sign of the statistic, else of the change, read with `better');
+%% `no_difference' when there is neither. For a change the test found within the noise
+%% floor (`within_noise'), the direction it had.
+-spec direction(comparison()) -> faster | slower | no_difference.
+direction(#{statistic := T, better := Better}) ->
+    verdict(true, sign(T), Better);
+direction(#{change_pct := Change, better := Better}) when is_number(Change) ->
+    verdict(true, sign(Change), Better);
+direction(_Comparison) ->
+    no_difference.
 
 %% @doc Hodges-Lehmann shift of B against A: the median of the differences B(j) - A(i)
 %% over all pairs (the mean of the two middle ones for an even count). Selects without
@@ -836,94 +817,6 @@ count_below(Bs, X, Pivot, How, Low, High) ->
         true -> count_below(Bs, X, Pivot, How, Mid, High);
         false -> count_below(Bs, X, Pivot, How, Low, Mid - 1)
     end.
-
-%%--------------------------------------------------------------------
-%% Internal functions: verdict text
-
-%% +1 when the verdict's direction is B higher than A, -1 when lower.
-verdict_sign(#{verdict := faster, better := higher}) -> 1;
-verdict_sign(#{verdict := slower, better := lower}) -> 1;
-verdict_sign(_Comparison) -> -1.
-
-verdict_detail(Comparison, Sign, Decimals) ->
-    [" (", detail(Comparison, Sign, Decimals), basis(Comparison), ")"].
-
-detail(#{ci_pct := {Low, High}, confidence := Confidence}, Sign, Decimals) ->
-    [Lo, Hi] = lists:sort([Sign * Low, Sign * High]),
-    [format_number(Confidence), "% CI ", format_pct(Lo, Decimals), "..", format_pct(Hi, Decimals), "%"];
-detail(#{p := undefined}, _Sign, _Decimals) ->
-    "too few samples to test";
-detail(#{p := P}, _Sign, _Decimals) when P < ?P_SHOWN_MIN ->
-    io_lib:format("p < ~s", [float_to_list(?P_SHOWN_MIN, [short])]);
-detail(#{p := P}, _Sign, _Decimals) ->
-    io_lib:format("p = ~.3f", [P]).
-
-%% What the interval knows: the variation between forks, or within one run; what was
-%% compared (CPU time, when the host's interference was taken out).
-basis(#{basis := forks, forks := Forks} = C) ->
-    [figure_text(C), io_lib:format(", ~b forks", [Forks]), run_noise_text(C)];
-basis(#{basis := single_run} = C) -> [figure_text(C), ", one run", run_noise_text(C)];
-basis(#{} = C) -> [figure_text(C), run_noise_text(C)].
-
-figure_text(#{figure := cpu}) -> ", CPU time";
-figure_text(#{}) -> "".
-
-%% Run noise, when a comparison of two runs took some, and where an estimate came from.
-run_noise_text(#{run_noise_source := paired}) -> ", forks paired";
-run_noise_text(#{run_noise := R} = C) when R > 0 ->
-    [", run noise ", format_noise(R), "%", noise_source_text(maps:get(run_noise_source, C, default))];
-run_noise_text(#{}) -> "".
-
-noise_source_text(history) -> " from earlier runs";
-noise_source_text(_Source) -> "".
-
-format_noise(R) when R == trunc(R) -> integer_to_list(trunc(R));
-format_noise(R) when R >= 0.1 -> io_lib:format("~.1f", [R]);
-format_noise(R) -> float_to_list(R, [{decimals, 3}, compact]).
-
-%% An inconclusive verdict's reason, with what the comparison measured.
-reason_text(too_few_samples, Comparison) ->
-    case iolist_to_binary(basis(Comparison)) of
-        <<", ", Basis/binary>> -> ["too few samples to tell (", Basis, ")"];
-        _ -> "too few samples to tell"
-    end;
-reason_text({load_changed, A, B}, #{verdict_without := Without} = Comparison) ->
-    io_lib:format("the host's load changed between the runs enough to explain it (load ~b%, then "
-                  "~b%); ~ts",
-                  [round(100 * A), round(100 * B), verdict_text(Comparison#{verdict := Without})]);
-reason_text({too_wide, _Lo, _Hi}, Comparison) ->
-    ["an interval too wide to tell", verdict_detail(Comparison, 1, decimals(Comparison))].
-
-%% The direction of a change the test found (within the noise floor).
-significant_verdict(#{statistic := T, better := Better}) ->
-    verdict(true, sign(T), Better);
-significant_verdict(#{change_pct := Change, better := Better}) when is_number(Change) ->
-    verdict(true, sign(Change), Better);
-significant_verdict(_Comparison) ->
-    no_difference.
-
-%% Decimals enough to show two significant digits of the largest magnitude among the
-%% change and its interval, 1 at least: one precision for the whole line.
-decimals(#{change_pct := Change, ci_pct := Ci}) ->
-    Values = [V || V <- [Change | case Ci of {Lo, Hi} -> [Lo, Hi]; undefined -> [] end],
-                   V =/= undefined],
-    case lists:max([0.0 | [abs(V) || V <- Values]]) of
-        Max when Max >= 1; Max == 0 -> 1;
-        Max when Max >= 0.1 -> 2;
-        Max when Max >= 0.01 -> 3;
-        _ -> 4
-    end.
-
-format_pct(Value, Decimals) ->
-    Scale = math:pow(10, Decimals),
-    Rounded = round(Value * Scale) / Scale,
-    %% no "-0.0"
-    Shown = case Rounded == 0 of true -> 0.0; false -> Rounded end,
-    io_lib:format("~.*f", [Decimals, Shown]).
-
-format_number(N) when is_integer(N) -> integer_to_list(N);
-format_number(N) when N == trunc(N) -> integer_to_list(trunc(N));
-format_number(N) -> float_to_list(N, [short]).
 
 %%--------------------------------------------------------------------
 %% Internal functions: distributions

@@ -324,7 +324,7 @@ help_line(#{key := Key, names := Names, arg := Arg} = Option, Defaults) ->
     Default = case maps:find(Key, Defaults) of
                   {ok, V} when Arg =/= flag, Arg =/= no_flag, V =/= undefined, V =/= none,
                                V =/= [] ->
-                      io_lib:format(" (default: ~0tp)", [V]);
+                      [" (default: ", erlperf_units:value(V), ")"];
                   _ -> ""
               end,
     io_lib:format("  ~-36ts ~ts~ts~n", [lists:flatten(Left), Help, Default]).

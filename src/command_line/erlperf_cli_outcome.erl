@@ -19,7 +19,7 @@
 -module(erlperf_cli_outcome).
 
 %% API: called by erlperf_cli and erlperf_suite_cli
--export([fail/1, format_error/1, known/3, gate/2, write_outputs/2, number/1, compare_options/1,
+-export([fail/1, format_error/1, known/3, gate/2, write_outputs/2, compare_options/1,
          interference_note/2]).
 
 -include("model/erlperf_schema.hrl").
@@ -59,7 +59,7 @@ gate(#{gate := Percent} = Parsed, Rows) ->
     _ = [io:put_chars(standard_error,
                       io_lib:format("erlperf: ~s: ~ts against ~ts: ~ts~n",
                                     [case Fails of true -> "inconclusive"; false -> "warning" end,
-                                     Name, File, erlperf_stat:verdict_text(C)]))
+                                     Name, File, erlperf_verdict:text(C)]))
          || {Name, #{file := File, comparison := C}} <- Inconclusive],
     case Regressions =/= [] orelse (Fails andalso Inconclusive =/= []) of
         false -> erlperf_args:exit_code(success);
@@ -70,15 +70,15 @@ gate(#{gate := Percent} = Parsed, Rows) ->
 regression_lines(Name, #{file := File} = E, Percent) ->
     Time = case E of
                #{verdict := slower, significant := true, change_pct := C} when is_number(C), abs(C) > Percent ->
-                   [io_lib:format("~ts is ~.1f% slower than in ~ts (limit ~s%)",
-                                  [Name, abs(C), File, number(Percent)])];
+                   [io_lib:format("~ts is ~s slower than in ~ts (limit ~s%)",
+                                  [Name, erlperf_units:percent(abs(C)), File, erlperf_units:setting(Percent)])];
                #{} ->
                    []
            end,
     Counts = [io_lib:format("~ts allocates or reduces more per call than in ~ts: ~ts ~s -> ~s "
                             "(limit ~s%)",
                             [Name, File, count_name(K), erlperf_units:number(Old),
-                             erlperf_units:number(New), number(Percent)])
+                             erlperf_units:number(New), erlperf_units:setting(Percent)])
               || #{verdict := regressed, count := K, baseline := Old, run := New, change_pct := C}
                      <- maps:get(counts, E, []), C =:= undefined orelse C > Percent],
     Time ++ Counts.
@@ -106,11 +106,6 @@ interference_note(#{?RUNS := Runs}, Rows) ->
                                                   "; verdicts across runs cannot tell the host's load\n"])
             end
     end.
-
-%% @doc A percentage as written: 20 rather than 20.0.
--spec number(float()) -> string().
-number(F) when F == trunc(F) -> integer_to_list(trunc(F));
-number(F) -> float_to_list(F, [short]).
 
 %% @doc -o and --save; the first file that cannot be written fails the run.
 -spec write_outputs(#{outputs := [{file:filename(), erlperf_output:format()}], _ => _}, {erlperf_record:results(), [erlperf_baseline:row()]}) -> ok | {error, term()}.

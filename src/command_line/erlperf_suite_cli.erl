@@ -276,8 +276,8 @@ verdicts(Rows) ->
      || #{name := Name, baselines := Entries} <- Rows].
 
 %% "regressed: 12.0% slower (...)"; an inconclusive verdict's text starts with the word.
-verdict_line(#{verdict := inconclusive}, Comparison) -> erlperf_stat:verdict_text(Comparison);
-verdict_line(Entry, Comparison) -> [word(Entry), ": ", erlperf_stat:verdict_text(Comparison)].
+verdict_line(#{verdict := inconclusive}, Comparison) -> erlperf_verdict:text(Comparison);
+verdict_line(Entry, Comparison) -> [word(Entry), ": ", erlperf_verdict:text(Comparison)].
 
 word(#{verdict := slower, significant := true}) -> "regressed";
 word(#{verdict := faster, significant := true}) -> "improved";

@@ -298,9 +298,9 @@ format_error({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profil
     erlperf_profile:format_error(Reason);
 format_error({bad_code, Role, Detail}) ->
     flat("~ts: ~ts", [Role, erlperf_codegen:format_error(Detail)]);
-format_error({stops_vm, Label, {M, F, A}}) ->
-    flat("~ts calls ~s:~s/~b, which would stop erlperf's own VM: run it isolated (-i, or "
-         "isolation => #{})", [Label, M, F, A]);
+format_error({stops_vm, Label, MFA}) ->
+    flat("~ts calls ~ts, which would stop erlperf's own VM: run it isolated (-i, or "
+         "isolation => #{})", [Label, erlperf_units:function_name(MFA)]);
 format_error({crashed, {Role, Label}, {Class, Reason, Stack}}) ->
     flat("~ts of '~ts' crashed: ~ts", [Role, Label, format_crash(Class, Reason, Stack)]);
 format_error({crashed, Role, {Class, Reason, Stack}}) ->
@@ -532,7 +532,7 @@ format_crash(error, undef, [{M, F, Args, _} | _]) ->
                         _ -> ""
                     end
            end,
-    flat("undefined function ~ts:~ts/~b~ts", [M, F, Arity, Hint]);
+    flat("undefined function ~ts~ts", [erlperf_units:function_name({M, F, Arity}), Hint]);
 format_crash(error, erlperf_state_erased, _Stack) ->
     "the runner erased the process dictionary key '$erlperf_publish', where the worker loop "
     "keeps its counter";
@@ -545,8 +545,8 @@ where([{M, F, Args, Loc} | _]) when is_atom(M) ->
     case proplists:get_value(line, Loc) of
         Line when Generated, is_integer(Line) -> flat(" at line ~b", [Line]);
         _ when Generated -> "";
-        undefined -> flat(" in ~ts:~ts/~b", [M, F, Arity]);
-        Line -> flat(" in ~ts:~ts/~b, line ~b", [M, F, Arity, Line])
+        undefined -> " in " ++ erlperf_units:function_name({M, F, Arity});
+        Line -> flat(" in ~ts, line ~b", [erlperf_units:function_name({M, F, Arity}), Line])
     end;
 where(_) ->
     "".

@@ -133,8 +133,8 @@ format_error({suite, File, {read, Reason}}) ->
     text("suite ~ts: ~ts", [File, file:format_error(Reason)]);
 format_error({suite, File, {compile, Errors}}) ->
     text("suite ~ts does not compile: ~ts", [File, lists:join("; ", Errors)]);
-format_error({suite, File, {stops_vm, {M, F, A}}}) ->
-    text("suite ~ts calls ~s:~s/~b, which would stop erlperf's own VM", [File, M, F, A]);
+format_error({suite, File, {stops_vm, MFA}}) ->
+    text("suite ~ts calls ~ts, which would stop erlperf's own VM", [File, erlperf_units:function_name(MFA)]);
 format_error({suite, File, {clash, Module, From}}) ->
     text("suite ~ts: module ~s is already loaded from ~ts; rename the suite module",
          [File, Module, From]);

@@ -197,7 +197,7 @@ count_text(#{count := Key, baseline := Old, run := New, change_pct := Change} = 
            end,
     Pct = case Change of
               undefined -> "";
-              _ -> io_lib:format(" (~s~.1f%)", [[$+ || Change > 0], Change])
+              _ -> [" (", erlperf_units:change(Change), ")"]
           end,
     Why = case Count of
               #{verdict := inconclusive} -> ", counts differ between OTP releases";
@@ -231,7 +231,7 @@ environment_name(<<"emu_flavor">>) -> "emulator";
 environment_name(<<"cpu">>) -> "CPU".
 
 value_text(V) when is_binary(V) -> V;
-value_text(V) -> io_lib:format("~0tp", [V]).
+value_text(V) -> erlperf_units:value(V).
 
 %% @doc One line for an error of {@link load/1}.
 -spec format_error({baseline, file:filename(), erlperf_schema:reason()}) -> string().
@@ -504,7 +504,7 @@ regression(_Entry, _Percent) ->
 entry_text(#{match := none}) ->
     "no runner with this label or code";
 entry_text(#{comparison := Comparison}) ->
-    erlperf_stat:verdict_text(Comparison).
+    erlperf_verdict:text(Comparison).
 
 flat(Format, Args) ->
     lists:flatten(io_lib:format(Format, Args)).

@@ -35,7 +35,7 @@
 %% API: called by the command line and the output formats.
 -export([from_reports/1, with_baselines/2, version/0]).
 %% API: what every output reads from a record the same way.
--export([param_names/1, run_name/2, qps_bounds/1, comparison/1, fork_sizes/1,
+-export([param_names/1, run_name/2, qps_bounds/1, qps_interval/1, comparison/1, fork_sizes/1,
          interval_label/1, ci_label/1, computes/1, host_load/2]).
 
 -export_type([results/0, run/0]).
@@ -85,7 +85,7 @@ baseline(#{file := File, match := Match} = E) ->
       <<"interval">> => atom_to_binary(maps:get(basis, E)),
       <<"run_noise_pct">> => maps:get(run_noise, maps:get(comparison, E), 0),
       <<"significant">> => maps:get(significant, E),
-      <<"text">> => unicode:characters_to_binary(erlperf_stat:verdict_text(maps:get(comparison, E))),
+      <<"text">> => unicode:characters_to_binary(erlperf_verdict:text(maps:get(comparison, E))),
       <<"figure">> => atom_to_binary(maps:get(figure, E, wall)),
       <<"run_noise_source">> => noise_source(maps:get(run_noise_source, maps:get(comparison, E), default)),
       <<"interference">> => interference_pair(maps:get(interference, E, {undefined, undefined})),
@@ -138,11 +138,25 @@ qps_bounds(#{<<"ci95">> := [Lo, Hi], ?AVERAGE := Avg, ?QPS := Qps})
 qps_bounds(_Run) ->
     none.
 
+%% @doc A run's throughput interval as the tables write it: `"1671 Ki..4102 Ki (5 forks,
+%% run noise 1%)"'; `none' without an interval or throughput.
+-spec qps_interval(run()) -> string() | none.
+qps_interval(Run) ->
+    case qps_bounds(Run) of
+        {Lo, Hi} -> erlperf_units:count_range(Lo, Hi) ++ " (" ++ ci_label(Run) ++ ")";
+        none -> none
+    end.
+
 %% @doc A run's comparison with the fastest at the confidence the run asked for, as
-%% {@link erlperf_stat:compare/3} returns it (for {@link erlperf_stat:verdict_text/1});
-%% `none' for the fastest, or a run compared with nothing.
+%% {@link erlperf_stat:compare/3} returns it (for {@link erlperf_verdict:text/1});
+%% `none' for the fastest, or a run compared with nothing. A field a record read back
+%% lacks (all but `against' are optional) reads as no significant difference, with
+%% nothing measured.
 -spec comparison(run()) -> erlperf_stat:comparison() | none.
-comparison(#{?COMPARISON := C} = Run) ->
+comparison(#{?COMPARISON := C0} = Run) ->
+    C = maps:merge(#{<<"test">> => <<"welch">>, <<"change_pct">> => null, <<"ci95_pct">> => null,
+                     <<"significant">> => false, <<"verdict">> => <<"no_difference">>,
+                     <<"within_noise">> => false, <<"p">> => null, <<"noise_pct">> => 0}, C0),
     At = fun (Key, Chosen) -> maps:get(Chosen, C, maps:get(Key, C)) end,
     #{test => binary_to_atom(maps:get(<<"test">>, C)),
       better => binary_to_atom(maps:get(<<"better">>, C, <<"higher">>)),
@@ -174,17 +188,14 @@ fork_sizes(#{?SAMPLES := Values}) -> [length(Values)].
 %% variation within that run).
 -spec interval_label(run()) -> string().
 interval_label(Run) ->
-    case fork_count(Run) of
-        1 -> "one run";
-        N -> integer_to_list(N) ++ " forks"
-    end.
+    erlperf_verdict:interval_label(fork_count(Run)).
 
 %% @doc What a run's own interval (`ci95') covers, for people: {@link interval_label/1}
 %% and the run noise it adds, `"5 forks, run noise 1%"'.
 -spec ci_label(run()) -> string().
 ci_label(Run) ->
     case maps:get(<<"run_noise_pct">>, Run, 0) of
-        R when R > 0 -> lists:flatten([interval_label(Run), ", run noise ", erlperf_units:number(R), "%"]);
+        R when R > 0 -> interval_label(Run) ++ ", " ++ erlperf_verdict:run_noise_label(R);
         _ -> interval_label(Run)
     end.
 
@@ -529,7 +540,7 @@ callable(Text) when is_binary(Text) ->
 callable([C | _] = Text) when is_integer(C) ->
     unicode:characters_to_binary(Text);
 callable(Other) ->
-    iolist_to_binary(io_lib:format("~0tp", [Other])).
+    unicode:characters_to_binary(erlperf_units:value(Other)).
 
 system(System) ->
     maps:fold(fun (K, V, Acc) -> Acc#{atom_to_binary(K) => system_value(V)} end, #{}, System).

@@ -13,7 +13,8 @@
 %%%   <li><b>discovered process</b>: a caller reported by a discovery message or by a
 %%%       sweep. Its name is its registered name, else its initial call (proc_lib's,
 %%%       else the VM's, unless that is the uninformative `erlang:apply/2' of a fun),
-%%%       else the target that revealed it, as `"m:f/a"'.</li>
+%%%       else the target that revealed it: an atom or an MFA, which the results write
+%%%       as {@link erlperf_units:function_name/1} does (`"m:f/a"').</li>
 %%%   <li><b>rebuild</b>: setting the discovery patterns again with a new tree, when new
 %%%       processes were discovered. The agent first takes every discovery and exit
 %%%       message already queued, so a burst of new callers costs one rebuild. A rebuild
@@ -76,7 +77,7 @@
 -define(REBUILD_SHARE, 10).
 
 -record(proc, {
-          name :: binary(),
+          name :: atom() | mfa(),
           found_by :: mfa(),
           exited = false :: false | non_neg_integer()
          }).
@@ -367,25 +368,22 @@ discover(Pid, MFA, #state{procs = Procs, alive = Alive} = S) ->
         false -> S1
     end.
 
-%% Registered name, else initial call, else the target that revealed the process.
--spec name(pid(), mfa()) -> binary().
+%% Registered name, else initial call, else the target that revealed the process (the
+%% results write it as text: this node may not have erlperf_units).
+-spec name(pid(), mfa()) -> atom() | mfa().
 name(Pid, MFA) ->
     case process_info(Pid, [registered_name, initial_call, dictionary]) of
         [{registered_name, Name}, _, _] when is_atom(Name) ->
-            atom_to_binary(Name);
+            Name;
         [_, {initial_call, Initial}, {dictionary, Dict}] ->
             case proplists:get_value('$initial_call', Dict, Initial) of
-                {erlang, apply, 2} -> mfa_name(MFA);
-                {M, F, A} -> mfa_name({M, F, A});
-                _ -> mfa_name(MFA)
+                {erlang, apply, 2} -> MFA;
+                {M, F, A} -> {M, F, A};
+                _ -> MFA
             end;
         undefined ->
-            mfa_name(MFA)
+            MFA
     end.
-
--spec mfa_name(mfa()) -> binary().
-mfa_name({M, F, A}) ->
-    iolist_to_binary(io_lib:format("~ts:~ts/~b", [M, F, A])).
 
 %% Rebuilds (now or when due) when processes were discovered since the last rebuild,
 %% while discovering. Exits alone do not rebuild: a pid of a process that exited stays

@@ -75,7 +75,7 @@
                           per_process := [#{pid := pid(), calls := non_neg_integer(),
                                             time_us := non_neg_integer(),
                                             calls_discovering := non_neg_integer()}]}],
-          processes := [#{pid := pid(), name := binary(), found_by := mfa(),
+          processes := [#{pid := pid(), name := atom() | mfa(), found_by := mfa(),
                           exited := false | non_neg_integer(),
                           memory := samples(), reductions := samples(),
                           message_queue_len := samples()}],

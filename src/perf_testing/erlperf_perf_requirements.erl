@@ -90,7 +90,7 @@ check(Size, {max_message_queue_len, Name, Limit}, Run) when is_integer(Limit) ->
 check(Size, {max_node_memory, Node, Limit}, Run) when is_atom(Node), is_integer(Limit) ->
     limit(Size, <<"max_node_memory">>, atom_to_binary(Node), Limit, node_memory(Node, Run));
 check(Size, Other, _Run) ->
-    entry(Size, <<"unknown">>, iolist_to_binary(io_lib:format("~0tp", [Other])), null, null, false,
+    entry(Size, <<"unknown">>, unicode:characters_to_binary(erlperf_units:value(Other)), null, null, false,
           <<"not a requirement this version knows">>).
 
 -spec limit(non_neg_integer(), binary(), binary(), number(), number() | null) -> map().

@@ -33,6 +33,8 @@
 
 %% How many functions the console summary lists (the most time-consuming, last run).
 -define(TOP_FUNCTIONS, 5).
+%% Decimals of the text summary's figures (microseconds per call, measured values).
+-define(DECIMALS, 3).
 
 %%--------------------------------------------------------------------
 %% API
@@ -138,10 +140,12 @@ summary(#{?RUNS := Runs, ?SIZE_LABEL := Label} = Record) ->
          _ -> []
      end].
 
-%% @doc `m:f/a' of an MFA.
--spec mfa_text(mfa()) -> binary().
-mfa_text({M, F, A}) ->
-    iolist_to_binary(io_lib:format("~ts:~ts/~b", [M, F, A])).
+%% @doc An MFA as the record holds it, `m:f/a' ({@link erlperf_units:function_name/1}:
+%% the benchmarks' profiles write function names the same way); a registered name (of a
+%% process) as it is.
+-spec mfa_text(mfa() | atom()) -> binary().
+mfa_text(MFA) ->
+    unicode:characters_to_binary(erlperf_units:function_name(MFA)).
 
 %% @doc A term that {@link erlperf_json:encode/1} takes: pids, references, ports, funs and
 %% tuples become their printed form. The record's own lists stay arrays (a sample
@@ -192,7 +196,7 @@ proper([], _Mode) -> [].
 
 -spec printed(term()) -> binary().
 printed(X) ->
-    iolist_to_binary(io_lib:format("~0tp", [X])).
+    unicode:characters_to_binary(erlperf_units:value(X)).
 
 -spec key(term()) -> binary() | atom().
 key(K) when is_atom(K); is_binary(K) -> K;
@@ -248,7 +252,7 @@ per_call(Time, Calls) -> Time / Calls.
 
 -spec processes(node(), map()) -> [map()].
 processes(Node, #{processes := Processes}) ->
-    [#{<<"pid">> => pid_text(Pid), <<"name">> => Name, <<"node">> => atom_to_binary(Node),
+    [#{<<"pid">> => pid_text(Pid), <<"name">> => mfa_text(Name), <<"node">> => atom_to_binary(Node),
        <<"found_by">> => mfa_text(FoundBy),
        <<"exited">> => case Exited of false -> null; T -> T end,
        <<"memory">> => Memory, <<"reductions">> => Reductions,
@@ -277,8 +281,8 @@ pid_text(Pid) ->
     list_to_binary(pid_to_list(Pid)).
 
 -spec pattern_text(erlperf_load_generator:trace_pattern()) -> binary().
-pattern_text({M, F, A}) ->
-    iolist_to_binary(io_lib:format("~ts:~ts/~ts", [M, F, case A of '_' -> "_"; N -> integer_to_list(N) end])).
+pattern_text(Pattern) ->
+    unicode:characters_to_binary(erlperf_units:function_name(Pattern)).
 
 -spec system() -> map().
 system() ->
@@ -327,13 +331,9 @@ size_row(#{?SIZE := Size, ?STATUS := Status, <<"functions">> := Functions,
     Calls = lists:sum([C || #{<<"calls">> := C} <- Functions]),
     Time = lists:sum([T || #{<<"time_us">> := T} <- Functions]),
     Raw = lists:sum([T || #{<<"time_us_raw">> := T} <- Functions]),
-    [integer_to_binary(Size), Status, integer_to_binary(Calls), us(per_call(Time, Calls)),
-     us(per_call(Raw, Calls)), integer_to_binary(length(Processes)),
+    [integer_to_binary(Size), Status, integer_to_binary(Calls), number(per_call(Time, Calls)),
+     number(per_call(Raw, Calls)), integer_to_binary(length(Processes)),
      case Error of null -> <<>>; E -> E end].
-
--spec us(float() | null) -> iodata().
-us(null) -> <<"-">>;
-us(X) -> io_lib:format("~.3f", [float(X)]).
 
 -spec top_functions([map()]) -> unicode:chardata().
 top_functions([]) ->
@@ -345,7 +345,7 @@ top_functions([#{?SIZE := Size, <<"functions">> := Functions} | _]) ->
         [] ->
             [];
         _ ->
-            Rows = [[M, N, integer_to_binary(C), integer_to_binary(T), us(P)]
+            Rows = [[M, N, integer_to_binary(C), integer_to_binary(T), number(P)]
                     || #{<<"mfa">> := M, <<"node">> := N, <<"calls">> := C, <<"time_us">> := T,
                          <<"time_per_call_us">> := P} <- Top],
             [io_lib:format("~nMost time, size ~b:~n", [Size]),
@@ -379,4 +379,4 @@ requirements(Requirements) ->
 -spec number(number() | null) -> iodata().
 number(null) -> <<"-">>;
 number(X) when is_integer(X) -> integer_to_binary(X);
-number(X) -> io_lib:format("~.3f", [X]).
+number(X) -> erlperf_units:fixed(X, ?DECIMALS).

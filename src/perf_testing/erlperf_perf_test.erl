@@ -615,7 +615,7 @@ failure({ok, Other}, Expected) ->
     lists:flatten(io_lib:format("expected ~ts, got ~0tp", [Expected, Other]));
 failure({raised, Class, Reason, [{M, F, A, _} | _]}, _) ->
     Arity = case A of L when is_list(L) -> length(L); N -> N end,
-    lists:flatten(io_lib:format("~p:~0tp in ~ts:~ts/~b", [Class, Reason, M, F, Arity]));
+    lists:flatten(io_lib:format("~p:~0tp in ~ts", [Class, Reason, erlperf_units:function_name({M, F, Arity})]));
 failure({raised, Class, Reason, _}, _) ->
     lists:flatten(io_lib:format("~p:~0tp", [Class, Reason]));
 failure({timeout, Ms}, _) ->

@@ -40,6 +40,8 @@
 %% Width of the Name column at least, and of each figure column.
 -define(NAME_MIN, 16).
 -define(COLUMN, 13).
+%% Decimals of every figure, as Benchee writes them.
+-define(DECIMALS, 2).
 
 %%--------------------------------------------------------------------
 %% API
@@ -220,12 +222,12 @@ ratio(R) -> [fixed(R), "x"].
 
 percent(P) -> ["±", fixed(P), "%"].
 
-fixed(X) -> float_to_list(X / 1, [{decimals, 2}]).
+fixed(X) -> erlperf_units:fixed(X, ?DECIMALS).
 
 text(Value) when is_binary(Value) -> Value;
 text(Value) when is_integer(Value) -> integer_to_list(Value);
 text([C | _] = Value) when is_integer(C) -> Value;
-text(Value) -> io_lib:format("~0tp", [Value]).
+text(Value) -> erlperf_units:value(Value).
 
 pad(Text, Width) -> string:pad(Text, Width).
 

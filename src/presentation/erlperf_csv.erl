@@ -103,11 +103,10 @@ bound(_I, null) -> null.
 cell(null) -> <<>>;
 cell(true) -> <<"true">>;
 cell(false) -> <<"false">>;
-cell(N) when is_integer(N) -> integer_to_binary(N);
 cell(F) when is_float(F), F == trunc(F), abs(F) < ?PLAIN_LIMIT ->
     %% 1000.0, not 1.0e3 (the shortest form): what a spreadsheet user expects
     <<(integer_to_binary(trunc(F)))/binary, ".0">>;
-cell(F) when is_float(F) -> float_to_binary(F, [short]);
+cell(N) when is_number(N) -> list_to_binary(erlperf_units:exact(N));
 cell(Text) when is_binary(Text) -> quote(Text).
 
 %% A field with a comma, a double quote or a line break is quoted.

@@ -25,7 +25,7 @@
 -module(erlperf_html).
 
 %% API: called by the report modules (erlperf_html_bench, erlperf_html_perf, erlperf_svg).
--export([escape/1, page/2, table/2, section/2, link/2, number/1]).
+-export([escape/1, page/2, table/2, section/2, link/2]).
 
 -export_type([text/0, cell/0, row/0]).
 
@@ -49,10 +49,8 @@
 %% @doc `Text' with `&', `<', `>', `"' and `'' escaped, safe in element content and in
 %% quoted attribute values.
 -spec escape(text()) -> binary().
-escape(N) when is_integer(N) ->
-    integer_to_binary(N);
-escape(F) when is_float(F) ->
-    float_to_binary(F, [short]);
+escape(N) when is_number(N) ->
+    list_to_binary(erlperf_units:exact(N));
 escape(A) when is_atom(A) ->
     escape(atom_to_binary(A));
 escape(Text) ->
@@ -87,12 +85,6 @@ section(Title, Content) ->
 -spec link(Href :: unicode:chardata(), Text :: text()) -> iodata().
 link(Href, Text) ->
     ["<a href=\"", escape(safe_href(Href)), "\">", escape(Text), "</a>"].
-
-%% @doc A number as the data attributes of charts and the tables write it: integers as
-%% they are, floats in their shortest round-trip form (the record's own text).
--spec number(number()) -> binary().
-number(N) when is_integer(N) -> integer_to_binary(N);
-number(F) when is_float(F) -> float_to_binary(F, [short]).
 
 %%--------------------------------------------------------------------
 %% Internal functions

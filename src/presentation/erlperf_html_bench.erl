@@ -392,26 +392,17 @@ best_class(#{<<"best">> := true}) -> <<"best">>;
 best_class(_Run) -> <<>>.
 
 qps_interval(Run) ->
-    case erlperf_record:qps_bounds(Run) of
-        {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi), " (",
-                     erlperf_record:ci_label(Run), ")"];
-        none -> <<"-">>
+    case erlperf_record:qps_interval(Run) of
+        none -> <<"-">>;
+        Text -> Text
     end.
 
 %% Whether any run was compared with another (else no run is "the fastest").
 compared(Named) ->
     lists:any(fun ({_, Run}) -> is_map_key(?COMPARISON, Run) end, Named).
 
-verdict(#{?COMPARISON := #{<<"against">> := Against, <<"significant">> := true,
-                                <<"verdict">> := Verdict, <<"change_pct">> := Change,
-                                <<"ci95_pct">> := [Lo, Hi]}} = Run)
-  when is_number(Change), is_number(Lo), is_number(Hi) ->
-    [Near, Far] = lists:sort([abs(Lo), abs(Hi)]),
-    io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%, ~ts)",
-                  [abs(Change) / 1, Verdict, Against, Near / 1, Far / 1,
-                   erlperf_record:interval_label(Run)]);
-verdict(#{?COMPARISON := #{<<"against">> := Against}}) ->
-    ["no significant difference from ", Against];
+verdict(#{?COMPARISON := #{<<"against">> := Against}} = Run) ->
+    erlperf_verdict:against(erlperf_record:comparison(Run), Against);
 verdict(_Fastest) ->
     <<"fastest">>.
 

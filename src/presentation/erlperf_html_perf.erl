@@ -69,6 +69,11 @@
 -define(MAX_ROWS, 200).
 %% Longest printed form of a custom agent's result without a report or a text, in bytes.
 -define(MAX_RAW_BYTES, 20000).
+%% Figures from this magnitude are shown with ?DECIMALS decimals (enough for
+%% microseconds), smaller ones with ?SMALL_DIGITS significant digits.
+-define(SMALL, 0.01).
+-define(DECIMALS, 3).
+-define(SMALL_DIGITS, 4).
 
 %%--------------------------------------------------------------------
 %% API
@@ -215,7 +220,7 @@ top_processes(#{runs := Runs, label := Label}) ->
                          [para(<<"Peak memory: the highest sample of any one process of the name; "
                                  "reductions: the last sample of each process of the name, summed.">>),
                           Draw(fun ({M, _}) -> M end, <<"Peak memory">>, <<"memory (bytes)">>,
-                               <<"top-memory">>, fun bytes/1),
+                               <<"top-memory">>, fun erlperf_svg:format_number/1),
                           Draw(fun ({_, R}) -> R end, <<"Reductions">>, <<"reductions">>,
                                <<"top-reductions">>, fun erlperf_svg:format_number/1)]).
 
@@ -230,7 +235,7 @@ process_peaks(Run) ->
                 end, #{}, maps_in(<<"processes">>, Run)).
 
 node_metrics(#{runs := Runs} = Ctx) ->
-    Charts = [{<<"memory_total">>, <<"Test node memory">>, <<"memory (bytes)">>, fun bytes/1},
+    Charts = [{<<"memory_total">>, <<"Test node memory">>, <<"memory (bytes)">>, fun erlperf_svg:format_number/1},
               {<<"process_count">>, <<"Test node processes">>, <<"processes">>,
                fun erlperf_svg:format_number/1},
               {<<"scheduler_utilisation">>, <<"Scheduler utilisation">>, <<"utilisation (0..1)">>,
@@ -406,7 +411,7 @@ pid_names(Run) ->
 process_page(Name, #{runs := Runs, label := Label} = Ctx) ->
     PerRun = [{R, [P || P <- maps_in(<<"processes">>, R), key(maps:get(<<"name">>, P, null)) =:= Name]}
               || R <- Runs],
-    Metrics = [{<<"memory">>, <<"Memory">>, <<"memory (bytes)">>, fun bytes/1},
+    Metrics = [{<<"memory">>, <<"Memory">>, <<"memory (bytes)">>, fun erlperf_svg:format_number/1},
                {<<"reductions">>, <<"Reductions">>, <<"reductions (total so far)">>,
                 fun erlperf_svg:format_number/1},
                {<<"message_queue_len">>, <<"Message queue">>, <<"messages">>,
@@ -541,16 +546,14 @@ points(_) ->
 
 %% A table cell: numbers stay numbers (right-aligned), the rest is text.
 cell(I) when is_integer(I) -> I;
-cell(F) when is_float(F), F == 0; is_float(F), abs(F) >= 0.01 -> round(F * 1000) / 1000;
+cell(F) when is_float(F), F == 0; is_float(F), abs(F) >= ?SMALL -> round(F * 1000) / 1000;
 cell(F) when is_float(F) -> {raw, num(F)};
 cell(Other) -> text(Other).
 
 %% A float with 3 decimals (enough for microseconds), or 4 significant digits when smaller.
 num(I) when is_integer(I) -> integer_to_binary(I);
-num(F) when F == 0; abs(F) >= 0.01 -> float_to_binary(F, [{decimals, 3}]);
-num(F) -> iolist_to_binary(io_lib:format("~.4g", [F])).
-
-bytes(N) -> [erlperf_svg:format_number(N), "B"].
+num(F) when F == 0; abs(F) >= ?SMALL -> list_to_binary(erlperf_units:fixed(F, ?DECIMALS));
+num(F) -> list_to_binary(erlperf_units:significant(F, ?SMALL_DIGITS)).
 
 number(N) when is_number(N) -> N;
 number(_) -> 0.
@@ -563,7 +566,7 @@ text(N) when is_number(N) -> num(N);
 text(A) when is_atom(A) -> atom_to_binary(A);
 text(Other) ->
     try iolist_to_binary(erlperf_json:encode(Other))
-    catch error:_ -> iolist_to_binary(io_lib:format("~0tp", [Other]))
+    catch error:_ -> unicode:characters_to_binary(erlperf_units:value(Other))
     end.
 
 %% A value as a map key: its text.

@@ -94,22 +94,13 @@ latency(null) ->
 
 %% The throughput's interval (per second).
 interval(Run) ->
-    case erlperf_record:qps_bounds(Run) of
-        {Lo, Hi} -> [erlperf_units:count(Lo), "..", erlperf_units:count(Hi), " (",
-                     erlperf_record:ci_label(Run), ")"];
-        none -> "-"
+    case erlperf_record:qps_interval(Run) of
+        none -> "-";
+        Text -> Text
     end.
 
-verdict(#{?COMPARISON := #{<<"against">> := Against, <<"significant">> := true,
-                                <<"verdict">> := Verdict, <<"change_pct">> := Change,
-                                <<"ci95_pct">> := [Lo, Hi]}} = Run) ->
-    [Near, Far] = lists:sort([abs(Lo), abs(Hi)]),
-    io_lib:format("~.1f% ~ts than ~ts (95% CI ~.1f..~.1f%, ~ts)",
-                  [abs(Change), Verdict, code(Against), Near, Far, erlperf_record:interval_label(Run)]);
-verdict(#{?COMPARISON := #{<<"against">> := Against, <<"verdict">> := <<"inconclusive">>}}) ->
-    ["inconclusive against ", code(Against), ": too few samples to tell"];
-verdict(#{?COMPARISON := #{<<"against">> := Against}}) ->
-    ["no significant difference from ", code(Against)];
+verdict(#{?COMPARISON := #{<<"against">> := Against}} = Run) ->
+    erlperf_verdict:against(erlperf_record:comparison(Run), code(Against));
 verdict(_Fastest) ->
     "fastest".
 

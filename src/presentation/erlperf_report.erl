@@ -59,6 +59,8 @@
 %% Width of the concurrency column ("||"): basic and extended tables.
 -define(BASIC_CONC_WIDTH, 11).
 -define(EXTENDED_CONC_WIDTH, 7).
+%% Decimals of the Deviation column (percent of the average).
+-define(DEVIATION_DECIMALS, 2).
 
 -define(TIMER_NOTE, "Timer accuracy problem detected, results may be inaccurate").
 %% Runners sampled in parallel and found significantly different by less than this many
@@ -214,7 +216,7 @@ value_formatter(_Run) -> fun erlperf_units:count/1.
 -spec deviation(#{binary() => term()}) -> string().
 deviation(#{?AVERAGE := Avg}) when Avg == 0 -> "-";
 deviation(#{?AVERAGE := Avg, <<"stddev">> := StdDev}) ->
-    float_to_list(100 * StdDev / Avg, [{decimals, 2}]) ++ "%".
+    erlperf_units:fixed(100 * StdDev / Avg, ?DEVIATION_DECIMALS) ++ "%".
 
 concurrency(#{?CONCURRENCY := C}) -> integer_to_list(C).
 
@@ -264,7 +266,7 @@ verdicts(#{format := basic}, _Runs, _Record) ->
 verdicts(#{names := Names}, Runs, Record) ->
     [[io_lib:format("~ts against ~ts: ~ts~n",
                     [label(R), printable(erlperf_record:run_name(R#{?LABEL => Against}, Names)),
-                     erlperf_stat:verdict_text(erlperf_record:comparison(R))])
+                     erlperf_verdict:text(erlperf_record:comparison(R))])
       || #{?COMPARISON := #{<<"against">> := Against}} = R <- Runs],
      parallel_note(Runs, Record)].
 
@@ -370,10 +372,9 @@ interference_note(_View, Runs) ->
 range([]) ->
     "?";
 range(Values) ->
-    {Lo, Hi} = {round(100 * lists:min(Values)), round(100 * lists:max(Values))},
-    case Lo =:= Hi of
-        true -> io_lib:format("~b%", [Lo]);
-        false -> io_lib:format("~b-~b%", [Lo, Hi])
+    case {erlperf_units:share(lists:min(Values)), erlperf_units:share(lists:max(Values))} of
+        {Same, Same} -> Same;
+        {Lo, Hi} -> [string:trim(Lo, trailing, "%"), "-", Hi]
     end.
 
 %% With `memory => true': the runner's cost per call (see erlperf_cost).
@@ -440,14 +441,11 @@ profile_title(R, #{<<"tool">> := Tool, <<"duration_ms">> := Ms, <<"workers">> :=
                   {_, N} -> io_lib:format(", ~b workers", [N])
               end,
     Memory = case Profile of
-                 #{<<"memory_ms">> := MemoryMs} -> [", then ", duration(MemoryMs), " for memory"];
+                 #{<<"memory_ms">> := MemoryMs} -> [", then ", erlperf_units:duration(MemoryMs), " for memory"];
                  #{} -> ""
              end,
     io_lib:format("Profile (~ts, ~s~s~s, runner ~ts)~n",
-                  [Tool, duration(Ms), Memory, Watched, label(R)]).
-
-duration(Ms) when Ms rem 1000 =:= 0 -> integer_to_list(Ms div 1000) ++ " s";
-duration(Ms) -> integer_to_list(Ms) ++ " ms".
+                  [Tool, erlperf_units:duration(Ms), Memory, Watched, label(R)]).
 
 %% cprof counts calls only; the other tools measure own time.
 profile_table(#{<<"functions">> := []}) ->

@@ -18,7 +18,7 @@
 %%%
 %%% The markup is meant to be counted: each series is a `<g class="series series-N"
 %%% data-series="NAME">' holding one `<circle class="point" data-x="X" data-y="Y">' per
-%%% point (the numbers written as the record writes them, see {@link erlperf_html:number/1});
+%%% point (the numbers written as the record writes them, see {@link erlperf_units:exact/1});
 %%% each bar is a `<rect class="bar" data-value="V">' with a `<line class="whisker">' when
 %%% it has an interval; each x marker is a `<g class="x-marker CLASS" data-x="X">' holding
 %%% its `<line class="marker">' and label. Colours come from CSS classes (`series-0' .. `series-7'), so the
@@ -244,11 +244,12 @@ bar_chart(Bars, Options) ->
 format_whole(N) when N == round(N) -> format_number(round(N));
 format_whole(_N) -> <<>>.
 
-%% @doc A number for a tick label or a bar: at most 4 significant digits, ten thousand and
-%% above with k, M, G, T (`1500' -> `"1500"', `25000' -> `"25k"', `0.25' -> `"0.25"').
+%% @doc A number for a tick label or a bar: a count as the tables write it, with at most
+%% 4 significant digits ({@link erlperf_units:count/2}: `1500' -> `"1500"', `250000' ->
+%% `"250 Ki"', `0.25' -> `"0.25"').
 -spec format_number(number()) -> iodata().
 format_number(N) ->
-    format_number(N, ?DIGITS).
+    erlperf_units:count(N, ?DIGITS).
 
 %%--------------------------------------------------------------------
 %% Internal functions: ticks and scales
@@ -364,12 +365,12 @@ series(#{name := Name, points := Points} = S, N, XS, YS) ->
     ["<g class=\"", Class, "\" data-series=\"", esc(Name), "\">\n",
      path(Points, XS, YS),
      [error_bar(E, XS, YS) || E <- maps:get(error, S, [])],
-     [["<circle class=\"point\" data-x=\"", erlperf_html:number(X), "\" data-y=\"",
-       erlperf_html:number(Y), "\" cx=\"", num(XS(X)), "\" cy=\"", num(YS(Y)),
+     [["<circle class=\"point\" data-x=\"", erlperf_units:exact(X), "\" data-y=\"",
+       erlperf_units:exact(Y), "\" cx=\"", num(XS(X)), "\" cy=\"", num(YS(Y)),
        "\" r=\"3\"><title>", esc(Name), ": ", format_number(X), ", ", format_number(Y),
        "</title></circle>\n"] || {X, Y} <- Points],
-     [["<circle class=\"marked\" data-x=\"", erlperf_html:number(X), "\" data-y=\"",
-       erlperf_html:number(Y), "\" cx=\"", num(XS(X)), "\" cy=\"", num(YS(Y)),
+     [["<circle class=\"marked\" data-x=\"", erlperf_units:exact(X), "\" data-y=\"",
+       erlperf_units:exact(Y), "\" cx=\"", num(XS(X)), "\" cy=\"", num(YS(Y)),
        "\" r=\"7\"><title>", esc(Name), " (best): ", format_number(X), ", ",
        format_number(Y), "</title></circle>\n"] || {X, Y} <- maps:get(marked, S, [])],
      "</g>\n"].
@@ -385,7 +386,7 @@ x_markers(Markers, #{x := XS, height := H} = Frame) ->
                             false -> {4, <<"start">>}
                         end,
          ["<g class=\"x-marker ", esc(maps:get(class, M, <<>>)), "\" data-x=\"",
-          erlperf_html:number(X), "\"><title>", esc(Label), "</title>",
+          erlperf_units:exact(X), "\"><title>", esc(Label), "</title>",
           vline(<<"marker">>, Px, ?MARGIN_TOP, H - ?MARGIN_BOTTOM), "\n",
           text(<<"marker-label">>, Px + Dx, ?MARGIN_TOP + 12 + (I rem 2) * ?LEGEND_LINE, Anchor,
                Label),
@@ -407,8 +408,8 @@ path([{X, Y} | Rest], XS, YS) ->
 
 error_bar({X, Lo, Hi}, XS, YS) ->
     Px = XS(X),
-    ["<g class=\"error\" data-x=\"", erlperf_html:number(X), "\" data-lo=\"",
-     erlperf_html:number(Lo), "\" data-hi=\"", erlperf_html:number(Hi), "\">",
+    ["<g class=\"error\" data-x=\"", erlperf_units:exact(X), "\" data-lo=\"",
+     erlperf_units:exact(Lo), "\" data-hi=\"", erlperf_units:exact(Hi), "\">",
      vline(<<"whisker">>, Px, YS(Lo), YS(Hi)), hline(<<"whisker">>, Px - 3, Px + 3, YS(Lo)),
      hline(<<"whisker">>, Px - 3, Px + 3, YS(Hi)), "</g>\n"].
 
@@ -441,15 +442,15 @@ bar(#{label := Label, value := V} = B, Top, XS, Format) ->
          <<>> -> [];
          Note -> ["<tspan class=\"note\" dx=\"8\">", esc(Note), "</tspan>"]
      end, "</text>\n",
-     "<rect class=\"bar ", esc(Class), "\" data-value=\"", erlperf_html:number(V), "\" x=\"",
+     "<rect class=\"bar ", esc(Class), "\" data-value=\"", erlperf_units:exact(V), "\" x=\"",
      num(X0), "\" y=\"", int(BarTop), "\" width=\"", num(Width), "\" height=\"",
      int(?BAR_HEIGHT), "\"><title>", esc(Label), ": ", esc(Format(V)), "</title></rect>\n",
      whisker(B, XS, BarTop + ?BAR_HEIGHT / 2),
      "</g>\n"].
 
 whisker(#{lo := Lo, hi := Hi}, XS, Y) ->
-    ["<g class=\"interval\" data-lo=\"", erlperf_html:number(Lo), "\" data-hi=\"",
-     erlperf_html:number(Hi), "\">",
+    ["<g class=\"interval\" data-lo=\"", erlperf_units:exact(Lo), "\" data-hi=\"",
+     erlperf_units:exact(Hi), "\">",
      hline(<<"whisker">>, XS(Lo), XS(Hi), Y), vline(<<"whisker">>, XS(Lo), Y - 5, Y + 5),
      vline(<<"whisker">>, XS(Hi), Y - 5, Y + 5), "</g>\n"];
 whisker(_Bar, _XS, _Y) ->
@@ -491,17 +492,6 @@ int(N) -> integer_to_list(round(N)).
 %% Pixel coordinates with one decimal.
 num(F) -> float_to_list(float(F), [{decimals, 1}, compact]).
 
-format_number(N, Digits) when N < 0 ->
-    ["-", format_number(-N, Digits)];
-format_number(N, Digits) when N >= 10000 ->
-    {Div, Suffix} = hd([{D, S} || {D, S} <- [{1.0e12, "T"}, {1.0e9, "G"}, {1.0e6, "M"}],
-                                  N >= D] ++ [{1.0e3, "k"}]),
-    [significant(N / Div, Digits), Suffix];
-format_number(N, _Digits) when is_integer(N) ->
-    integer_to_list(N);
-format_number(N, Digits) ->
-    significant(N, Digits).
-
 %% Tick labels: Format's, or with the default format as many digits as it takes to tell
 %% the ticks apart.
 tick_labels(Ticks, Format) ->
@@ -511,20 +501,9 @@ tick_labels(Ticks, Format) ->
     end.
 
 distinct_labels(Ticks, Digits) ->
-    Labels = [lists:flatten(format_number(T, Digits)) || T <- Ticks],
+    Labels = [erlperf_units:count(T, Digits) || T <- Ticks],
     case length(lists:usort(Labels)) =:= length(Labels) orelse Digits >= ?MAX_DIGITS of
         true -> Labels;
         false -> distinct_labels(Ticks, Digits + 1)
     end.
 
-%% N with at most Digits significant digits, trailing zeros dropped.
-significant(N, _Digits) when N == 0 ->
-    "0";
-significant(N, Digits) ->
-    Decimals = max(0, Digits - 1 - floor(math:log10(abs(N)))),
-    Text = float_to_list(float(N), [{decimals, Decimals}]),
-    case lists:member($., Text) of
-        true -> lists:reverse(string:trim(string:trim(lists:reverse(Text), leading, "0"),
-                                          leading, "."));
-        false -> Text
-    end.

@@ -104,8 +104,6 @@
 %% Characters of a commit's SHA in a short commit; characters of a date (YYYY-MM-DD).
 -define(SHORT_COMMIT, 7).
 -define(DATE, 10).
-%% Below this, a p-value is written as "< 0.001".
--define(SMALLEST_P, 0.001).
 
 %%--------------------------------------------------------------------
 %% API
@@ -186,7 +184,7 @@ steps_table(Steps) ->
                        [{direction(S), [{raw, anchor_link(N, Name)}, run_of(S, Points),
                                          commit_cell(lists:nth(At, Points)),
                                          erlperf_units:count(Before), erlperf_units:count(After),
-                                         change_text(S), p_text(P)]}
+                                         change_text(S), erlperf_units:p_value(P)]}
                         || {N, #{name := Name, points := Points},
                             #{at := At, before := Before, 'after' := After, p := P} = S} <- Steps]).
 
@@ -427,23 +425,12 @@ change(Prev, _Value) when Prev == 0 -> none;
 change(Prev, Value) -> (Value - Prev) * 100 / Prev.
 
 change_pct(none) -> "-";
-change_pct(Pct) -> signed(Pct).
-
-%% One decimal with its sign; a change that rounds to zero is 0.0%, neither + nor -.
-signed(Pct) ->
-    case round(Pct * 10) of
-        0 -> erlperf_units:percent(0);
-        Tenths when Tenths > 0 -> "+" ++ erlperf_units:percent(Pct);
-        _Negative -> erlperf_units:percent(Pct)
-    end.
+change_pct(Pct) -> erlperf_units:change(Pct).
 
 %% `-10.2% (95% CI -12.0..-8.4%)'
 change_text(#{change_pct := Change, ci_pct := {Lo, Hi}}) ->
-    lists:flatten([signed(Change), " (95% CI ", float_to_list(Lo / 1, [{decimals, 1}]), "..",
+    lists:flatten([erlperf_units:change(Change), " (95% CI ", erlperf_units:fixed(Lo, 1), "..",
                    erlperf_units:percent(Hi), ")"]).
-
-p_text(P) when P < ?SMALLEST_P -> "< 0.001";
-p_text(P) -> float_to_list(P / 1, [{decimals, 3}]).
 
 %% Slower is a regression of throughput.
 direction(#{change_pct := Change}) when Change < 0 -> <<"regression">>;
@@ -457,8 +444,7 @@ bounds(_Point) -> none.
 
 interval_text(P) ->
     case bounds(P) of
-        {Low, High} -> [erlperf_units:count(Low), "..", erlperf_units:count(High),
-                        basis(maps:get(interval, P))];
+        {Low, High} -> [erlperf_units:count_range(Low, High), basis(maps:get(interval, P))];
         none -> "-"
     end.
 
