@@ -207,11 +207,8 @@ render_command(Args) ->
                 {ok, [Main | _]} ->
                     io:format("report: ~ts~n", [Main]),
                     erlperf_args:exit_code(success);
-                {error, {write, _, _} = Reason} ->
-                    io:put_chars(standard_error, ["erlperf: ", erlperf_render:format_error(Reason), "\n"]),
-                    erlperf_args:exit_code(benchmark_failed);
                 {error, Reason} ->
-                    erlperf_cli_outcome:fail({usage, erlperf_render:format_error(Reason)})
+                    erlperf_cli_outcome:fail(Reason)
             end;
         {error, Reason} ->
             erlperf_cli_outcome:fail({args, Reason})

@@ -134,8 +134,18 @@ fail(Reason) ->
 one_line(Text) ->
     string:replace(Text, "\n", " ", all).
 
+%% The exit status of every reason of both command lines, classified once.
 -spec outcome(term()) -> erlperf_args:outcome().
 outcome({internal, _, _, _}) -> benchmark_failed;
+outcome({failed, _Text}) -> benchmark_failed;
+outcome({perf_test, {Tag, _, _}}) when Tag =:= load_generator; Tag =:= custom_agent;
+                                       Tag =:= baseline -> usage;
+outcome({perf_test, {trace_patterns, _}}) -> usage;
+outcome({perf_test, _}) -> benchmark_failed;
+outcome({suite_file, _}) -> usage;
+outcome({classified, Outcome, _Text}) -> Outcome;
+outcome({render, _}) -> usage;
+outcome({render, _, _}) -> usage;
 outcome({args, _}) -> usage;
 outcome({usage, _}) -> usage;
 outcome({code_path, _}) -> usage;
@@ -174,6 +184,18 @@ format_error({args, Reason}) ->
     erlperf_args:format_error(Reason);
 format_error({usage, Text}) ->
     lists:flatten(Text);
+format_error({failed, Text}) ->
+    lists:flatten(Text);
+format_error({perf_test, Reason}) ->
+    erlperf_perf_test:format_error(Reason);
+format_error({suite_file, Reason}) ->
+    erlperf_suite:format_error(Reason);
+format_error({classified, _Outcome, Text}) ->
+    lists:flatten(Text);
+format_error({render, _} = Reason) ->
+    erlperf_render:format_error(Reason);
+format_error({render, _, _} = Reason) ->
+    erlperf_render:format_error(Reason);
 format_error({write, _File, _Reason} = Reason) ->
     erlperf_output:format_error(Reason);
 format_error({Tag, _} = Reason) when Tag =:= code_path; Tag =:= distribution ->

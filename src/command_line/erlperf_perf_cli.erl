@@ -49,10 +49,10 @@ run(Args) ->
         {ok, #{file := File, paths := Paths, options := Options}} ->
             case erlperf_cli_vm:add_paths(Paths) of
                 ok -> with_signals(fun () -> test(File, Options) end);
-                {error, Reason} -> usage_error(erlperf_cli_vm:format_error(Reason))
+                {error, Reason} -> erlperf_cli_outcome:fail(Reason)
             end;
         {error, Reason} ->
-            usage_error(erlperf_args:format_error(Reason))
+            erlperf_cli_outcome:fail({usage, erlperf_args:format_error(Reason)})
     end.
 
 %%--------------------------------------------------------------------
@@ -81,7 +81,7 @@ test(File, Options) ->
         {?MODULE, signal, Signal} ->
             stop(Runner, Ref, Signal);
         {'DOWN', Ref, process, Runner, Reason} ->
-            failed(io_lib:format("the test's process exited: ~0tp", [Reason]))
+            erlperf_cli_outcome:fail({failed, io_lib:format("the test's process exited: ~0tp", [Reason])})
     end.
 
 %% The runner: what the load generator's callbacks print, the processes they start
@@ -99,8 +99,7 @@ outcome({ok, Record}) ->
     _ = [io:format("report: ~ts~n", [Index]) || #{<<"report">> := Index} <- [Record]],
     status(Record);
 outcome({error, Reason}) ->
-    io:put_chars(standard_error, ["erlperf: ", erlperf_perf_test:format_error(Reason), "\n"]),
-    error_status(Reason).
+    erlperf_cli_outcome:fail({perf_test, Reason}).
 
 %% Aborts the test, waits for it to clean up (at most ?STOP_TIMEOUT_MS, or until another
 %% signal), and tells which signal stopped it.
@@ -122,37 +121,16 @@ kill(Runner, Ref) ->
     exit(Runner, kill),
     receive {'DOWN', Ref, process, Runner, _} -> ok end.
 
--spec failed(io_lib:chars()) -> non_neg_integer().
-failed(Text) ->
-    io:put_chars(standard_error, ["erlperf: ", Text, "\n"]),
-    erlperf_args:exit_code(benchmark_failed).
-
 %% 1 with a line saying how many runs failed, 3 when a requirement failed, else 0.
 -spec status(map()) -> non_neg_integer().
 status(#{?RUNS := Runs, ?REQUIREMENTS := Requirements}) ->
     case {[R || #{?STATUS := <<"failed">>} = R <- Runs], erlperf_perf_requirements:failed(Requirements)} of
         {[_ | _] = Failed, _} ->
-            failed(io_lib:format("~b of ~b runs failed", [length(Failed), length(Runs)]));
+            erlperf_cli_outcome:fail({failed, io_lib:format("~b of ~b runs failed",
+                                                            [length(Failed), length(Runs)])});
         {[], [_ | _]} -> erlperf_args:exit_code(gate_failed);
         {[], []} -> erlperf_args:exit_code(success)
     end.
-
--spec error_status(term()) -> non_neg_integer().
-error_status(Reason) ->
-    erlperf_args:exit_code(reason_outcome(Reason)).
-
--spec reason_outcome(term()) -> erlperf_args:outcome().
-reason_outcome({load_generator, _, _}) -> usage;
-reason_outcome({custom_agent, _, _}) -> usage;
-reason_outcome({baseline, _, _}) -> usage;
-reason_outcome({trace_patterns, _}) -> usage;
-reason_outcome(_) -> benchmark_failed.
-
-%% One line: the user's mistake.
--spec usage_error(string()) -> non_neg_integer().
-usage_error(Text) ->
-    io:put_chars(standard_error, ["erlperf: ", Text, "\n"]),
-    erlperf_args:exit_code(usage).
 
 %% Progress on standard error: a line per step; the load's countdown (every second) is
 %% one line rewritten in place on a terminal, a line each otherwise.

@@ -61,13 +61,13 @@ suites(#{suites := Paths, filter := Filter} = Parsed) ->
             try
                 case erlperf_suite:benchmarks(Loaded, #{filter => Filter}) of
                     {ok, Benchmarks} -> with_baselines(Benchmarks, Parsed);
-                    {error, Reason} -> fail(usage, erlperf_suite:format_error(Reason))
+                    {error, Reason} -> erlperf_cli_outcome:fail({suite_file, Reason})
                 end
             after
                 erlperf_suite:unload(Loaded)
             end;
         {error, Reason} ->
-            fail(usage, erlperf_suite:format_error(Reason))
+            erlperf_cli_outcome:fail({suite_file, Reason})
     end.
 
 %% @doc Runs `--history': the summary on stdout in `--format' (text unless json,
@@ -100,13 +100,14 @@ against(Parsed) ->
                 Status -> Status
             end;
         {error, Reason} ->
-            fail(erlperf_against:outcome(Reason), erlperf_against:format_error(Reason))
+            erlperf_cli_outcome:fail({classified, erlperf_against:outcome(Reason),
+                                       erlperf_against:format_error(Reason)})
     end.
 
 with_baselines(Benchmarks, #{baselines := Names, store := Store} = Parsed) ->
     case baselines(Names, Store) of
         {ok, Baselines} -> measure(Benchmarks, Parsed#{baselines := Baselines});
-        {error, Text} -> fail(usage, Text)
+        {error, Text} -> erlperf_cli_outcome:fail({usage, Text})
     end.
 
 %% --baseline NAME: the store's baseline of that name, else a saved record file.
@@ -191,10 +192,10 @@ measured(Record0, Entries, #{baselines := Baselines, store := Store} = Parsed) -
         ok ->
             case erlperf_cli_outcome:write_outputs(Parsed, {Record, Rows}) of
                 ok -> erlperf_cli_outcome:gate(Parsed, Rows);
-                {error, Why} -> fail(benchmark_failed, erlperf_output:format_error(Why))
+                {error, Why} -> erlperf_cli_outcome:fail(Why)
             end;
         {error, Text} ->
-            fail(benchmark_failed, Text)
+            erlperf_cli_outcome:fail({failed, Text})
     end.
 
 %% The text table names each run as its series does, a sweep's combination included
@@ -301,7 +302,7 @@ write_history(Files, History, Stdout) ->
                  || Stdout =:= text, {F, ok} <- Written, filename:extension(F) =:= ".html"],
             erlperf_args:exit_code(success);
         [{error, Reason} | _] ->
-            fail(benchmark_failed, erlperf_output:format_error(Reason))
+            erlperf_cli_outcome:fail(Reason)
     end.
 
 render_history(html, History) -> erlperf_trend:html(History);
@@ -314,7 +315,3 @@ warn(Problems) ->
     _ = [io:put_chars(standard_error, ["erlperf: warning: ", erlperf_store:format_error(P), "\n"])
          || P <- Problems],
     ok.
-
-fail(Outcome, Text) ->
-    io:put_chars(standard_error, ["erlperf: ", string:replace(Text, "\n", " ", all), "\n"]),
-    erlperf_args:exit_code(Outcome).

@@ -269,10 +269,25 @@ time(Code, Count) when is_integer(Count), Count > 0 ->
 
 %% @doc Renders an error raised by this module's functions as one line of text.
 -spec format_error(term()) -> string().
-format_error({invalid_option, profile, Value}) ->
+format_error(Reason) ->
+    case explain(Reason) of
+        unknown -> flat("~0tP", [Reason, ?FORMAT_DEPTH]);
+        Text -> Text
+    end.
+
+%% @doc Whether {@link format_error/1} explains a reason raised by this module's
+%% functions (a bad option or code, a crash of the user's code, an unreachable node, ...);
+%% anything else is an internal error.
+-spec is_known_error(term()) -> boolean().
+is_known_error(Reason) ->
+    explain(Reason) =/= unknown.
+
+%% The reasons this module's functions raise, each in words; the one list of them.
+-spec explain(term()) -> string() | unknown.
+explain({invalid_option, profile, Value}) ->
     flat("invalid value for option profile: ~0tP (the profilers are ~ts)",
          [Value, ?FORMAT_DEPTH, erlperf_profile:choices()]);
-format_error({invalid_option, Key, Value}) when is_integer(Value); element(1, Value) =:= timed ->
+explain({invalid_option, Key, Value}) when is_integer(Value); element(1, Value) =:= timed ->
     LimitKey = limit_key(Key, Value),
     Limit = erlperf_options:limit(LimitKey),
     case count(Value) of
@@ -282,57 +297,45 @@ format_error({invalid_option, Key, Value}) when is_integer(Value); element(1, Va
         _ ->
             flat("invalid value for option ~ts: ~0tP", [Key, Value, ?FORMAT_DEPTH])
     end;
-format_error({invalid_option, Key, Value}) ->
+explain({invalid_option, Key, Value}) ->
     flat("invalid value for option ~ts: ~0tP", [Key, Value, ?FORMAT_DEPTH]);
-format_error({incompatible_options, compare, interleaved, isolation}) ->
+explain({incompatible_options, compare, interleaved, isolation}) ->
     "compare interleaved cannot be combined with isolation"
         ++ erlperf_options:why(isolation, {compare, interleaved});
-format_error({incompatible_options, forks, N, {samples, Samples}}) ->
+explain({incompatible_options, forks, N, {samples, Samples}}) ->
     flat("~b forks need at least ~b samples (a sample per fork), not ~b", [N, N, Samples]);
-format_error({incompatible_options, forks, N, What}) ->
+explain({incompatible_options, forks, N, What}) ->
     flat("~b forks cannot be combined with ~ts: ~ts", [N, forks_what(What), forks_why(What)]);
-format_error({incompatible_options, profile, Tool, nodes}) ->
+explain({incompatible_options, profile, Tool, nodes}) ->
     flat("profile (~ts) cannot be combined with nodes~ts", [Tool, erlperf_options:why(profile, nodes)]);
-format_error({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profiler_busy;
+explain({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profiler_busy;
                                         Tag =:= profile_failed ->
     erlperf_profile:format_error(Reason);
-format_error({bad_code, Role, Detail}) ->
+explain({bad_code, Role, Detail}) ->
     flat("~ts: ~ts", [Role, erlperf_codegen:format_error(Detail)]);
-format_error({stops_vm, Label, MFA}) ->
+explain({stops_vm, Label, MFA}) ->
     flat("~ts calls ~ts, which would stop erlperf's own VM: run it isolated (-i, or "
          "isolation => #{})", [Label, erlperf_units:function_name(MFA)]);
-format_error({crashed, {Role, Label}, {Class, Reason, Stack}}) ->
+explain({crashed, {Role, Label}, {Class, Reason, Stack}}) ->
     flat("~ts of '~ts' crashed: ~ts", [Role, Label, format_crash(Class, Reason, Stack)]);
-format_error({crashed, Role, {Class, Reason, Stack}}) ->
+explain({crashed, Role, {Class, Reason, Stack}}) ->
     flat("~ts crashed: ~ts", [Role, format_crash(Class, Reason, Stack)]);
-format_error({Tag, _} = Reason) when Tag =:= nodedown; Tag =:= erpc ->
+explain({Tag, _} = Reason) when Tag =:= nodedown; Tag =:= erpc ->
     erlperf_cluster:format_error(Reason);
-format_error({sweep, _} = Reason) ->
+explain({sweep, _} = Reason) ->
     erlperf_sweep:format_error(Reason);
-format_error({load_failed, _, _, _} = Reason) ->
+explain({load_failed, _, _, _} = Reason) ->
     erlperf_cluster:format_error(Reason);
-format_error({peer_start, _} = Reason) ->
+explain({peer_start, _} = Reason) ->
     erlperf_isolation:format_error(Reason);
-format_error({peer_load, _, _} = Reason) ->
+explain({peer_load, _, _} = Reason) ->
     erlperf_isolation:format_error(Reason);
-format_error({peer_down, _} = Reason) ->
+explain({peer_down, _} = Reason) ->
     erlperf_isolation:format_error(Reason);
-format_error({job_stopped, Reason}) ->
+explain({job_stopped, Reason}) ->
     flat("the job stopped before the run finished: ~0tP", [Reason, ?FORMAT_DEPTH]);
-format_error(Other) ->
-    flat("~0tP", [Other, ?FORMAT_DEPTH]).
-
-%% @doc Whether {@link format_error/1} explains a reason raised by this module's
-%% functions (a bad option or code, a crash of the user's code, an unreachable node, ...);
-%% anything else is an internal error.
--spec is_known_error(term()) -> boolean().
-is_known_error(Reason) when is_tuple(Reason), tuple_size(Reason) >= 2 ->
-    lists:member(element(1, Reason), [invalid_option, incompatible_options, profiler_missing,
-                                      profiler_busy, profile_failed, bad_code, stops_vm, crashed, nodedown,
-                                      erpc, sweep, load_failed, peer_start, peer_load, peer_down,
-                                      job_stopped]);
-is_known_error(_Reason) ->
-    false.
+explain(_Other) ->
+    unknown.
 
 %% @doc Default run options (from the option registry, `erlperf_options').
 -spec defaults() -> run_options().
