@@ -196,7 +196,8 @@ rebar3(Config, Args) ->
 rebar3(Config, Args, Extra) ->
     Home = ?config(home, Config),
     Env = [{"HOME", Home}, {"REBAR_CACHE_DIR", filename:join(Home, ".cache/rebar3")},
-           {"REBAR_COLOR", "none"} | [{Name, false} || Name <- ?UNSET]] ++ Extra,
+           {"REBAR_COLOR", "none"} | [{Name, false} || Name <- ?UNSET, not lists:keymember(Name, 1, Extra)]]
+        ++ Extra,
     command(?config(rebar3, Config), Args, ?config(project, Config), Env).
 
 command(Executable, Args, Dir, Env) ->
