@@ -16,8 +16,9 @@
 %%%       `concurrency' (concurrency estimation), `sweep' (`erlperf:sweep/3'),
 %%%       `perf_test' (`erlperf_perf_test:run/2'), `cli' (the command line's own
 %%%       settings), `runner' (a hook of one runner, the k-th for the k-th runner),
-%%%       `all_runners' (a hook for every runner without one) or `perf_cli' (the
-%%%       performance test's command line).</li>
+%%%       `all_runners' (a hook for every runner without one), `perf_cli' (the
+%%%       performance test's command line), `monitor' (`erlperf_monitor:start/1') or
+%%%       `cluster_history' (`erlperf_cluster_history:start_link/1').</li>
 %%%   <li><b>type</b>: the values the option takes, with its range: `{int, Min, Limit}'
 %%%       (an integer from Min to {@link limit/1} of Limit), `{number, Low, High}' (each
 %%%       bound `{gt, N}', `{ge, N}', `{lt, N}' or `none'), `{one_of, Atoms}', `boolean',
@@ -44,12 +45,13 @@
 %%% '''
 -module(erlperf_options).
 
--export([all/0, find/1, find/2, defaults/1, default/1, valid/3, valid_type/2, limit/1, limit_reason/1,
+-export([all/0, find/1, find/2, defaults/1, default/1, valid/3, check/2, valid_type/2, limit/1, limit_reason/1,
          rules/0, why/2, rebar3/0, suite_dir/0, profilers/0, profiler_choices/0]).
 
 -export_type([option/0, scope/0, type/0, arg/0, rule/0]).
 
--type scope() :: run | concurrency | sweep | perf_test | cli | runner | all_runners | perf_cli.
+-type scope() :: run | concurrency | sweep | perf_test | cli | runner | all_runners | perf_cli
+               | monitor | cluster_history.
 -type bound() :: {gt | ge | lt | le, number()} | none.
 -type type() :: {int, integer(), atom()} | {number, bound(), bound()} | {one_of, [atom()]}
               | boolean | {value, term()} | {timed, type()} | {either, [type()]} | nodes | map
@@ -113,7 +115,7 @@
 %% @doc Every option, in the order the help lists them.
 -spec all() -> [option()].
 all() ->
-    benchmark() ++ perf_test().
+    benchmark() ++ perf_test() ++ monitoring().
 
 %% @doc The option of a key (the benchmark's first: `paths' and `help' are both
 %% command lines').
@@ -152,6 +154,16 @@ valid(Scope, Key, Value) ->
         {ok, #{type := Type}} -> valid_type(Type, Value);
         error -> false
     end.
+
+%% @doc The options of an API call of `Scope', checked, with the scope's defaults for
+%% those not given; raises `{invalid_option, Key, Value}' for an unknown key or a value out
+%% of its type and range.
+-spec check(scope(), #{atom() => term()}) -> #{atom() => term()}.
+check(Scope, Options) ->
+    maps:foreach(fun (Key, Value) ->
+                         valid(Scope, Key, Value) orelse erlang:error({invalid_option, Key, Value})
+                 end, Options),
+    maps:merge(defaults(Scope), Options).
 
 %% @doc Whether `Value' is of `Type' (see the glossary).
 -spec valid_type(type(), term()) -> boolean().
@@ -453,6 +465,13 @@ perf_test() ->
        repeat => true, help => "add DIR to the code path (repeatable)"},
      #{key => help, scope => perf_cli, names => ["-h", "--help"], arg => flag, type => boolean,
        help => "print this help"}].
+
+-spec monitoring() -> [option()].
+monitoring() ->
+    [#{key => interval, scope => monitor, names => [], type => ?COUNT(ms), default => 1000,
+       help => "milliseconds between two samples of the VM"},
+     #{key => duration, scope => cluster_history, names => [], type => ?COUNT(ms),
+       default => 120000, help => "milliseconds of samples kept"}].
 
 %%--------------------------------------------------------------------
 %% Internal functions

@@ -18,7 +18,7 @@
 %%% {@link poll/1} with a cursor instead, since the clocks of nodes differ.
 %%%
 %%% Cost and safety: memory is bounded by time: about one small map per node per second
-%%% of `Duration' (default ?DEFAULT_DURATION_MS ms). Registered as `erlperf_cluster_history',
+%%% of `Duration' (default 120000 ms, from `erlperf_options'). Registered as `erlperf_cluster_history',
 %%% linked to the caller.
 -module(erlperf_cluster_history).
 -behaviour(gen_server).
@@ -32,7 +32,6 @@
 -export_type([options/0, cursor/0]).
 
 %% Default milliseconds a sample is kept after it arrived.
--define(DEFAULT_DURATION_MS, 120000).
 %% Milliseconds a caller waits for the history to answer.
 -define(CALL_TIMEOUT_MS, 5000).
 
@@ -54,7 +53,7 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Starts the history keeping samples for ?DEFAULT_DURATION_MS ms, registered as
+%% @doc Starts the history keeping samples for the default duration (120000 ms), registered as
 %% `erlperf_cluster_history'.
 -spec start_link() -> gen_server:start_ret().
 start_link() ->
@@ -66,7 +65,7 @@ start_link() ->
 start_link(DurationMs) when is_integer(DurationMs) ->
     start_link(#{duration => DurationMs});
 start_link(Options) when is_map(Options) ->
-    Duration = validate(Options),
+    #{duration := Duration} = erlperf_options:check(cluster_history, Options),
     gen_server:start_link({local, ?MODULE}, ?MODULE, Duration, []).
 
 %% @doc Every sample kept, as `{Time, Sample}' sorted by time (`Time' is the sample's
@@ -133,12 +132,6 @@ handle_info(_Msg, State) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
-validate(Options) ->
-    maps:foreach(fun validate_option/2, Options),
-    maps:get(duration, Options, ?DEFAULT_DURATION_MS).
-
-validate_option(duration, Ms) when is_integer(Ms), Ms > 0 -> ok;
-validate_option(Key, Value) -> erlang:error({invalid_option, Key, Value}).
 
 %% Drops the samples that arrived more than `duration' ms ago.
 trim(#state{duration = Duration, samples = Samples} = State) ->

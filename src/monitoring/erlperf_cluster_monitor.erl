@@ -50,7 +50,6 @@
 %% Narrowest node column; it widens to the longest node name seen (with a new header).
 -define(NODE_WIDTH, 28).
 %% Milliseconds between two outputs of start_link/0.
--define(DEFAULT_INTERVAL_MS, 1000).
 %% Every field, in the order `Fields = undefined' prints them.
 -define(ALL_FIELDS, [time, node, sched_util, dcpu, dio, processes, ports, ets, memory_total,
                      memory_processes, memory_binary, memory_ets, jobs]).
@@ -78,7 +77,7 @@
 %% group leader (the console) once a second: `start_link(group_leader(), 1000, undefined)'.
 -spec start_link() -> gen_server:start_ret().
 start_link() ->
-    start_link(group_leader(), ?DEFAULT_INTERVAL_MS, undefined).
+    start_link(group_leader(), maps:get(interval, erlperf_options:defaults(monitor)), undefined).
 
 %% @doc Starts a monitor, linked to the caller, handing the `Fields' of every node's
 %% samples to `Handler' every `IntervalMs' milliseconds (`Fields = undefined': all of

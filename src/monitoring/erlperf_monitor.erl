@@ -71,7 +71,6 @@
 %% pg group receiving the samples of every node.
 -define(CLUSTER_GROUP, cluster_monitor).
 %% Default milliseconds between two samples.
--define(DEFAULT_INTERVAL_MS, 1000).
 %% Milliseconds the monitor waits for all jobs to report their totals.
 -define(SAMPLE_TIMEOUT_MS, 200).
 
@@ -239,11 +238,7 @@ terminate(_Reason, #state{wall_flag = WallFlag}) ->
 %% Internal functions
 
 validate(Options) ->
-    maps:foreach(fun validate_option/2, Options),
-    maps:get(interval, Options, ?DEFAULT_INTERVAL_MS).
-
-validate_option(interval, Ms) when is_integer(Ms), Ms > 0 -> ok;
-validate_option(Key, Value) -> erlang:error({invalid_option, Key, Value}).
+    maps:get(interval, erlperf_options:check(monitor, Options)).
 
 %% Drops everything known of a job: registration, exclusion, handle found, last total.
 forget(Job, #state{registered = Registered, excluded = Excluded, found = Found,

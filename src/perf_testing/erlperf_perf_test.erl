@@ -136,7 +136,7 @@ defaults() ->
 %% anything is started.
 -spec run(module() | file:filename(), options()) -> {ok, map()} | {error, term()}.
 run(LoadGen, Options) when is_map(Options) ->
-    Opts = validate(maps:merge(defaults(), Options)),
+    Opts = erlperf_options:check(perf_test, Options),
     try
         Module = ok(erlperf_perf_load:load_generator(LoadGen)),
         Patterns = ok(patterns(Module)),
@@ -182,15 +182,6 @@ format_error({distribution, _} = Reason) ->
 %%--------------------------------------------------------------------
 %% Options
 
--spec validate(map()) -> map().
-validate(Opts) ->
-    maps:foreach(fun check_option/2, Opts),
-    Opts.
-
--spec check_option(atom(), term()) -> ok.
-check_option(Key, V) ->
-    erlperf_options:valid(perf_test, Key, V) orelse erlang:error({invalid_option, Key, V}),
-    ok.
 
 -spec ok({ok, T} | ok | {error, term()}) -> T | ok.
 ok(ok) -> ok;
