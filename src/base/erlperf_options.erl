@@ -26,8 +26,9 @@
 %%%       `{either, Types}', `nodes' (a non-empty list of node names), `map', `path' (a
 %%%       string or binary), `list', `string', `term' or `{function, Arity}'.</li>
 %%%   <li><b>arg</b>: how the command line reads the option's text (`count': `10K';
-%%%       `flag': no value; `file', `dir', `code', ...); `erlperf_args' parses the text,
-%%%       this module checks the value's range.</li>
+%%%       `flag': no value; `choice': one of the words of its `one_of' type; `file', `dir',
+%%%       `code', ...); `erlperf_args' parses the text, this module checks the value's
+%%%       range. An option of choices needs nothing else of the command line.</li>
 %%%   <li><b>rule</b>: `{needs, Key, Keys}' (Key is given only with one of Keys) or
 %%%       `{excludes, A, B}' (not both), where A and B are keys or `{Key, Value}' (the
 %%%       option given with that value), possibly with a fourth element: why not
@@ -57,13 +58,14 @@
               | boolean | {value, term()} | {timed, type()} | {either, [type()]} | nodes | map
               | path | list | string | term | {function, arity()}.
 %% How the command line reads an option's text (see erlperf_args).
--type arg() :: flag | no_flag | count | non_neg_count | report | compare | ratio | percent
+-type arg() :: flag | no_flag | count | non_neg_count | choice | ratio | percent
              | noise | code | text | regex | name | dir | nodes | output_format | file | out_file
              | gate | param | bytes | profiler | files | tolerance | ms | forks | input
              | revision.
 -type option() :: #{key := atom(), scope := scope(), type := type(), help := string(),
                     names := [string()],          % [] when the command line has none
                     arg => arg(),                 % the command line's reading
+                    metavar => string(),          % the value's name in the help
                     default => term(),
                     cli_default => term(),        % the command line's, when it differs
                     cli_type => type(),           % the command line's, when it differs
@@ -295,7 +297,7 @@ benchmark() ->
      #{key => cv, scope => run, names => ["--cv"], arg => ratio,
        type => {either, [?POSITIVE, {value, undefined}]}, default => undefined,
        help => "sample until the coefficient of variation is at most this (e.g. 0.05)"},
-     #{key => report, scope => run, names => ["-r", "--report"], arg => report,
+     #{key => report, scope => run, names => ["-r", "--report"], arg => choice, metavar => "FORMAT",
        type => {one_of, [basic, extended, full]}, default => basic, cli_default => auto,
        cli_type => {one_of, [auto, basic, extended, full]},
        help => "basic, extended or full; auto is extended from 10 samples"},
@@ -361,7 +363,7 @@ benchmark() ->
      #{key => verdicts, scope => run, names => [], type => boolean, default => false,
        help => "the results will be compared (with a baseline, or saved to be one): forks "
                "auto forks, and exact counts per call are taken, as for several runners"},
-     #{key => compare, scope => run, names => ["--compare"], arg => compare,
+     #{key => compare, scope => run, names => ["--compare"], arg => choice, metavar => "HOW",
        type => {one_of, [parallel, sequential, interleaved]}, default => parallel,
        help => "several runners: parallel (at the same time), sequential or interleaved "
                "(taking turns)"},

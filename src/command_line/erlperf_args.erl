@@ -100,6 +100,7 @@
                 | {missing_value, Name :: string()}
                 | {unexpected_value, Name :: string()}
                 | {bad_value, Name :: string(), Text :: string(), arg()}
+                | {choice, Name :: string(), Text :: string(), Words :: [string()]}
                 | {param, Name :: string(), Why :: string()}
                 | {param_twice, Name :: string(), Variable :: string()}
                 | {input, Name :: string(), Text :: string()}
@@ -196,6 +197,8 @@ format_error({unexpected_value, Name}) ->
     text("~ts takes no value", [Name]);
 format_error({bad_value, Name, Text, Arg}) ->
     bad_value(Arg, Name, Text);
+format_error({choice, Name, Text, Words}) ->
+    text("~ts: '~ts' is not ~ts", [Name, Text, either(Words)]);
 format_error({limit, Name, Text, Key}) ->
     text("~ts: ~ts is above the limit of ~b~ts",
          [Name, Text, erlperf_options:limit(Key), erlperf_options:limit_reason(Key)]);
@@ -320,7 +323,10 @@ fill(Word, Text, Help) ->
 -spec help_line(option(), map()) -> iodata().
 help_line(#{key := Key, names := Names, arg := Arg} = Option, Defaults) ->
     Help = help_text(Option),
-    Left = lists:join(", ", Names) ++ metavar(Arg),
+    Left = lists:join(", ", Names) ++ case Option of
+                                         #{metavar := Var} -> " " ++ Var;
+                                         #{} -> metavar(Arg)
+                                     end,
     Default = case maps:find(Key, Defaults) of
                   {ok, V} when Arg =/= flag, Arg =/= no_flag, V =/= undefined, V =/= none,
                                V =/= [] ->
@@ -332,8 +338,6 @@ help_line(#{key := Key, names := Names, arg := Arg} = Option, Defaults) ->
 -spec metavar(arg()) -> string().
 metavar(flag) -> "";
 metavar(no_flag) -> "";
-metavar(report) -> " FORMAT";
-metavar(compare) -> " HOW";
 metavar(percent) -> " PCT";
 metavar(noise) -> " PCT";
 metavar(tolerance) -> " PCT";
@@ -424,6 +428,12 @@ take_value(Option, Name, Inline, Rest) ->
 %% above its limit (erlperf_options:limit/1) says so, so that nothing is spawned or
 %% waited for beyond what the VM allows.
 -spec ranged(option(), string(), string()) -> term().
+ranged(#{arg := choice} = Option, Name, Text) ->
+    Words = choices(Option),
+    case lists:member(Text, Words) of
+        true -> list_to_atom(Text);
+        false -> usage({choice, Name, Text, Words})
+    end;
 ranged(#{arg := Arg} = Option, Name, Text) ->
     Value = value(Arg, Name, Text),
     Type = maps:get(cli_type, Option, maps:get(type, Option)),
@@ -491,10 +501,10 @@ value(forks, _Name, "auto") ->
     auto;
 value(forks, _Name, Text) ->
     count(Text);
-value(Arg, Name, Text) when Arg =:= report; Arg =:= compare; Arg =:= output_format ->
-    case lists:member(Text, choices(Arg)) of
+value(output_format, Name, Text) ->
+    case lists:member(Text, choices(output_format)) of
         true -> list_to_atom(Text);
-        false -> usage({bad_value, Name, Text, Arg})
+        false -> usage({bad_value, Name, Text, output_format})
     end;
 value(Arg, _Name, Text) when Arg =:= ratio; Arg =:= percent; Arg =:= noise; Arg =:= gate ->
     ratio(Text);
@@ -562,12 +572,11 @@ value(_TextOrDir, _Name, Text) ->
 
 %% The words an option of choices takes, from the registry (the output formats from
 %% erlperf_output, which writes them).
--spec choices(report | compare | output_format) -> [string()].
+-spec choices(output_format | option()) -> [string()].
 choices(output_format) ->
     [atom_to_list(F) || F <- erlperf_output:formats()];
-choices(Arg) ->
-    [#{type := {one_of, Atoms}} = Option] = [O || #{arg := A} = O <- options(benchmark), A =:= Arg],
-    {one_of, Words} = maps:get(cli_type, Option, {one_of, Atoms}),
+choices(#{type := Type} = Option) ->
+    {one_of, Words} = maps:get(cli_type, Option, Type),
     [atom_to_list(W) || W <- Words].
 
 %% "a, b or c".
@@ -834,8 +843,6 @@ bad_value(count, Name, Text) ->
     text("~ts: '~ts' is not a positive integer (K, M, G suffixes allowed)", [Name, Text]);
 bad_value(non_neg_count, Name, Text) ->
     text("~ts: '~ts' is not a non-negative integer", [Name, Text]);
-bad_value(Arg, Name, Text) when Arg =:= report; Arg =:= compare ->
-    text("~ts: '~ts' is not ~ts", [Name, Text, either(choices(Arg))]);
 bad_value(ratio, Name, Text) ->
     text("~ts: '~ts' is not a positive number", [Name, Text]);
 bad_value(percent, Name, Text) ->
