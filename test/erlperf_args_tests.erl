@@ -10,7 +10,7 @@
 -define(PLAIN, #{codes => [#{runner => "ok."}], run_options => #{},
                  concurrency_options => undefined, report => auto, format => text,
                  outputs => [], baselines => [], gate => none, params => [], inputs => [],
-                 bytes => undefined, verbose => false, paths => [], help => false,
+                 bytes => undefined, verbose => false, colour => auto, paths => [], help => false,
                  suites => [], filter => undefined, store => "_build/erlperf",
                  save_baseline => undefined, history => false, fail_on_inconclusive => false}).
 
@@ -88,6 +88,8 @@ cli_options_test_() ->
      cli(#{gate => 0.0, verbose => true, baselines => ["b.json"]},
          ["--baseline", "b.json", "--fail-on-regression", "0", "-v"]),
      cli(#{verbose => true}, ["--verbose"]),
+     cli(#{colour => never}, ["--color", "never"]),
+     cli(#{colour => always}, ["--colour=always"]),
      cli(#{concurrency_options => #{}}, ["-q"]),
      cli(#{concurrency_options => #{min => 2, step => 3, max => 9, threshold => 4}},
          ["--squeeze", "--min", "2", "--step", "3", "--max", "9", "-t", "4"]),
@@ -208,6 +210,8 @@ benchmark_errors_test_() ->
           "-w: '-1' is not a non-negative integer"},
          {["ok.", "-r", "fancy"], {choice, "-r", "fancy", ["auto", "basic", "extended", "full"]},
           "-r: 'fancy' is not auto, basic, extended or full"},
+         {["ok.", "--color", "yes"], {choice, "--color", "yes", ["auto", "always", "never"]},
+          "--color: 'yes' is not auto, always or never"},
          {["ok.", "--compare", "sideways"], {choice, "--compare", "sideways", ["parallel", "sequential", "interleaved"]},
           "--compare: 'sideways' is not parallel, sequential or interleaved"},
          {["ok.", "--cv", "0"], {bad_value, "--cv", "0", ratio}, "--cv: '0' is not a positive number"},

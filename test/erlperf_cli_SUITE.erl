@@ -50,10 +50,10 @@
 %% seed_timed
 -export([readme_mfa_loop/1, readme_duration_doubles/1, readme_timed_compare/1]).
 %% terminal
--export([terminal_colour_and_progress/1, no_colour/1]).
+-export([terminal_colour_and_progress/1, no_colour/1, colour_option/1]).
 
 %% case docs
--export([no_arguments/0, help/0, parser_errors/0, command_errors/0, syntax_error/0, syntax_error_second_line/0, bad_pa/0, bad_arity/0, runner_crash/0, crash_among_several/0, undefined_function/0, init_crash/0, unreachable_node/0, aliases/0, sleep_plausible/0, one_sample/0, concurrency/0, duration/0, samples/0, warmup/0, loop/0, report_formats/0, cv/0, verbose/0, code_path/0, erl_libs/0, isolated/0, squeeze_options/0, init_and_done/0, init_runner/0, label/0, all_runner_defaults/0, mfa_runner/0, inline_value/0, terminal_width/0, nodes/0, readme_rand_uniform/0, readme_concurrency/0, readme_compare_warmup/0, readme_state/0, readme_squeeze_is_loaded/0, readme_squeeze_persistent_term/0, readme_pg_scope/0, readme_sleep_init_runner/0, readme_pg2/0, readme_pg2_isolated/0, readme_verbose_squeeze/0, readme_squeeze_max/0, readme_pa_argparse/0, readme_erl_libs_argparse/0, readme_ets_timer/0, guide_bytes_2/0, guide_bytes_100/0, guide_bytes_1000/0, readme_mfa_loop/0, readme_duration_doubles/0, readme_timed_compare/0, terminal_colour_and_progress/0, no_colour/0,
+-export([no_arguments/0, help/0, parser_errors/0, command_errors/0, syntax_error/0, syntax_error_second_line/0, bad_pa/0, bad_arity/0, runner_crash/0, crash_among_several/0, undefined_function/0, init_crash/0, unreachable_node/0, aliases/0, sleep_plausible/0, one_sample/0, concurrency/0, duration/0, samples/0, warmup/0, loop/0, report_formats/0, cv/0, verbose/0, code_path/0, erl_libs/0, isolated/0, squeeze_options/0, init_and_done/0, init_runner/0, label/0, all_runner_defaults/0, mfa_runner/0, inline_value/0, terminal_width/0, nodes/0, readme_rand_uniform/0, readme_concurrency/0, readme_compare_warmup/0, readme_state/0, readme_squeeze_is_loaded/0, readme_squeeze_persistent_term/0, readme_pg_scope/0, readme_sleep_init_runner/0, readme_pg2/0, readme_pg2_isolated/0, readme_verbose_squeeze/0, readme_squeeze_max/0, readme_pa_argparse/0, readme_erl_libs_argparse/0, readme_ets_timer/0, guide_bytes_2/0, guide_bytes_100/0, guide_bytes_1000/0, readme_mfa_loop/0, readme_duration_doubles/0, readme_timed_compare/0, terminal_colour_and_progress/0, no_colour/0, colour_option/0,
          cli_md_init_runner_order/0, cli_md_init_runner_swapped/0, init_and_done_order/0,
          label_order/0, single_hook_first_runner/0, hooks_before_runners/0,
          utf8_code/0, latin1_code/0, latin1_label/0, latin1_failure/0, latin1_syntax_error/0,
@@ -146,7 +146,7 @@ groups() ->
        guide_bytes_100, guide_bytes_1000]},
      {seed_timed, [],
       [readme_sleep_init_runner, readme_duration_doubles, readme_verbose_squeeze]},
-     {terminal, [], [terminal_colour_and_progress, no_colour]}].
+     {terminal, [], [terminal_colour_and_progress, no_colour, colour_option]}].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -1476,6 +1476,20 @@ terminal_colour_and_progress(Config) ->
                 fun (Out) ->
                     ?assertNotEqual(nomatch, string:find(Out, "\e[1mCode")),
                     ?assertNotEqual(nomatch, string:find(Out, "sample 1/4"))
+                end).
+
+colour_option() ->
+    [{doc, "--color always: a bold header also through a pipe; --color never: none on a "
+           "terminal"}].
+colour_option(Config) ->
+    {0, Piped} = run(Config, ["ok.", "-s", "1", "-d", "100", "--color", "always"]),
+    ?assertNotEqual(nomatch, string:find(Piped, "\e[1mCode"), Piped),
+    {0, Plain} = run(Config, ["ok.", "-s", "1", "-d", "100"]),
+    ?assertEqual(nomatch, string:find(Plain, "\e[1m"), Plain),
+    in_terminal(Config, "", ["ok.", "-s", "1", "-d", "100", "--color", "never"],
+                fun (Out) ->
+                    ?assertEqual(nomatch, string:find(Out, "\e[1m")),
+                    ?assertNotEqual(nomatch, string:find(Out, "Code"))
                 end).
 
 no_colour() ->

@@ -351,6 +351,10 @@ benchmark() ->
        default => false,
        help => "the store's history: text summary, and an HTML page (store/history.html "
                "unless -o)"},
+     #{key => colour, scope => cli, names => ["--color", "--colour"], arg => choice,
+       metavar => "WHEN", type => {one_of, [auto, always, never]}, default => auto,
+       help => "colour in the table: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), "
+               "always or never"},
      #{key => verbose, scope => cli, names => ["-v", "--verbose"], arg => flag, type => boolean,
        default => false, help => "print generated code and a VM monitor line every second"},
      #{key => paths, scope => cli, names => ["-pa"], arg => dir, type => path, repeat => true,

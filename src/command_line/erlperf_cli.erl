@@ -416,8 +416,8 @@ with_input(Code, Value) ->
     Code#{init_runner => {erlang, hd, [[Value]]}}.
 
 -spec print_results(map(), {erlperf_record:results(), [erlperf_baseline:row()]}) -> ok.
-print_results(#{report := Report, format := Format}, {Record, Rows}) ->
-    Options = #{format => Report, width => terminal_width(), colour => colour(stdout),
+print_results(#{report := Report, format := Format} = Parsed, {Record, Rows}) ->
+    Options = #{format => Report, width => terminal_width(), colour => colour(Parsed, stdout),
                 baselines => Rows},
     io:put_chars(erlperf_output:render(Format, Record, Options)).
 
@@ -522,9 +522,12 @@ progress_text({concurrency, C}, _Timed) ->
 progress_text(Other, _Timed) ->
     io_lib:format("~0tp", [Other]).
 
-%% Colour on a terminal only, never with NO_COLOR set (https://no-color.org) or TERM=dumb.
--spec colour(stdout | stderr) -> boolean().
-colour(Stream) ->
+%% Colour as --color says; auto: on a terminal only, never with NO_COLOR set
+%% (https://no-color.org) or TERM=dumb.
+-spec colour(parsed(), stdout | stderr) -> boolean().
+colour(#{colour := always}, _Stream) -> true;
+colour(#{colour := never}, _Stream) -> false;
+colour(#{colour := auto}, Stream) ->
     os:getenv("NO_COLOR", "") =:= "" andalso os:getenv("TERM") =/= "dumb"
         andalso erlperf_terminal:is_terminal(Stream).
 
