@@ -81,6 +81,11 @@ cli_options_test_() ->
      cli(#{outputs => [{"a.csv", csv}, {"b.json", json}, {"c.html", html}]},
          ["--html", "c.html", "--save", "b.json", "-o", "a.csv"]),
      cli(#{outputs => [{"a.md", markdown}]}, ["--output", "a.md"]),
+     %% -o repeatable: every file written (the last one alone was)
+     cli(#{outputs => [{"a.md", markdown}, {"b.csv", csv}, {"c.json", json}]},
+         ["-o", "a.md", "--output", "b.csv", "-o", "c.json"]),
+     ?_assertMatch({error, {same_file, "-o", "-o", "a.md"}},
+                   erlperf_args:parse(["ok.", "-o", "a.md", "-o", "a.md"])),
      %% repeatable: in the order given
      cli(#{baselines => ["x.json", "y.json"]}, ["--baseline", "x.json", "--baseline", "y.json"]),
      cli(#{paths => ["a", "b"]}, ["-pa", "a", "-pa", "b"]),

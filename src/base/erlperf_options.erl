@@ -308,7 +308,9 @@ benchmark() ->
        help => "standard output: FORMATS (text: tables; benchee: text laid out as Benchee "
                "prints it, calls timed one by one unless -q)"},
      #{key => output, scope => cli, names => ["-o", "--output"], arg => out_file, type => term,
-       help => "also write the results to FILE, as its extension says (EXTENSIONS)"},
+       repeat => true,
+       help => "also write the results to FILE, as its extension says (EXTENSIONS); "
+               "repeatable"},
      #{key => save, scope => cli, names => ["--save"], arg => file, type => path,
        help => "write the results record (JSON) to FILE, atomically"},
      #{key => html, scope => cli, names => ["--html"], arg => file, type => path,

@@ -727,19 +727,20 @@ names(Key) ->
     [Names] = [N || #{key := K, names := N} <- options(benchmark), K =:= Key],
     lists:flatten(lists:join("/", [N || N <- Names, N =/= "--isolation", N =/= "--sample_duration"])).
 
-%% -o, --save and --html, in this order, with the option that names each.
+%% -o (repeatable, in the order given), --save and --html, with the option that names
+%% each.
 -spec outputs(map()) -> [{string(), file:filename(), erlperf_output:format()}].
 outputs(Settings) ->
     [{Name, File, Format}
      || {Key, Name} <- [{output, "-o"}, {save, "--save"}, {html, "--html"}],
         {ok, Value} <- [maps:find(Key, Settings)],
-        {File, Format} <- [output(Key, Value)]].
+        {File, Format} <- output(Key, Value)].
 
--spec output(output | save | html, string() | {string(), erlperf_output:format()}) ->
-    {string(), erlperf_output:format()}.
-output(output, {File, Format}) -> {File, Format};
-output(save, File) -> {File, json};
-output(html, File) -> {File, html}.
+-spec output(output | save | html, string() | [{string(), erlperf_output:format()}]) ->
+    [{string(), erlperf_output:format()}].
+output(output, Files) -> Files;
+output(save, File) -> [{File, json}];
+output(html, File) -> [{File, html}].
 
 %% Every output its own file (the last writer would silently win); the option names
 %% are dropped.
