@@ -15,8 +15,9 @@
 %%%       `erl_eval' (what IEx, `elixir -e' and scripts make) are compiled into the loop
 %%%       (goal: >= 0.95 each); a fun of compiled code is called as a fun (no goal: what
 %%%       a fun call costs);</li>
-%%%   <li>start-up: wall time of `./erlperf 'ok.' -l 1' against a bare VM start
-%%%       (goal: =< 0.2 s);</li>
+%%%   <li>start-up: wall time of `./erlperf 'ok.' -l 1' against a bare VM start, the two
+%%%       taking turns ?STARTUP_RUNS times; the ratio is the median of the pairs' ratios
+%%%       (goal: =< 0.2 s, and at most 1.3 times a bare VM's start);</li>
 %%%   <li>100,000 busy workers, the whole command: wall time of one run of
 %%%       `./erlperf 'ok.' -c 100000 -d 500 -s 2', exit status 0 required, beside the
 %%%       bare VM start above (goal: =< 10 s; it was 68 s when starting workers took
@@ -55,8 +56,8 @@
 -define(ROUND_MS, 200).
 -define(PHASH2_ITERATIONS, 16000000).
 -define(EMPTY_ITERATIONS, 130000000).
-%% Runs of the escript for the start-up figure.
--define(STARTUP_RUNS, 10).
+%% Pairs of runs for the start-up figure: a bare VM and the escript, taking turns.
+-define(STARTUP_RUNS, 40).
 %% Workers for the 100,000-worker figures, and rounds of each side (each costs seconds).
 -define(MANY, 100000).
 -define(MANY_ROUNDS, 3).
@@ -176,13 +177,24 @@ startup() ->
             io:format("start-up: ./erlperf not built, skipped~n"),
             undefined;
         true ->
-            Bare = median([wall(Erl, ["-noshell", "-eval", "halt()."]) || _ <- lists:seq(1, ?STARTUP_RUNS)]),
-            Ours = median([wall(Escript, ["ok.", "-l", "1"]) || _ <- lists:seq(1, ?STARTUP_RUNS)]),
+            Bare = fun () -> wall(Erl, ["-noshell", "-eval", "halt()."]) end,
+            Ours = fun () -> wall(Escript, ["ok.", "-l", "1"]) end,
+            Pairs = [pair(I, Bare, Ours) || I <- lists:seq(1, ?STARTUP_RUNS)],
+            BareS = median([B || {B, _} <- Pairs]),
             io:format("~-44s ~12s ~12s ~8s~n", ["start-up", "bare VM s", "erlperf s", "ratio"]),
-            io:format("~-44s ~12.3f ~12.3f ~8.3f  (goal =< 0.200 s)~n",
-                      ["  ./erlperf 'ok.' -l 1, median wall time", Bare, Ours, Ours / Bare]),
-            Bare
+            io:format("~-44s ~12.3f ~12.3f ~8.3f  (goal =< 0.200 s, =< 1.3x; ratio: median of ~b pairs)~n",
+                      ["  ./erlperf 'ok.' -l 1, median wall time", BareS, median([O || {_, O} <- Pairs]),
+                       median([O / B || {B, O} <- Pairs]), ?STARTUP_RUNS]),
+            BareS
     end.
+
+%% One run of each, in turns: the bare VM first in odd pairs, erlperf first in even ones.
+pair(I, Bare, Ours) when I rem 2 =:= 1 ->
+    B = Bare(),
+    {B, Ours()};
+pair(_I, Bare, Ours) ->
+    O = Ours(),
+    {Bare(), O}.
 
 %% One run of the whole command with ?MANY busy workers, beside the bare VM start.
 command_many(undefined) ->
