@@ -9,10 +9,14 @@
 %%% Also names the directory for temporary files, as the OS tells it (`temp_dir/0').
 %%%
 %%% Reads `/proc/cpuinfo' on Linux and `sysctl' on macOS/BSD for the CPU model; falls back
-%%% to the architecture string. Cost: one file read or one short OS command per call.
+%%% to the architecture string. Cost: one file read or one short OS command per call, and
+%%% a read of `erlperf.app' while the application is not loaded (for the version).
 -module(erlperf_system).
 
 -export([info/0, temp_dir/0, version/0]).
+
+%% Internal export: reading the version from an application resource file, tested on its own.
+-export([app_vsn/1]).
 
 -export_type([info/0]).
 
@@ -85,9 +89,52 @@ trim(Text) ->
     Blank = fun (C) -> C =:= $\s orelse C =:= $\t orelse C =:= $\n orelse C =:= $\r end,
     lists:reverse(lists:dropwhile(Blank, lists:reverse(lists:dropwhile(Blank, Text)))).
 
-%% @doc erlperf's version (the application's `vsn'), or "unknown".
+%% @doc erlperf's version (the application's `vsn'), or "unknown". When the application
+%% is not loaded (the escript loads it only with `-v'), the `vsn' is read from
+%% `erlperf.app' beside this module without loading the application, which would load
+%% `epp' (90 KB of code the command line has no other use for) to tell the file's
+%% encoding.
 -spec version() -> string().
 version() ->
+    case application:get_key(erlperf, vsn) of
+        {ok, Vsn} -> Vsn;
+        undefined -> app_file_vsn()
+    end.
+
+%% The `vsn' of the `.app' file in this module's directory, read through the code loader
+%% (it may be in an escript's archive); else as loading the application finds it.
+app_file_vsn() ->
+    case code:which(?MODULE) of
+        Beam when is_list(Beam) ->
+            App = filename:join(filename:dirname(Beam), "erlperf.app"),
+            case erl_prim_loader:get_file(App) of
+                {ok, Bin, _} ->
+                    case app_vsn(Bin) of
+                        {ok, Vsn} -> Vsn;
+                        error -> loaded_vsn()
+                    end;
+                error ->
+                    loaded_vsn()
+            end;
+        _ ->
+            loaded_vsn()  % cover-compiled, or loaded from a binary
+    end.
+
+%% @private The `vsn' of erlperf's application resource file, given as its text; `error'
+%% when the text is not that file's.
+-spec app_vsn(binary()) -> {ok, string()} | error.
+app_vsn(Bin) ->
+    try
+        {ok, Tokens, _} = erl_scan:string(unicode:characters_to_list(Bin)),
+        {ok, {application, erlperf, Keys}} = erl_parse:parse_term(Tokens),
+        {vsn, Vsn} = lists:keyfind(vsn, 1, Keys),
+        true = io_lib:printable_unicode_list(Vsn),
+        {ok, Vsn}
+    catch
+        error:_ -> error
+    end.
+
+loaded_vsn() ->
     _ = application:load(erlperf),
     case application:get_key(erlperf, vsn) of
         {ok, Vsn} -> Vsn;

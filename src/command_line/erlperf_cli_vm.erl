@@ -24,9 +24,9 @@
 %%% reports) goes to standard error (`log_to_stderr/0'), so that standard output holds
 %%% only what was asked for: the table, or the `--format' it names.
 %%%
-%%% Cost: `preload/0' loads about 45 compiler modules (2 MB of BEAM), about half the time
-%%% loading them on demand takes; `distribution/1' starts `net_kernel' only when nodes
-%%% are given and this VM is not distributed yet.
+%%% Cost: `preload/0' loads about 45 compiler modules (2 MB of BEAM) and 20 of erlperf's,
+%%% in about half the time loading them on demand takes; `distribution/1' starts
+%%% `net_kernel' only when nodes are given and this VM is not distributed yet.
 -module(erlperf_cli_vm).
 
 %% API: called by erlperf_cli and erlperf_perf_cli
@@ -50,10 +50,12 @@
 -define(STDLIB_MODULES, [erl_expand_records, sets, sofs, digraph, digraph_utils, erl_scan, erl_parse,
                          erl_lint, erl_anno, erl_internal, otp_internal, orddict, ordsets,
                          io_lib_format]).
-%% erlperf's own modules that every benchmark run needs.
--define(ENGINE_MODULES, [erlperf, erlperf_local, erlperf_sampler, erlperf_job, erlperf_codegen,
-                         erlperf_comparison,
-                         erlperf_report, erlperf_stat, erlperf_system]).
+%% erlperf's own modules that every benchmark run needs, from the facade to the table.
+-define(RUN_MODULES, [erlperf, erlperf_forks, erlperf_local, erlperf_comparison, erlperf_sampler,
+                      erlperf_job, erlperf_job_code, erlperf_job_counters, erlperf_job_measurer,
+                      erlperf_codegen, erlperf_interference, erlperf_stat, erlperf_system,
+                      erlperf_record, erlperf_output, erlperf_report, erlperf_table, erlperf_units,
+                      erlperf_terminal, erlperf_cli_outcome]).
 
 %% A `-pa' directory that is not one; distribution that would not start.
 -type reason() :: {code_path, Dir :: string()} | {distribution, term()}.
@@ -65,9 +67,10 @@
 %% every runner, which loads about 45 compiler modules (2 MB of BEAM). Loaded on demand,
 %% one by one, each is looked up along the whole code path (the escript's archive first)
 %% and prepared in turn. Reading the modules the compiler's passes need straight from
-%% their directories and preparing them together (`code:prepare_loading/1' prepares on
-%% every scheduler at once) halves that time. Modules missing from this OTP release are
-%% skipped; any not listed load on demand.
+%% their directories and preparing them in one batch with erlperf's own
+%% (`code:prepare_loading/1' prepares on every scheduler at once) halves that time. Modules
+%% missing from this OTP release are skipped; one that cannot be prepared, and any not
+%% listed, load on demand.
 -spec preload() -> ok.
 preload() ->
     Wanted = [{compiler, ?COMPILER_MODULES}, {stdlib, ?STDLIB_MODULES}],
@@ -77,9 +80,8 @@ preload() ->
                    M <- Modules, not erlang:module_loaded(M),
                    File <- [filename:join(Ebin, atom_to_list(M) ++ ".beam")],
                    {ok, Bin} <- [file:read_file(File)]],
-    Own = [M || M <- ?ENGINE_MODULES, not erlang:module_loaded(M)],
-    load_all(Binaries),
-    load_all(Own).
+    Own = [M || M <- ?RUN_MODULES, not erlang:module_loaded(M)],
+    load_all(Binaries ++ Own).
 
 %% @doc Adds each `-pa' directory to the front of the code path, in order; stops at the
 %% first that is not a directory.
@@ -131,11 +133,21 @@ format_error({distribution, Reason}) ->
 %% Internal functions
 
 -spec load_all([module() | {module(), file:filename(), binary()}]) -> ok.
+load_all([]) ->
+    ok;
 load_all(Modules) ->
     case code:prepare_loading(Modules) of
-        {ok, Prepared} -> _ = code:finish_loading(Prepared), ok;
-        {error, _} -> ok
+        {ok, Prepared} ->
+            _ = code:finish_loading(Prepared),
+            ok;
+        {error, Failed} ->
+            %% one that cannot be prepared (not found, on_load) loads on demand
+            Bad = [M || {M, _} <- Failed],
+            load_all([X || X <- Modules, not lists:member(module_name(X), Bad)])
     end.
+
+module_name({M, _File, _Bin}) -> M;
+module_name(M) -> M.
 
 -spec is_long_name(node()) -> boolean().
 is_long_name(Node) ->

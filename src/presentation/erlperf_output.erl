@@ -55,7 +55,7 @@ format(Format, Reports, Options) ->
 -spec render(format(), erlperf_record:results(), map()) -> unicode:chardata().
 render(text, Record, Options) ->
     [erlperf_report:render(Record, maps:without([baselines], Options)),
-     erlperf_baseline:format(maps:get(baselines, Options, []))];
+     baseline_lines(maps:get(baselines, Options, []))];
 render(json, Record, _Options) ->
     [erlperf_json:encode(Record, #{pretty => true}), $\n];
 render(csv, Record, _Options) ->
@@ -65,7 +65,7 @@ render(markdown, Record, _Options) ->
 render(html, Record, _Options) ->
     erlperf_html_bench:render(Record);
 render(benchee, Record, Options) ->
-    [erlperf_benchee:format(Record), erlperf_baseline:format(maps:get(baselines, Options, []))].
+    [erlperf_benchee:format(Record), baseline_lines(maps:get(baselines, Options, []))].
 
 %% @doc Writes full reports to `File' in a format, atomically.
 -spec write(file:name_all(), format(), [erlperf:report(), ...]) -> ok | {error, {write, string(), term()}}.
@@ -100,6 +100,12 @@ write_atomic(File, Bytes) ->
         {ok, Target} -> replace(Name, Target, Bytes);
         {error, Reason} -> {error, {write, Name, Reason}}
     end.
+
+%% The lines under a table: none without baselines (and erlperf_baseline, 30 KB, is not
+%% loaded for nothing: a one-shot command line pays for every module it loads).
+-spec baseline_lines([erlperf_baseline:row()]) -> unicode:chardata().
+baseline_lines([]) -> [];
+baseline_lines(Rows) -> erlperf_baseline:format(Rows).
 
 %% A file name as a flat string: binaries are UTF-8 (or, when not, raw bytes).
 -spec name(file:name_all()) -> string().
