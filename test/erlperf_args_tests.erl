@@ -348,6 +348,9 @@ perf_test_test_() ->
                           "--baseline", "r.json", "--tolerance", "5", "--interval", "500",
                           "--no-compensation", "--timeout", "2000", "-pa", "b",
                           "--custom-agents", ",c.erl,"])),
+     %% milliseconds as -d reads them: 60K is 60000
+     ?_assertMatch({ok, #{options := #{timeout := 60000, interval := 2000}}},
+                   Parse(["--timeout", "60K", "--interval", "2k"])),
      %% a tolerance as written: integer or float
      ?_assertMatch({ok, #{options := #{tolerance := 2.5}}}, Parse(["--tolerance", "2.5"])),
      ?_assertMatch({ok, #{options := #{tolerance := 0}}}, Parse(["--tolerance", "0"])),
@@ -380,6 +383,8 @@ perf_test_errors_test_() ->
           "--tolerance needs a percentage (0 or more), got -1.5"},
          {["--interval", "0"], {bad_value, "--interval", "0", ms},
           "--interval needs a number of milliseconds from 1 to 4294967295, got 0"},
+         {["--timeout", "2x"], {bad_value, "--timeout", "2x", ms},
+          "--timeout needs a number of milliseconds from 1 to 4294967295, got 2x"},
          {["--timeout", "1.5"], {bad_value, "--timeout", "1.5", ms},
           "--timeout needs a number of milliseconds from 1 to 4294967295, got 1.5"},
          {["--timeout", "4294967296"], {bad_value, "--timeout", "4294967296", ms},

@@ -551,7 +551,8 @@ value(files, Name, Text) ->
 value(tolerance, _Name, Text) ->
     number(Text);
 value(ms, _Name, Text) ->
-    integer(Text);
+    %% as -d reads milliseconds: 60K is 60000
+    count(Text);
 value(regex, Name, Text) ->
     case re:compile(Text, [unicode]) of
         {ok, _} -> Text;
