@@ -338,14 +338,14 @@ distributed(#{run_options := Run} = Parsed) ->
 
 %% A run compared with a baseline, or saved as a record (a baseline to be), gets verdicts
 %% as codes compared with each other do (the facade forks it and takes exact counts).
--spec forks(parsed(), map()) -> map().
-forks(#{baselines := Baselines, outputs := Outputs}, Run) ->
+-spec verdicts(parsed(), map()) -> map().
+verdicts(#{baselines := Baselines, outputs := Outputs}, Run) ->
     Run#{verdicts => Baselines =/= [] orelse lists:keymember(json, 2, Outputs)}.
 
 -spec benchmark(parsed()) -> non_neg_integer().
 benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = Parsed) ->
     Progress = start_progress(Parsed),
-    Options = maps:merge((forks(Parsed, Run))#{report => full}, progress_option(Progress)),
+    Options = maps:merge((verdicts(Parsed, Run))#{report => full}, progress_option(Progress)),
     %% any class: a load node may raise exit or throw, which must not end as a stack dump
     verbose(Parsed),
     Outcome = measured(Codes, Options, Conc, Parsed),

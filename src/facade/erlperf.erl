@@ -442,7 +442,8 @@ keywords(Other) ->
 
 %% Options and code maps checked, before anything starts.
 prepare(Codes, RunOptions, ConcurrencyOptions) ->
-    Opts = run_options(keywords(RunOptions)),
+    Given = keywords(RunOptions),
+    Opts = run_options(Given),
     Conc = concurrency_options(keywords(ConcurrencyOptions)),
     %% concurrency estimation compares throughputs: it needs continuous mode
     case {Opts, Conc} of
@@ -457,12 +458,12 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
     ok = check_stopping(CodeMaps, Opts),
     ok = check_profile(Opts),
     {CodeMaps, verdicts(Opts#{forks => erlperf_forks:resolve(length(CodeMaps), Opts, Conc)}, Conc,
-                        RunOptions), Conc}.
+                        Given), Conc}.
 
 %% Results to be compared take exact counts per call (cheap, and what the host's load
 %% cannot move), unless asked otherwise or estimating concurrency.
 verdicts(#{verdicts := true} = Opts, undefined, Given) ->
-    case is_map_key(counts, keywords(Given)) of
+    case is_map_key(counts, Given) of
         true -> Opts;
         false -> Opts#{counts => true}
     end;
