@@ -38,7 +38,7 @@
          benchmark_several/0, benchmark_several_squeeze/0, time/0, run_mfa/0, warmup/0, cv_met/0,
          cv_always_ends/0, cv_timed/0, samples_one/0, priority/0, progress/0,
          progress_concurrency/0, runner_crash/0, stopping_code/0, runner_erases_state/0, runner_crash_classes/0,
-         runner_crash_later/0, init_crash/0, init_runner_crash/0, done_crash/0, hanging_runner/0,
+         runner_crash_later/0, init_crash/0, init_runner_crash/0, done_crash/0, crash_named/0, hanging_runner/0,
          no_leak_success/0, no_leak_failures/0, no_leak_timed_and_squeeze/0, no_files_written/0,
          workers_100k/0, start_job/0]).
 
@@ -67,7 +67,7 @@
 %% reliability
 -export([runner_crash/1, stopping_code/1, runner_crash_classes/1, runner_crash_later/1, runner_erases_state/1,
          init_crash/1,
-         init_runner_crash/1, done_crash/1, hanging_runner/1, no_leak_success/1,
+         init_runner_crash/1, done_crash/1, crash_named/1, hanging_runner/1, no_leak_success/1,
          no_leak_failures/1, no_leak_timed_and_squeeze/1, no_files_written/1,
          workers_100k/1]).
 %% application
@@ -150,7 +150,7 @@ groups() ->
      {reliability, [],
       [runner_crash, stopping_code, runner_crash_classes, runner_crash_later, runner_erases_state, init_crash,
        init_runner_crash,
-       done_crash, hanging_runner, no_leak_success, no_leak_failures,
+       done_crash, crash_named, hanging_runner, no_leak_success, no_leak_failures,
        no_leak_timed_and_squeeze, no_files_written, workers_100k]},
      {application, [], [start_job]},
      {compat, [], [legacy_timed, compare_parallel, compare_sequential, invalid_compare,
@@ -1090,6 +1090,21 @@ done_crash(Config) when is_list(Config) ->
                      erlperf:run(#{runner => "ok.", done => fun () -> erlang:error(no_done) end}, ?FAST)),
     ?assertException(error, {crashed, done, {throw, no_done, _}},
                      erlperf:run(#{runner => "ok.", init => "1.", done => "d(1) -> throw(no_done)."}, ?FAST)).
+
+crash_named() ->
+    [{doc, "Among several runners, a crash names its runner whether the run saw it (a runner) or "
+           "only the stop did (a done); when all crash, the one named is the one whose crash it is"}].
+crash_named(Config) when is_list(Config) ->
+    Jobs = erlperf_job_sup_children(),
+    ?assertException(error, {crashed, {done, <<"ok.">>}, {error, no_done, _}},
+                     erlperf:compare([#{runner => "1.", done => "ok."},
+                                      #{runner => "ok.", done => "erlang:error(no_done)."}], ?FAST)),
+    {error, {crashed, {runner, Label}, {error, Reason, _}}} =
+        catch_error(fun () -> erlperf:compare(["erlang:error(a).", "erlang:error(b)."], ?FAST) end),
+    ?assertEqual(iolist_to_binary(io_lib:format("erlang:error(~s).", [Reason])), Label),
+    ?assertException(error, {crashed, {runner, <<"1 = 2.">>}, {error, {badmatch, 2}, _}},
+                     erlperf:compare(["ok.", "1 = 2."], ?FAST)),
+    ?assertEqual(Jobs, erlperf_job_sup_children()).
 
 hanging_runner() ->
     [{doc, "A runner that never returns is stopped at the end of the run: the run returns 0 (the "

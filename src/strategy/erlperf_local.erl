@@ -162,26 +162,37 @@ estimate(Job, Opts, Conc) ->
 %% Jobs
 
 %% Starts the jobs, runs Fun, and stops the jobs whatever happens. A crash of one job
-%% among several names it: `{crashed, {Role, Label}, Detail}'.
+%% among several names it: `{crashed, {Role, Label}, Detail}', whether the run saw it
+%% or only the stop did; when several crashed, the one the run met first is raised.
 with_jobs(CodeMaps, Fun) ->
     Jobs = start_jobs(CodeMaps, []),
-    try
-        Fun(Jobs)
-    catch
-        exit:{{shutdown, {crashed, _, _} = Crash}, _} -> erlang:error(named(Crash, Jobs));
-        error:{crashed, _, _} = Crash -> erlang:error(named(Crash, Jobs))
-    after
-        stop_jobs(Jobs)
+    Outcome = try {ok, Fun(Jobs)} catch C:R:S -> {C, R, S} end,
+    Stops = [{Job, stop_job(Job)} || Job <- Jobs],
+    case {Outcome, [S || {_, Stop} = S <- Stops, Stop =/= ok, Stop =/= consumed]} of
+        {{ok, Value}, []} ->
+            Value;
+        {{ok, _}, [{Job, Error} | _]} ->
+            erlang:error(named(Error, [Job], Jobs));
+        {{Class, Reason, Stack}, _} ->
+            case crash_of(Class, Reason) of
+                {ok, Crash} ->
+                    %% the crashed job: its DOWN was taken by the run, or carries this crash
+                    Crashed = [J || {J, Stop} <- Stops, Stop =:= consumed orelse Stop =:= Crash],
+                    erlang:error(named(Crash, Crashed, Jobs));
+                error ->
+                    erlang:raise(Class, Reason, Stack)
+            end
     end.
 
-%% The crash with the label of the job that is down, when there were several.
-named({crashed, Role, Detail} = Crash, [_, _ | _] = Jobs) when is_atom(Role) ->
-    case [C || #{pid := Pid, code := C} <- Jobs, not is_process_alive(Pid)] of
-        [Code] -> {crashed, {Role, erlperf_codegen:label(Code)}, Detail};
-        _ -> Crash
-    end;
-named(Crash, _Jobs) ->
-    Crash.
+crash_of(exit, {{shutdown, {crashed, _, _} = Crash}, _}) -> {ok, Crash};
+crash_of(error, {crashed, _, _} = Crash) -> {ok, Crash};
+crash_of(_Class, _Reason) -> error.
+
+%% The crash with the label of the job it came from, when there were several jobs.
+named({crashed, Role, Detail}, [#{code := Code} | _], [_, _ | _]) when is_atom(Role) ->
+    {crashed, {Role, erlperf_codegen:label(Code)}, Detail};
+named(Error, _Crashed, _Jobs) ->
+    Error.
 
 start_jobs([], Started) ->
     lists:reverse(Started);
@@ -193,19 +204,13 @@ start_jobs([Code | Rest], Started) ->
                     info => erlperf_job:info(Pid)},
             start_jobs(Rest, [Job | Started]);
         {error, Reason} ->
-            stop_jobs(Started),
+            _ = [stop_job(Job) || Job <- Started],
             erlang:error(Reason)
     end.
 
-%% Stops every job; the first failure (a crashed done, or a job that stopped by
-%% itself before this: a runner crash not seen yet by the sampler) is raised once all
-%% are stopped.
-stop_jobs(Jobs) ->
-    case [Error || Job <- Jobs, Error <- [stop_job(Job)], Error =/= ok] of
-        [] -> ok;
-        [First | _] -> erlang:error(First)
-    end.
-
+%% Stops a job: `ok', the crash of its `done' or of a job that stopped by itself (a
+%% runner crash the run had not seen yet), or `consumed' when the job is down and the
+%% run took its DOWN (and raised its crash).
 stop_job(#{pid := Pid, monitor := Mon}) ->
     case (try erlperf_job:stop(Pid) catch exit:_ -> gone end) of
         ok ->
@@ -215,9 +220,8 @@ stop_job(#{pid := Pid, monitor := Mon}) ->
             erlang:demonitor(Mon, [flush]),
             Crash;
         gone ->
-            %% the DOWN is here already, unless the sampler took it (and raised it)
             receive {'DOWN', Mon, process, _, Reason} -> down_reason(Reason)
-            after 0 -> ok
+            after 0 -> consumed
             end
     end.
 
