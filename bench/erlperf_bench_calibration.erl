@@ -143,12 +143,14 @@ coverage(Runs, Confidence, RunNoise) ->
     io:format("~-44s ~9s ~9s ~9s ~9s~n",
               ["(a) coverage: phash2, a fresh VM per run", "runs", "covered", "spread %", "half %"]),
     Goal = coverage_goal(Runs, Confidence),
-    Kinds = [{1, [S || {S, _} <- Pairs]}, {?FORKS, [F || {_, F} <- Pairs]}],
+    Kinds = [{1, [S || {{S, _}, _} <- Pairs]}, {?FORKS, [F || {_, {F, _}} <- Pairs]}],
+    Loads = [{1, [L || {{_, L}, _} <- Pairs]}, {?FORKS, [L || {_, {_, L}} <- Pairs]}],
     lists:foreach(fun ({Forks, Runs1}) ->
                           [coverage_row(Forks, R, [intervals(Runs1, Confidence, R)], Goal)
                            || R <- lists:usort([0, RunNoise])]
                   end, Kinds),
     lists:foreach(fun ({Forks, Runs1}) -> run_noise_row(Forks, Runs1, Confidence, RunNoise) end, Kinds),
+    lists:foreach(fun ({Forks, L}) -> load_row(Forks, L) end, Loads),
     io:format("~-44s ~9s ~9s~n", ["(d) each run against the one before",
                                   "pairs", "different"]),
     lists:foreach(fun ({Forks, Runs1}) ->
@@ -174,6 +176,15 @@ run_noise_row(Forks, Runs, Confidence, Default) ->
               "standard error ~.2f%; the default is ~s%)~n",
               [kind(Forks), 100 * Beyond / Mean, 100 * Sd / Mean, 100 * math:sqrt(Se2) / Mean,
                erlperf_units:number(Default)]).
+
+%% The host's load each run measured (erlperf_record:host_load/2: what other programs
+%% took of the CPUs), which tells a quiet stretch from a busy one.
+load_row(Forks, Loads) ->
+    Text = [case L of
+                undefined -> "-";
+                _ -> io_lib:format("~.1f%", [100 * L])
+            end || L <- Loads],
+    io:format("  ~-42ts  host load measured per run: ~ts~n", [kind(Forks), lists:join(", ", Text)]).
 
 %% {Mean, Se, Se²} of a run's own interval: of its fork means, or of its samples.
 own_se(Values, [_], _Confidence) ->
@@ -235,9 +246,11 @@ choose(N, K) ->
 %% The samples of one run in a fresh VM, and their forks' sizes: {Values, Sizes}.
 fresh_run(Forks) ->
     Opts = #{report => full, samples => ?SAMPLES, sample_duration => ?DURATION, forks => Forks},
-    Eval = io_lib:format("#{result := #{values := V} = R} = erlperf:run(~0tp, ~0tp), "
+    Eval = io_lib:format("#{result := #{values := V} = R} = Report = erlperf:run(~0tp, ~0tp), "
                          "S = case R of #{forks := #{sizes := Ss}} -> Ss; _ -> [length(V)] end, "
-                         "io:format(\"~~n~~w.~~n\", [{calibration, V, S}]), halt(0).",
+                         "#{<<\"runs\">> := [Run]} = erlperf_record:from_reports([Report]), "
+                         "L = erlperf_record:host_load(Run, true), "
+                         "io:format(\"~~n~~w.~~n\", [{calibration, V, S, L}]), halt(0).",
                          [?COVERAGE_CODE, Opts]),
     Ebin = filename:absname(filename:dirname(code:which(erlperf))),
     Port = open_port({spawn_executable, os:find_executable("erl")},
@@ -247,7 +260,7 @@ fresh_run(Forks) ->
     Last = lists:last(string:lexemes(Output, "\n")),
     {ok, Tokens, _} = erl_scan:string(binary_to_list(Last)),
     case erl_parse:parse_term(Tokens) of
-        {ok, {calibration, Values, Sizes}} -> {Values, Sizes};
+        {ok, {calibration, Values, Sizes, Load}} -> {{Values, Sizes}, Load};
         _ -> error({fresh_run_output, Output})
     end.
 
