@@ -91,6 +91,9 @@
 -define(MAX_TIMED_ITERATIONS, (1 bsl 59 - 1)).
 %% Samples, warmup samples and steps without gain.
 -define(MAX_SAMPLES, 16#FFFFFFFF).
+%% Calls a second of an open load: one pacer hands each call to a worker in a message,
+%% which costs about a microsecond (see doc/cli.md, "Open load").
+-define(MAX_RATE, 1000000).
 %% Where suite runs are kept unless `--store' says.
 -define(STORE, "_build/erlperf").
 %% The suite files' directory of a project (rebar3 erlperf, mix erlperf).
@@ -195,6 +198,7 @@ limit(Key) when Key =:= concurrency; Key =:= min; Key =:= step; Key =:= max ->
     erlang:system_info(process_limit) - ?RESERVED_PROCESSES;
 limit(Key) when Key =:= sample_duration; Key =:= ms -> ?MAX_WAIT_MS;
 limit(timed) -> ?MAX_TIMED_ITERATIONS;
+limit(rate) -> ?MAX_RATE;
 limit(_SamplesWarmupOrThreshold) -> ?MAX_SAMPLES.
 
 %% @doc Why a count has its limit, as the end of an error text (may be empty).
@@ -205,6 +209,8 @@ limit_reason(Key) when Key =:= concurrency; Key =:= min; Key =:= step; Key =:= m
                                 [erlang:system_info(process_limit), ?RESERVED_PROCESSES]));
 limit_reason(Key) when Key =:= sample_duration; Key =:= ms ->
     " milliseconds (the longest wait of a receive)";
+limit_reason(rate) ->
+    " calls a second (one process hands out every call)";
 limit_reason(_Key) -> "".
 
 %% @doc Options that would be silently ignored or refused together: the first needs one
@@ -222,6 +228,7 @@ rules() ->
      {needs, step, [squeeze]},
      {needs, max, [squeeze]},
      {needs, threshold, [squeeze]},
+     {needs, arrival, [rate]},
      {excludes, against, baselines},
      {excludes, against, save_baseline},
      {excludes, against, store},
@@ -239,6 +246,12 @@ rules() ->
      {excludes, latency, squeeze},
      {excludes, memory, squeeze},
      {excludes, isolation, nodes},
+     {excludes, rate, squeeze, "an open load holds the rate whatever the concurrency"},
+     {excludes, rate, loop, "an open load runs for a time, not a number of calls"},
+     {excludes, rate, latency, "an open load times every call already"},
+     {excludes, rate, cv, "an open load runs for a fixed time"},
+     {excludes, rate, nodes},
+     {excludes, rate, {compare, interleaved}, "each runner takes the rate in turn"},
      {excludes, profile, nodes, "a profile is of one node's workers"},
      {excludes, isolation, {compare, interleaved},
       "jobs take turns by suspending each other's workers, so they must share one node"}].
@@ -401,6 +414,14 @@ benchmark() ->
        default => undefined,
        help => "bytes processed per iteration, an expression of the parameters (N * 8): adds "
                "bytes/s"},
+     #{key => rate, scope => run, names => ["--rate"], arg => count, metavar => "R",
+       type => {either, [{int, 1, rate}, {value, undefined}]}, default => undefined,
+       help => "open load: start R calls a second (K, M suffixes) whether or not earlier ones "
+               "returned; response times from each call's intended start, service times from "
+               "its actual start; -c caps the workers (default: as many as needed)"},
+     #{key => arrival, scope => run, names => ["--arrival"], arg => choice, metavar => "HOW",
+       type => {one_of, [even, poisson]}, default => even,
+       help => "open load: calls evenly spaced, or arriving as a Poisson process"},
      #{key => latency, scope => run, names => ["--latency"], arg => flag, type => boolean,
        default => false,
        help => "also time each runner's calls one by one: latency percentiles, p50 to max"},

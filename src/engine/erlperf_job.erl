@@ -230,12 +230,13 @@ measure_ns(Job, Count) when is_integer(Count), Count > 0 ->
 
 %% @private
 %% Spawns a measurement worker for the caller, its reader: `erlperf_job_measurer:Body'
-%% (`cost' for erlperf_cost:batch/3, `latency' for erlperf_latency:time_calls/2) with
+%% (`cost' for erlperf_cost:batch/3, `latency' for erlperf_latency:time_calls/2,
+%% `paced' for erlperf_rate) with
 %% `Args', then the job's code, spawned with `SpawnOpts' and linked to the controller.
 %% Returns it and the generated module, whose timed loop the reader may trace.
--spec start_measurer(server_ref(), cost | latency, list(), [erlang:spawn_opt_option()]) ->
+-spec start_measurer(server_ref(), cost | latency | paced, list(), [erlang:spawn_opt_option()]) ->
     {pid(), module()}.
-start_measurer(Job, Body, Args, SpawnOpts) when Body =:= cost; Body =:= latency ->
+start_measurer(Job, Body, Args, SpawnOpts) when Body =:= cost; Body =:= latency; Body =:= paced ->
     gen_server:call(Job, {measurer, Body, Args, SpawnOpts}, infinity).
 
 %% @private

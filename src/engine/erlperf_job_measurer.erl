@@ -18,6 +18,9 @@
 %%%         <li>{@link profile/5}: the timed loop for longer than any profile lasts, for
 %%%             `erlperf_profile' to watch (through `erlperf_job:profile_workers/2');
 %%%             the controller kills it.</li>
+%%%         <li>{@link paced/6}: one call of the runner per `{call, Intended}' message
+%%%             from its pacer (`erlperf_rate'), its service and response times
+%%%             recorded into the pacer's histograms.</li>
 %%%       </ul></li>
 %%%   <li><b>reader</b>: the process a worker reports to, with messages
 %%%       `{Tag, Worker, Value}' that it waits for with {@link await/4}. A reader asks
@@ -42,15 +45,22 @@
 -export([await/4]).
 
 %% Internal exports: worker bodies, spawned by erlperf_job's controller.
--export([timed/6, cost/6, latency/6, profile/5]).
+-export([timed/6, cost/6, latency/6, profile/5, paced/6]).
 
--export_type([latency_spec/0]).
+-export_type([latency_spec/0, paced_spec/0]).
 
 %% What a latency worker is given: the array its call spans go into and its size, the
 %% array of empty spans and their number, and the milliseconds it may spend on calls.
 -type latency_spec() :: {Durations :: atomics:atomics_ref(), Calls :: pos_integer(),
                          Timer :: atomics:atomics_ref(), TimerCalls :: pos_integer(),
                          BudgetMs :: pos_integer()}.
+
+%% What a paced worker is given: the histograms its calls' times go into, nanoseconds
+%% (service: from the actual start; response: from the intended start), the counter of calls
+%% that started later than `LateNs' (native units) after their intended start (index 1).
+-type paced_spec() :: {Service :: erlperf_histogram:recorder(),
+                       Response :: erlperf_histogram:recorder(),
+                       Late :: counters:counters_ref(), LateNs :: non_neg_integer()}.
 
 %% Iterations of a profile worker's loop: far more than any profile lasts (it is killed
 %% when the profile ends).
@@ -134,8 +144,34 @@ profile(Reader, Module, Context, HasInitRunner, InitResult) ->
     _ = erlperf_job_code:guarded(runner, Loop),
     ok.
 
+%% @private
+%% Paced worker: runs init_runner and tells the pacer it is ready; then, for each
+%% `{call, Intended}' (the native monotonic time the call was due), calls the runner
+%% once, records its times and tells the pacer it is idle again; `stop' ends it.
+-spec paced(pid(), paced_spec(), module(), tuple(), boolean(), term()) -> ok.
+paced(Pacer, Spec, Module, Context, HasInitRunner, InitResult) ->
+    InitRunner = erlperf_job_code:init_runner(HasInitRunner, Module, InitResult, Context),
+    Pacer ! {paced_ready, self()},
+    Loop = fun () -> paced_loop(Pacer, Spec, Module, InitRunner, Context) end,
+    erlperf_job_code:guarded(runner, Loop).
+
 %%--------------------------------------------------------------------
 %% Internal functions
+
+paced_loop(Pacer, {Service, Response, Late, LateNs} = Spec, Module, InitRunner, Context) ->
+    receive
+        {call, Intended} ->
+            Start = erlang:monotonic_time(),
+            _ = Module:'erlperf timed'(1, InitRunner, Context),
+            End = erlang:monotonic_time(),
+            Pacer ! {paced_idle, self()},
+            ok = erlperf_histogram:record(Service, erlang:convert_time_unit(End - Start, native, nanosecond)),
+            ok = erlperf_histogram:record(Response, erlang:convert_time_unit(End - Intended, native, nanosecond)),
+            _ = Start - Intended > LateNs andalso counters:add(Late, 1, 1),
+            paced_loop(Pacer, Spec, Module, InitRunner, Context);
+        stop ->
+            ok
+    end.
 
 %% The clock read twice with nothing between, as the latency loop reads it around a call.
 empty_spans(_Timer, 0) ->

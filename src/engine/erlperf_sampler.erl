@@ -43,6 +43,8 @@
 
 %% API, called by erlperf_local
 -export([continuous/2, timed/2, estimate/3, interleaved/2]).
+%% API: what a job's 'DOWN' reason means, raised (erlperf_rate's pacer watches jobs too).
+-export([job_down/1]).
 
 -export_type([job/0, options/0, run/0, progress/0]).
 
@@ -356,6 +358,8 @@ spin_until(Deadline) ->
         false -> spin_until(Deadline)
     end.
 
+%% @doc Raises what the 'DOWN' reason of a job means: its crash (`{crashed, Role,
+%% Detail}') or `{job_stopped, Reason}'.
 -spec job_down(term()) -> no_return().
 job_down({shutdown, {crashed, _, _} = Crash}) -> erlang:error(Crash);
 job_down({{shutdown, {crashed, _, _} = Crash}, _}) -> erlang:error(Crash);

@@ -91,6 +91,11 @@
                          %% result.counts, from one short batch after the run
                          counts => boolean(),
                          latency => boolean(),                  % per-call latency in result.latency
+                         %% open load: calls started per second, on a schedule (each
+                         %% runner in turn; `concurrency' caps the workers, which grow as
+                         %% needed without it); result.rate holds what happened
+                         rate => pos_integer() | undefined,
+                         arrival => even | poisson,             % the schedule of `rate'
                          %% after the run, profile each runner: the report's `profile'
                          profile => erlperf_profile:tool() | undefined,
                          isolation => #{},                      % a peer node per code
@@ -306,6 +311,9 @@ explain({incompatible_options, forks, N, {samples, Samples}}) ->
     flat("~b forks need at least ~b samples (a sample per fork), not ~b", [N, N, Samples]);
 explain({incompatible_options, forks, N, What}) ->
     flat("~b forks cannot be combined with ~ts: ~ts", [N, forks_what(What), forks_why(What)]);
+explain({incompatible_options, rate, Rate, What}) ->
+    flat("rate (~b calls a second) cannot be combined with ~ts~ts",
+         [Rate, rate_what(What), erlperf_options:why(rate, rate_key(What))]);
 explain({incompatible_options, profile, Tool, nodes}) ->
     flat("profile (~ts) cannot be combined with nodes~ts", [Tool, erlperf_options:why(profile, nodes)]);
 explain({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profiler_busy;
@@ -457,8 +465,36 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
          || C <- CodeMaps],
     ok = check_stopping(CodeMaps, Opts),
     ok = check_profile(Opts),
-    {CodeMaps, verdicts(Opts#{forks => erlperf_forks:resolve(length(CodeMaps), Opts, Conc)}, Conc,
-                        Given), Conc}.
+    ok = check_rate(Opts, Conc),
+    Forks = case Opts of
+                #{rate := Rate} when Rate =/= undefined -> 1;
+                _ -> erlperf_forks:resolve(length(CodeMaps), Opts, Conc)
+            end,
+    {CodeMaps, verdicts(pool(Opts#{forks => Forks}, Given), Conc, Given), Conc}.
+
+%% At a rate, `concurrency' given fixes the pool of workers (`rate_pool'); without it
+%% the pool grows as calls need.
+pool(#{rate := Rate} = Opts, Given) when Rate =/= undefined ->
+    Opts#{rate_pool => maps:get(concurrency, Given, grow)};
+pool(Opts, _Given) ->
+    Opts.
+
+%% An open load runs each runner in turn for a fixed time, on this node (or an
+%% isolated one), with its own timing of every call.
+check_rate(#{rate := undefined}, _Conc) ->
+    ok;
+check_rate(#{rate := Rate} = Opts, Conc) ->
+    Conflicts = [{concurrency_estimation, Conc =/= undefined},
+                 {sample_duration, is_tuple(maps:get(sample_duration, Opts))},
+                 {nodes, is_map_key(nodes, Opts)},
+                 {latency, maps:get(latency, Opts)},
+                 {cv, maps:get(cv, Opts) =/= undefined},
+                 {{compare, interleaved}, maps:get(compare, Opts) =:= interleaved},
+                 {forks, maps:get(forks, Opts) =/= auto andalso maps:get(forks, Opts) =/= 1}],
+    case [What || {What, true} <- Conflicts] of
+        [] -> ok;
+        [What | _] -> erlang:error({incompatible_options, rate, Rate, What})
+    end.
 
 %% Results to be compared take exact counts per call (cheap, and what the host's load
 %% cannot move), unless asked otherwise or estimating concurrency.
@@ -470,7 +506,10 @@ verdicts(#{verdicts := true} = Opts, undefined, Given) ->
 verdicts(Opts, _Conc, _Given) ->
     Opts.
 
-%% Full reports of codes run together, compared with each other.
+%% Full reports of codes run together, compared with each other; at a rate, each in
+%% turn (they all hold the rate: their throughputs are not compared).
+measure(CodeMaps, #{rate := Rate} = Opts, Conc) when Rate =/= undefined ->
+    dispatch(CodeMaps, Opts, Conc);
 measure(CodeMaps, Opts, Conc) ->
     Reports = erlperf_forks:run(CodeMaps, Opts, fun (Codes, ForkOpts) -> dispatch(Codes, ForkOpts, Conc) end),
     erlperf_comparison:annotate(relative(Reports), maps:with([confidence, noise, run_noise], Opts)).
@@ -521,6 +560,15 @@ shape(#{result := #{values := Values}}, extended) ->
 
 forks_what(concurrency_estimation) -> "concurrency estimation";
 forks_what(What) -> atom_to_list(What).
+
+rate_what(concurrency_estimation) -> "concurrency estimation";
+rate_what(sample_duration) -> "a timed sample";
+rate_what({compare, interleaved}) -> "compare interleaved";
+rate_what(What) -> atom_to_list(What).
+
+rate_key(concurrency_estimation) -> squeeze;
+rate_key(sample_duration) -> loop;
+rate_key(What) -> What.
 
 forks_why(concurrency_estimation) -> "each step is one run";
 forks_why(nodes) -> "the nodes run at the same time, once";

@@ -76,6 +76,8 @@ benchmark(CodeMaps, #{priority := Priority} = Opts, Conc) ->
 %%--------------------------------------------------------------------
 %% Strategies
 
+run(CodeMaps, #{rate := Rate} = Opts, undefined) when Rate =/= undefined ->
+    lists:append([with_jobs([C], fun ([Job]) -> paced(Job, Opts) end) || C <- CodeMaps]);
 run(CodeMaps, #{compare := parallel} = Opts, undefined) ->
     with_jobs(CodeMaps, fun (Jobs) -> measure(Jobs, Opts) end);
 run(CodeMaps, #{compare := interleaved} = Opts, undefined) ->
@@ -93,6 +95,20 @@ measure(Jobs, #{concurrency := C} = Opts) ->
     _ = [ok = erlperf_job:set_concurrency(Pid, C) || #{pid := Pid} <- Jobs],
     Runs = erlperf_sampler:continuous(Jobs, Opts),
     after_run(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
+
+%% An open load: the report of a continuous run whose samples are the calls that
+%% returned in each, with the pool's size as its concurrency and `rate' in its result.
+paced(Job, Opts) ->
+    Pool = case maps:get(rate_pool, Opts, grow) of
+               grow -> #{};
+               N -> #{concurrency => N}
+           end,
+    #{values := Values, workers := Workers, duration_ns := Ns} = Rate =
+        erlperf_rate:run(Job, maps:merge(maps:with([rate, arrival, samples, sample_duration], Opts), Pool)),
+    Counter = tl(lists:reverse(lists:foldl(fun (V, [Last | _] = Acc) -> [Last + V | Acc] end, [0], Values))),
+    Run = #{values => Values, samples => Counter, time => Ns div 1000, overdue => 0, sleep => busy_wait},
+    Report = report(Job, continuous, Workers, Run, Opts),
+    [Report#{result => (maps:get(result, Report))#{rate => maps:remove(values, Rate)}}].
 
 interleave(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     Runs = erlperf_sampler:interleaved(Jobs, Opts),
