@@ -18,9 +18,9 @@
 %%%         <li>{@link profile/5}: the timed loop for longer than any profile lasts, for
 %%%             `erlperf_profile' to watch (through `erlperf_job:profile_workers/2');
 %%%             the controller kills it.</li>
-%%%         <li>{@link paced/6}: one call of the runner per `{call, Intended}' message
-%%%             from its pacer (`erlperf_rate'), its service and response times
-%%%             recorded into the pacer's histograms.</li>
+%%%         <li>{@link paced/6}: the runner called once for each call its pacer
+%%%             (`erlperf_rate') has released and it claims, its service and response
+%%%             times recorded into the pacer's histograms.</li>
 %%%       </ul></li>
 %%%   <li><b>reader</b>: the process a worker reports to, with messages
 %%%       `{Tag, Worker, Value}' that it waits for with {@link await/4}. A reader asks
@@ -55,12 +55,16 @@
                          Timer :: atomics:atomics_ref(), TimerCalls :: pos_integer(),
                          BudgetMs :: pos_integer()}.
 
-%% What a paced worker is given: the histograms its calls' times go into, nanoseconds
-%% (service: from the actual start; response: from the intended start), the counter of calls
-%% that started later than `LateNs' (native units) after their intended start (index 1).
--type paced_spec() :: {Service :: erlperf_histogram:recorder(),
-                       Response :: erlperf_histogram:recorder(),
-                       Late :: counters:counters_ref(), LateNs :: non_neg_integer()}.
+%% What a paced worker is given (see erlperf_rate): the histograms its calls' times go
+%% into, nanoseconds (service: from the actual start; response: from the intended start);
+%% the counters of late calls (index 1) and of calls returned (index 2); the atomics of
+%% the calls claimed (index 1) and released (index 2); the ring of intended starts of
+%% released calls (native units) and its size; how late (native units) is late.
+-type paced_spec() :: #{service := erlperf_histogram:recorder(),
+                        response := erlperf_histogram:recorder(),
+                        counts := counters:counters_ref(), calls := atomics:atomics_ref(),
+                        ring := atomics:atomics_ref(), ring_size := pos_integer(),
+                        late_native := non_neg_integer()}.
 
 %% Iterations of a profile worker's loop: far more than any profile lasts (it is killed
 %% when the profile ends).
@@ -145,33 +149,52 @@ profile(Reader, Module, Context, HasInitRunner, InitResult) ->
     ok.
 
 %% @private
-%% Paced worker: runs init_runner and tells the pacer it is ready; then, for each
-%% `{call, Intended}' (the native monotonic time the call was due), calls the runner
-%% once, records its times and tells the pacer it is idle again; `stop' ends it.
+%% Paced worker: runs init_runner and tells the pacer it is ready; then claims released
+%% calls one after another (see erlperf_rate), calling the runner once for each and
+%% recording its times; with none left it tells the pacer it is idle and waits for
+%% `wake' (or `stop').
 -spec paced(pid(), paced_spec(), module(), tuple(), boolean(), term()) -> ok.
 paced(Pacer, Spec, Module, Context, HasInitRunner, InitResult) ->
     InitRunner = erlperf_job_code:init_runner(HasInitRunner, Module, InitResult, Context),
     Pacer ! {paced_ready, self()},
-    Loop = fun () -> paced_loop(Pacer, Spec, Module, InitRunner, Context) end,
+    Loop = fun () -> paced_wait(Pacer, Spec, Module, InitRunner, Context) end,
     erlperf_job_code:guarded(runner, Loop).
 
 %%--------------------------------------------------------------------
 %% Internal functions
 
-paced_loop(Pacer, {Service, Response, Late, LateNs} = Spec, Module, InitRunner, Context) ->
+paced_wait(Pacer, Spec, Module, InitRunner, Context) ->
     receive
-        {call, Intended} ->
-            Start = erlang:monotonic_time(),
-            _ = Module:'erlperf timed'(1, InitRunner, Context),
-            End = erlang:monotonic_time(),
-            Pacer ! {paced_idle, self()},
-            ok = erlperf_histogram:record(Service, erlang:convert_time_unit(End - Start, native, nanosecond)),
-            ok = erlperf_histogram:record(Response, erlang:convert_time_unit(End - Intended, native, nanosecond)),
-            _ = Start - Intended > LateNs andalso counters:add(Late, 1, 1),
-            paced_loop(Pacer, Spec, Module, InitRunner, Context);
-        stop ->
-            ok
+        wake -> paced_claim(Pacer, Spec, Module, InitRunner, Context);
+        stop -> ok
     end.
+
+%% Claims the oldest released call not claimed yet, if any, and makes it.
+paced_claim(Pacer, #{calls := Calls} = Spec, Module, InitRunner, Context) ->
+    Claimed = atomics:get(Calls, 1),
+    case Claimed < atomics:get(Calls, 2) of
+        true ->
+            case atomics:compare_exchange(Calls, 1, Claimed, Claimed + 1) of
+                ok -> paced_call(Claimed, Pacer, Spec, Module, InitRunner, Context);
+                _Other -> paced_claim(Pacer, Spec, Module, InitRunner, Context)
+            end;
+        false ->
+            Pacer ! {paced_idle, self()},
+            paced_wait(Pacer, Spec, Module, InitRunner, Context)
+    end.
+
+paced_call(Index, Pacer, #{ring := Ring, ring_size := Size, service := Service, response := Response,
+                           counts := Counts, late_native := Late} = Spec, Module, InitRunner, Context) ->
+    Intended = atomics:get(Ring, Index rem Size + 1),
+    Start = erlang:monotonic_time(),
+    _ = Module:'erlperf timed'(1, InitRunner, Context),
+    End = erlang:monotonic_time(),
+    ok = erlperf_histogram:record(Service, erlang:convert_time_unit(End - Start, native, nanosecond)),
+    ok = erlperf_histogram:record(Response, erlang:convert_time_unit(End - Intended, native, nanosecond)),
+    _ = Start - Intended > Late andalso counters:add(Counts, 1, 1),
+    %% counted last: a call counted has its times recorded
+    ok = counters:add(Counts, 2, 1),
+    paced_claim(Pacer, Spec, Module, InitRunner, Context).
 
 %% The clock read twice with nothing between, as the latency loop reads it around a call.
 empty_spans(_Timer, 0) ->

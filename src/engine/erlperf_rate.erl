@@ -1,7 +1,9 @@
 %%% @doc Open load: calls of a job's runner started on a schedule, at a fixed arrival
-%%% rate, whether or not earlier calls have returned. The calling process is the
-%%% pacer: it hands each call, when due, to an idle worker of a pool (`paced' workers of
-%%% the job, see `erlperf_job_measurer:paced/6'), growing the pool when none is idle.
+%%% rate, whether or not earlier calls have returned. The pacer (a process of its own)
+%%% keeps the schedule: when a call is due it releases it; workers of a pool (`paced'
+%%% workers of the job, see `erlperf_job_measurer:paced/6') claim released calls one
+%%% after another, and a worker that finds none tells the pacer, which wakes it when the
+%%% next call is released. The pool grows when calls wait and no worker is idle.
 %%%
 %%% Glossary:
 %%% <ul>
@@ -9,6 +11,11 @@
 %%%       time). `even': call I at T0 + I / Rate. `poisson': gaps drawn from the
 %%%       exponential distribution of mean 1 / Rate (a Poisson process, as independent
 %%%       users arrive).</li>
+%%%   <li><b>released, claimed</b>: two counters shared by the pacer and the workers
+%%%       (`atomics'): calls due so far, and calls a worker has taken. A worker takes
+%%%       the oldest released call not taken (compare-and-swap on the claimed counter),
+%%%       so a busy pool runs call after call without a message; the intended starts of
+%%%       released calls are kept in a ring of ?RING_SIZE.</li>
 %%%   <li><b>service time</b>: from the call's actual start to its return: what the code
 %%%       costs.</li>
 %%%   <li><b>response time</b>: from the call's intended start to its return: what a user
@@ -16,35 +23,34 @@
 %%%       meanwhile start late and their wait counts (a closed loop would not have
 %%%       issued them at all: coordinated omission).</li>
 %%%   <li><b>late</b>: a call that started more than ?LATE_MS ms after its intended
-%%%       start (no idle worker and the pool at its cap, or the pacer behind).</li>
-%%%   <li><b>skipped</b>: a call due during the run that never started: still queued at
-%%%       the end, or beyond the queue's limit (?MAX_QUEUE) when it was due.</li>
+%%%       start (no worker was free, or the pacer was behind).</li>
+%%%   <li><b>skipped</b>: a call due during the run that never started: released but not
+%%%       claimed by the end, or not released because ?RING_SIZE calls were waiting.</li>
 %%%   <li><b>unfinished</b>: a call started but not returned ?DRAIN_MS ms after the end
 %%%       of the run; its times are not recorded.</li>
-%%%   <li><b>lateness</b>: how long after its intended start the pacer handed a call
-%%%       out (or queued it): the generator's own delay. Its p99 above ?BEHIND_MS ms
-%%%       means the generator, not the code, set the pace (`behind').</li>
+%%%   <li><b>lateness</b>: how long after its intended start the pacer released a call:
+%%%       the generator's own delay. Its p99 above ?BEHIND_MS ms means the generator,
+%%%       not the code, set the pace (`behind').</li>
 %%%   <li><b>pool</b>: the workers. With `concurrency => N' there are N from the start
-%%%       and never more; without, it starts with one and grows by one whenever a call is
-%%%       due and none is idle, up to ?MAX_POOL.</li>
+%%%       and never more; without, it starts with one and grows by one (one new worker
+%%%       at a time) whenever released calls wait and none is idle, up to ?MAX_POOL.</li>
 %%% </ul>
 %%%
 %%% Example:
 %%% ```
 %%% {ok, Job} = erlperf_job:start(#{runner => "timer:sleep(1)."}),
-%%% Rate = erlperf_rate:run(#{pid => Job, monitor => monitor(process, Job)},
-%%%                         #{rate => 500, samples => 3, sample_duration => 1000}),
+%%% Rate = erlperf_rate:run(#{pid => Job}, #{rate => 500, samples => 3, sample_duration => 1000}),
 %%% #{achieved := Achieved, response := Response} = Rate,
 %%% ok = erlperf_job:stop(Job).
 %%% '''
 %%% Cost and safety: the pacer sleeps until ?SPIN_MS ms before the next call is due,
-%%% then polls its mailbox until then (timers have millisecond granularity: a call
-%%% started on a timer alone would start up to a millisecond late, which response times
-%%% would charge to the code); with calls due less than ?SPIN_MS ms apart it never
-%%% sleeps, and one scheduler is busy with it. Two histograms of ?SNAPSHOT_KB KB each
-%%% (erlperf_histogram), shared by the workers; the queue of calls waiting for a worker
-%%% holds ?MAX_QUEUE at most. The workers are linked to the job's controller: a crash
-%%% of the runner stops the job, and the pacer raises it.
+%%% then polls (yielding to other processes) until then: timers have millisecond
+%%% granularity, and a call released on a timer alone would start up to a millisecond
+%%% late, which response times would charge to the code. With calls due less than
+%%% ?SPIN_MS ms apart it never sleeps. Two histograms of about 42 KB each
+%%% (erlperf_histogram) and a ring of ?RING_SIZE integers, shared by the workers. The
+%%% workers are linked to the job's controller: a crash of the runner stops the job,
+%%% and the pacer raises it; workers still in a call at the end stop with the job.
 -module(erlperf_rate).
 
 %% API: called by erlperf_local for `rate' runs.
@@ -58,22 +64,29 @@
 -define(LATE_MS, 1).
 %% The pacer polls instead of sleeping when the next call is due within this.
 -define(SPIN_MS, 1).
-%% Calls waiting for a worker, at most: beyond, due calls are skipped.
--define(MAX_QUEUE, 1000000).
+%% Released calls waiting for a worker, at most (the ring of their intended starts, 8
+%% bytes each); beyond, due calls are skipped.
+-define(RING_SIZE, (1 bsl 18)).
 %% The largest pool without `concurrency'.
 -define(MAX_POOL, 10000).
-%% How long in-flight calls are waited for after the end of the run.
+%% How long calls in flight are waited for after the end of the run.
 -define(DRAIN_MS, 2000).
+%% How often the end of the run looks at the calls in flight.
+-define(DRAIN_POLL_MS, 1).
+%% At the end, how long calls released but not claimed yet may still be claimed (a call
+%% released just before the end is claimed a few microseconds later).
+-define(CLOSE_GRACE_MS, 10).
 %% The pacer's own lateness p99 above which the generator is called behind.
 -define(BEHIND_MS, 1).
 %% The first call is due this long after the pool is ready.
 -define(START_MS, 5).
-%% Size of a histogram, for the cost note.
--define(SNAPSHOT_KB, 42).
+%% The claimed counter at the end: above any count of released calls, so that no
+%% worker claims another.
+-define(CLOSED, (1 bsl 62)).
 
 %% `rate': calls per second; `arrival': even (default) or poisson; `concurrency': the
 %% pool's fixed size (default: grows as needed); `samples' x `sample_duration' ms: how
-%% long calls are started; `seed': of the Poisson arrivals.
+%% long calls are released; `seed': of the Poisson arrivals.
 -type options() :: #{rate := number(), arrival => even | poisson, concurrency => pos_integer(),
                      samples := pos_integer(), sample_duration := pos_integer(),
                      seed => integer()}.
@@ -88,7 +101,6 @@
                     service := erlperf_histogram:snapshot(),
                     response := erlperf_histogram:snapshot(),
                     lateness := erlperf_histogram:snapshot()}.
-
 %% The schedule: even, its period; poisson, the mean gap, the random state and the
 %% last start (native units).
 -type arrival() :: {even, float()} | {poisson, float(), rand:state(), integer()}.
@@ -104,17 +116,14 @@
     end_time :: integer(),
     sample_ns :: pos_integer(),
     sample_end :: integer(),
-    in_sample = 0 :: non_neg_integer(),
+    sample_start = 0 :: non_neg_integer(),
     values = [] :: [non_neg_integer()],
     idle = [] :: [pid()],
-    queue :: queue:queue(integer()),
-    queued = 0 :: non_neg_integer(),
     pool = 0 :: non_neg_integer(),
     cap :: pos_integer(),
-    growing = 0 :: non_neg_integer(),
-    started = 0 :: non_neg_integer(),
-    completed = 0 :: non_neg_integer(),
+    growing = 0 :: 0 | 1,
     skipped = 0 :: non_neg_integer(),
+    started = 0 :: non_neg_integer(),
     lateness :: erlperf_histogram:recorder()
 }).
 
@@ -124,25 +133,17 @@
 %% @doc Runs the job's runner at `rate' calls per second for `samples' x
 %% `sample_duration' ms and returns what happened (see the module doc). Raises the
 %% runner's crash as `{crashed, Role, Detail}'.
--spec run(#{pid := pid(), monitor := reference(), _ => _}, options()) -> result().
-run(#{pid := Job, monitor := Mon}, #{rate := Rate, samples := Samples, sample_duration := Ms} = Opts) ->
-    Spec = {erlperf_histogram:new(), erlperf_histogram:new(), counters:new(1, [write_concurrency]),
-            erlang:convert_time_unit(?LATE_MS, millisecond, native)},
-    {Cap, Initial} = case maps:get(concurrency, Opts, undefined) of
-                         undefined -> {?MAX_POOL, 1};
-                         N -> {N, N}
-                     end,
-    Workers = [spawn_worker(Job, Spec) || _ <- lists:seq(1, Initial)],
-    Idle = [await_ready(W, Job, Mon) || W <- Workers],
-    SampleNs = erlang:convert_time_unit(Ms, millisecond, native),
-    T0 = erlang:monotonic_time() + erlang:convert_time_unit(?START_MS, millisecond, native),
-    Arrival = arrival(maps:get(arrival, Opts, even), Rate, maps:get(seed, Opts, undefined), T0),
-    {First, Arrival1} = gap(Arrival, T0, 0),
-    P = #pacer{job = Job, job_monitor = Mon, spec = Spec, arrival = Arrival1, t0 = T0,
-               next = First, end_time = T0 + Samples * SampleNs, sample_ns = SampleNs,
-               sample_end = T0 + SampleNs, idle = Idle, queue = queue:new(),
-               pool = Initial, cap = Cap, lateness = erlperf_histogram:new()},
-    finish(drain(pace(P)), Rate, maps:get(arrival, Opts, even)).
+-spec run(#{pid := pid(), _ => _}, options()) -> result().
+run(#{pid := Job}, Opts) ->
+    %% the pacer is a process of its own, at normal priority (when it polls, it yields
+    %% to the system under test); messages of workers that come back after it are lost
+    {Pid, Ref} = spawn_monitor(fun () -> exit({paced, pace_job(Job, Opts)}) end),
+    receive
+        {'DOWN', Ref, process, Pid, {paced, Result}} -> Result;
+        {'DOWN', Ref, process, Pid, {{crashed, _, _} = Crash, _Stack}} -> erlang:error(Crash);
+        {'DOWN', Ref, process, Pid, {{job_stopped, _} = Stopped, _Stack}} -> erlang:error(Stopped);
+        {'DOWN', Ref, process, Pid, Reason} -> erlang:error({pacer_failed, Reason})
+    end.
 
 %%--------------------------------------------------------------------
 %% Internal exports
@@ -168,6 +169,28 @@ gap({poisson, Mean, State, Last}, _T0, _I) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
+pace_job(Job, #{rate := Rate, samples := Samples, sample_duration := Ms} = Opts) ->
+    Mon = erlang:monitor(process, Job),
+    Spec = #{service => erlperf_histogram:new(), response => erlperf_histogram:new(),
+             counts => counters:new(2, [write_concurrency]), calls => atomics:new(2, []),
+             ring => atomics:new(?RING_SIZE, []), ring_size => ?RING_SIZE,
+             late_native => erlang:convert_time_unit(?LATE_MS, millisecond, native)},
+    {Cap, Initial} = case maps:get(concurrency, Opts, undefined) of
+                         undefined -> {?MAX_POOL, 1};
+                         N -> {N, N}
+                     end,
+    Workers = [spawn_worker(Job, Spec) || _ <- lists:seq(1, Initial)],
+    Idle = [await_ready(W, Job, Mon) || W <- Workers],
+    SampleNs = erlang:convert_time_unit(Ms, millisecond, native),
+    T0 = erlang:monotonic_time() + erlang:convert_time_unit(?START_MS, millisecond, native),
+    ArrivalKind = maps:get(arrival, Opts, even),
+    {First, Arrival} = gap(arrival(ArrivalKind, Rate, maps:get(seed, Opts, undefined), T0), T0, 0),
+    P = #pacer{job = Job, job_monitor = Mon, spec = Spec, arrival = Arrival, t0 = T0,
+               next = First, end_time = T0 + Samples * SampleNs, sample_ns = SampleNs,
+               sample_end = T0 + SampleNs, idle = Idle, pool = Initial, cap = Cap,
+               lateness = erlperf_histogram:new()},
+    finish(drain(settle(pace(P))), Rate, ArrivalKind).
+
 arrival(even, Rate, _Seed, _T0) ->
     {even, native_per_second() / Rate};
 arrival(poisson, Rate, Seed, T0) ->
@@ -190,68 +213,79 @@ await_ready(Worker, Job, Mon) ->
         {'DOWN', Mon, process, Job, Reason} -> erlperf_sampler:job_down(Reason)
     end.
 
-%% Hands out every call due before the end; returns the pacer at the end.
+%% Releases every call due before the end; returns the pacer at the end.
 pace(#pacer{next = Next, end_time = End} = P) when Next >= End ->
     close_sample(P);
 pace(#pacer{next = Next, sample_end = SampleEnd} = P) ->
     Now = erlang:monotonic_time(),
     if
         Now >= SampleEnd -> pace(close_sample(P));
-        Now >= Next -> pace(dispatch(P, Now));
+        Now >= Next -> pace(release(P, Now));
         true -> pace(wait(P, min(Next, SampleEnd) - Now))
     end.
 
 %% Waits for a worker's message, at most until `Left' (native) has passed; sleeps only
-%% when that is more than ?SPIN_MS away.
+%% when that is more than ?SPIN_MS away, and yields while it polls.
 wait(P, Left) ->
     Spin = erlang:convert_time_unit(?SPIN_MS, millisecond, native),
     Timeout = case Left > Spin of
                   true -> erlang:convert_time_unit(Left - Spin, native, millisecond);
                   false -> 0
               end,
+    Timeout =:= 0 andalso erlang:yield(),
     receive
         Msg -> handle(Msg, P)
     after Timeout ->
         P
     end.
 
-handle({paced_idle, Worker}, #pacer{completed = C, in_sample = S} = P) ->
-    give(Worker, P#pacer{completed = C + 1, in_sample = S + 1});
-handle({paced_ready, Worker}, #pacer{growing = G} = P) ->
-    give(Worker, P#pacer{growing = G - 1});
+handle({paced_idle, Worker}, P) ->
+    idle(Worker, P);
+handle({paced_ready, Worker}, P) ->
+    idle(Worker, P#pacer{growing = 0});
 handle({'DOWN', Mon, process, _, Reason}, #pacer{job_monitor = Mon}) ->
     erlperf_sampler:job_down(Reason);
 handle(_Other, P) ->
     P.
 
-%% An idle worker takes the oldest queued call, or joins the idle ones.
-give(Worker, #pacer{queued = 0, idle = Idle} = P) ->
-    P#pacer{idle = [Worker | Idle]};
-give(Worker, #pacer{queue = Q, queued = N, started = S} = P) ->
-    {{value, Intended}, Rest} = queue:out(Q),
-    Worker ! {call, Intended},
-    P#pacer{queue = Rest, queued = N - 1, started = S + 1}.
+%% A worker with nothing to claim: woken at once if a call was released meanwhile, else
+%% kept idle.
+idle(Worker, #pacer{spec = #{calls := Calls}, idle = Idle} = P) ->
+    case atomics:get(Calls, 1) < atomics:get(Calls, 2) of
+        true ->
+            Worker ! wake,
+            P;
+        false ->
+            P#pacer{idle = [Worker | Idle]}
+    end.
 
-%% The call due at `next': to an idle worker, or queued (a new worker on its way when
-%% the pool may grow), or skipped when the queue is full.
-dispatch(#pacer{next = Next, lateness = Lateness} = P, Now) ->
+%% The call due at `next' is released (its intended start in the ring) and an idle
+%% worker woken; with none idle, the pool may grow. With the ring full of calls
+%% waiting, the call is skipped.
+release(#pacer{next = Next, lateness = Lateness, spec = Spec, index = I, skipped = Skipped} = P, Now) ->
     ok = erlperf_histogram:record(Lateness, erlang:convert_time_unit(Now - Next, native, nanosecond)),
-    advance(assign(Next, P)).
+    #{calls := Calls, ring := Ring, ring_size := Size} = Spec,
+    case I - atomics:get(Calls, 1) < Size of
+        true ->
+            ok = atomics:put(Ring, I rem Size + 1, Next),
+            ok = atomics:put(Calls, 2, I + 1),
+            advance(wake(P));
+        false ->
+            advance(P#pacer{skipped = Skipped + 1})
+    end.
 
-assign(Intended, #pacer{idle = [Worker | Idle], started = S} = P) ->
-    Worker ! {call, Intended},
-    P#pacer{idle = Idle, started = S + 1};
-assign(Intended, #pacer{queued = N, skipped = Skipped} = P) when N >= ?MAX_QUEUE ->
-    _ = Intended,
-    P#pacer{skipped = Skipped + 1};
-assign(Intended, #pacer{queue = Q, queued = N} = P) ->
-    grow(P#pacer{queue = queue:in(Intended, Q), queued = N + 1}).
+wake(#pacer{idle = [Worker | Idle]} = P) ->
+    Worker ! wake,
+    P#pacer{idle = Idle};
+wake(P) ->
+    grow(P).
 
-%% One more worker when every call queued has none on its way and the cap allows.
-grow(#pacer{pool = Pool, cap = Cap, growing = G, queued = N, job = Job, spec = Spec} = P)
-  when Pool < Cap, G < N ->
+%% One more worker, when none is on its way and the cap allows: one at a time, so that
+%% a moment's delay (a collection, the host) does not start a worker per call released
+%% meanwhile, workers that would then compete for what they call.
+grow(#pacer{pool = Pool, cap = Cap, growing = 0, job = Job, spec = Spec} = P) when Pool < Cap ->
     _ = spawn_worker(Job, Spec),
-    P#pacer{pool = Pool + 1, growing = G + 1};
+    P#pacer{pool = Pool + 1, growing = 1};
 grow(P) ->
     P.
 
@@ -259,49 +293,76 @@ advance(#pacer{arrival = A, t0 = T0, index = I} = P) ->
     {Next, A1} = gap(A, T0, I + 1),
     P#pacer{arrival = A1, index = I + 1, next = Next}.
 
-close_sample(#pacer{in_sample = S, values = Values, sample_end = End, sample_ns = Ns} = P) ->
-    P#pacer{in_sample = 0, values = [S | Values], sample_end = End + Ns}.
+%% A sample's value: the calls returned since the last.
+close_sample(#pacer{spec = #{counts := Counts}, sample_start = From, values = Values,
+                    sample_end = End, sample_ns = Ns} = P) ->
+    Returned = counters:get(Counts, 2),
+    P#pacer{sample_start = Returned, values = [Returned - From | Values], sample_end = End + Ns}.
 
-%% After the end: queued calls are skipped; calls in flight are waited for, at most
-%% ?DRAIN_MS; idle workers are stopped (busy ones stop with the job).
-drain(#pacer{queued = N, skipped = Skipped} = P) ->
-    Deadline = erlang:monotonic_time() + erlang:convert_time_unit(?DRAIN_MS, millisecond, native),
-    drain_wait(P#pacer{queue = queue:new(), queued = 0, skipped = Skipped + N}, Deadline).
+%% The end: calls released but not claimed yet may be claimed for ?CLOSE_GRACE_MS more;
+%% then no worker claims another, and those left are skipped.
+settle(P) ->
+    settle(P, erlang:monotonic_time() + erlang:convert_time_unit(?CLOSE_GRACE_MS, millisecond, native)).
 
-drain_wait(#pacer{idle = Idle, pool = Pool, growing = G} = P, Deadline) when length(Idle) + G >= Pool ->
-    _ = Deadline,
-    stop_idle(P);
-drain_wait(P, Deadline) ->
-    Left = erlang:convert_time_unit(Deadline - erlang:monotonic_time(), native, millisecond),
-    receive
-        {paced_idle, Worker} ->
-            drain_wait(P#pacer{idle = [Worker | P#pacer.idle], completed = P#pacer.completed + 1},
-                       Deadline);
-        {paced_ready, Worker} ->
-            drain_wait(P#pacer{idle = [Worker | P#pacer.idle], growing = P#pacer.growing - 1},
-                       Deadline);
-        {'DOWN', Mon, process, _, Reason} when Mon =:= P#pacer.job_monitor ->
-            erlperf_sampler:job_down(Reason)
-    after max(0, Left) ->
-        stop_idle(P)
+settle(#pacer{spec = #{calls := Calls}, index = Released} = P, Deadline) ->
+    case atomics:get(Calls, 1) >= Released orelse erlang:monotonic_time() >= Deadline of
+        true ->
+            close(P);
+        false ->
+            receive
+                Msg -> settle(handle(Msg, P), Deadline)
+            after 1 ->
+                settle(P, Deadline)
+            end
     end.
 
+close(#pacer{spec = #{calls := Calls}, index = Released, skipped = Skipped} = P) ->
+    Claimed = atomics:exchange(Calls, 1, ?CLOSED),
+    P#pacer{started = Claimed, skipped = Skipped + Released - Claimed}.
+
+%% Calls in flight are waited for, at most ?DRAIN_MS; then idle workers are stopped
+%% (busy ones stop with the job).
+drain(P) ->
+    drain(P, erlang:monotonic_time() + erlang:convert_time_unit(?DRAIN_MS, millisecond, native)).
+
+drain(#pacer{spec = #{counts := Counts}, started = Started, job_monitor = Mon} = P, Deadline) ->
+    case counters:get(Counts, 2) >= Started orelse erlang:monotonic_time() >= Deadline of
+        true ->
+            stop_idle(P);
+        false ->
+            receive
+                {'DOWN', Mon, process, _, Reason} -> erlperf_sampler:job_down(Reason)
+            after ?DRAIN_POLL_MS ->
+                drain(P, Deadline)
+            end
+    end.
+
+%% Every worker idle now, or idle or ready since, is told to stop.
 stop_idle(#pacer{idle = Idle} = P) ->
     _ = [W ! stop || W <- Idle],
-    P.
+    ok = flush_stop(),
+    P#pacer{idle = []}.
 
-finish(#pacer{spec = {Service, Response, Late, _}, t0 = T0, end_time = End, values = Values,
-              started = Started, completed = Completed, skipped = Skipped, pool = Pool,
-              idle = Idle, growing = G, lateness = Lateness}, Rate, Arrival) ->
-    Seconds = (End - T0) / native_per_second(),
+flush_stop() ->
+    receive
+        {paced_idle, W} -> W ! stop, flush_stop();
+        {paced_ready, W} -> W ! stop, flush_stop()
+    after 0 ->
+        ok
+    end.
+
+finish(#pacer{spec = Spec, t0 = T0, end_time = End, values = Values, started = Started,
+              skipped = Skipped, pool = Pool, lateness = Lateness}, Rate, Arrival) ->
+    #{service := Service, response := Response, counts := Counts} = Spec,
+    Completed = counters:get(Counts, 2),
     LatenessSnapshot = erlperf_histogram:snapshot(Lateness),
     Behind = case erlperf_histogram:percentile(LatenessSnapshot, 99) of
                  undefined -> false;
                  P99 -> P99 > erlang:convert_time_unit(?BEHIND_MS, millisecond, nanosecond)
              end,
-    #{target => Rate, arrival => Arrival, achieved => Started / Seconds, started => Started,
-      completed => Completed, late => counters:get(Late, 1), skipped => Skipped,
-      unfinished => Pool - length(Idle) - G, workers => Pool, behind => Behind,
+    #{target => Rate, arrival => Arrival, achieved => Started / ((End - T0) / native_per_second()),
+      started => Started, completed => Completed, late => counters:get(Counts, 1),
+      skipped => Skipped, unfinished => Started - Completed, workers => Pool, behind => Behind,
       duration_ns => erlang:convert_time_unit(End - T0, native, nanosecond),
       values => lists:reverse(Values),
       service => erlperf_histogram:snapshot(Service),

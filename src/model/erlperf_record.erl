@@ -274,7 +274,7 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                                          cv(Report),
                                          cost(Result), counts(Result),
                                          host(Report),
-                                         latency(Result),
+                                         latency(Result), rate(Result),
                                          search(Report),
                                          sweep(Report), comparison(Report, Reports),
                                          profile(Report)]).
@@ -415,6 +415,40 @@ latency(#{latency := #{calls := Calls, timer_ns := Timer, unfinished := Unfinish
       <<"latency_timer_us">> => Timer / 1000, <<"latency_unfinished">> => Unfinished};
 latency(_Result) ->
     #{}.
+
+%% At a rate (open load): what the pacer did, the times of the calls in microseconds
+%% (service: from the actual start, response: from the intended start, lateness: the
+%% pacer's own), and the histograms they come from, which merge exactly (nanoseconds;
+%% buckets as [index, count] pairs).
+rate(#{rate := Rate}) ->
+    Plain = maps:from_list([{atom_to_binary(K), maps:get(K, Rate)}
+                            || K <- [target, achieved, started, completed, late, skipped,
+                                     unfinished, workers, behind]]),
+    Times = maps:from_list(lists:append(
+                             [[{<<Name/binary, "_us">>, us_summary(maps:get(K, Rate))},
+                               {<<Name/binary, "_histogram">>, histogram(maps:get(K, Rate))}]
+                              || K <- [service, response, lateness], Name <- [atom_to_binary(K)]])),
+    #{<<"rate">> => maps:merge(Plain, Times#{<<"arrival">> => atom_to_binary(maps:get(arrival, Rate)),
+                                            <<"duration_ms">> => maps:get(duration_ns, Rate) / 1.0e6})};
+rate(_Result) ->
+    #{}.
+
+%% A histogram's summary in microseconds (`null' figures when it is empty).
+us_summary(Snapshot) ->
+    maps:from_list([{atom_to_binary(K), case V of
+                                            undefined -> null;
+                                            _ when K =:= count -> V;
+                                            _ -> V / 1000
+                                        end}
+                    || {K, V} <- maps:to_list(erlperf_histogram:summary(Snapshot))]).
+
+histogram(#{count := Count, sum := Sum, min := Min, max := Max, buckets := Buckets}) ->
+    #{<<"count">> => Count, <<"sum">> => Sum, <<"min">> => null_if_undefined(Min),
+      <<"max">> => null_if_undefined(Max),
+      <<"buckets">> => [[I, N] || {I, N} <- lists:sort(maps:to_list(Buckets))]}.
+
+null_if_undefined(undefined) -> null;
+null_if_undefined(V) -> V.
 
 %% Concurrency estimation: the best step beside the one reported, and every step.
 search(#{mode := concurrency, best_concurrency := Best, history := History}) ->

@@ -271,7 +271,7 @@ run() ->
                                                           <<"others">>]]]}},
      {optional, <<"cpu_samples">>, {nonempty, number}},
      {optional, <<"cpu_qps">>, {either, [number, null]}}
-     | Numbers ++ cost() ++ latency()].
+     | Numbers ++ cost() ++ latency() ++ rate()].
 
 -spec cost() -> [field()].
 cost() ->
@@ -293,6 +293,27 @@ latency() ->
      {optional, <<"latency_calls">>, non_neg_int},
      {optional, <<"latency_timer_us">>, number},
      {optional, <<"latency_unfinished">>, bool}].
+
+%% At a rate: see erlperf_record's rate/1.
+-spec rate() -> [field()].
+rate() ->
+    Summary = {fields, [{required, <<"count">>, non_neg_int}
+                        | [{required, K, {either, [number, null]}}
+                           || K <- [<<"average">>, <<"min">>, <<"p50">>, <<"p90">>, <<"p99">>,
+                                    <<"p999">>, <<"max">>]]]},
+    Histogram = {fields, [{required, <<"count">>, non_neg_int}, {required, <<"sum">>, non_neg_int},
+                          {required, <<"min">>, {either, [non_neg_int, null]}},
+                          {required, <<"max">>, {either, [non_neg_int, null]}},
+                          {required, <<"buckets">>, {list, {list, non_neg_int}}}]},
+    [{optional, <<"rate">>,
+      {fields, [{required, <<"target">>, number}, {required, <<"arrival">>, text},
+                {required, <<"achieved">>, number}, {required, <<"duration_ms">>, number},
+                {required, <<"behind">>, bool}
+                | [{required, K, non_neg_int} || K <- [<<"started">>, <<"completed">>, <<"late">>,
+                                                        <<"skipped">>, <<"unfinished">>, <<"workers">>]]]
+                ++ lists:append([[{required, <<N/binary, "_us">>, Summary},
+                                  {required, <<N/binary, "_histogram">>, Histogram}]
+                                 || N <- [<<"service">>, <<"response">>, <<"lateness">>]])}}].
 
 -spec comparison() -> [field()].
 comparison() ->

@@ -100,6 +100,7 @@ render(#{?RUNS := Runs} = Record, Options) ->
              names => erlperf_record:param_names(Record), options => Options},
     Sorted = case View of
                  #{names := [], options := #{relative := false}} -> Runs;
+                 _ when is_map_key(<<"rate">>, hd(Runs)) -> Runs;
                  #{names := []} -> lists:sort(fun (A, B) -> score(A) >= score(B) end, Runs);
                  #{} -> Runs
              end,
@@ -130,6 +131,8 @@ resolve_format(Format, _Record) ->
 %% Internal functions: the main table
 
 -spec table(view(), [run()]) -> unicode:chardata().
+table(View, [#{<<"rate">> := _} | _] = Runs) ->
+    rate_tables(View, Runs);
 table(#{format := Format, names := Names, options := Options} = View, Runs) ->
     Rel = length(Runs) > 1 andalso maps:get(relative, Options, true),
     Bytes = lists:any(fun (R) -> is_map_key(<<"bytes_per_second">>, R) end, Runs),
@@ -427,6 +430,51 @@ latency_cells(#{<<"latency_calls">> := Calls, <<"latency_us">> := #{<<"average">
     Time = fun (K) -> erlperf_units:time(maps:get(K, L) * 1000) end,
     [integer_to_list(Calls), Ips, Time(<<"average">>), deviation(L)
      | [Time(K) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]]].
+
+%% At a rate (open load): what the pacer offered and achieved, then the response times
+%% (from each call's intended start: what a user arriving then waits) and the service
+%% times (from its actual start: what the code costs), and notes when calls were
+%% skipped or unfinished, or the pacer fell behind.
+-spec rate_tables(view(), [run()]) -> unicode:chardata().
+rate_tables(#{names := Names} = View, Runs) ->
+    Pacing = [{"Rate", 9}, {"Achieved", 10}, {"Workers", 8}, {"Late", 8}, {"Skipped", 8}],
+    PacingRows = [param_cells(R, Names) ++ pacing_cells(R) || R <- Runs],
+    Times = fun (Key) -> [param_cells(R, Names) ++ rate_time_cells(maps:get(Key, Rate))
+                          || #{<<"rate">> := Rate} = R <- Runs]
+            end,
+    Columns = param_columns(Names) ++ [{"Calls", 8}, {"Average", 10}, {"Median", 10}, {"P90", 10},
+                                       {"P99", 10}, {"P99.9", 10}, {"Max", 10}],
+    [grid("Code", param_columns(Names) ++ Pacing, {Runs, PacingRows}, View),
+     "\nResponse time, from each call's intended start\n",
+     grid("Code", Columns, {Runs, Times(<<"response_us">>)}, View),
+     "\nService time, from each call's actual start\n",
+     grid("Code", Columns, {Runs, Times(<<"service_us">>)}, View),
+     [rate_notes(R) || R <- Runs]].
+
+pacing_cells(#{<<"rate">> := #{<<"target">> := Target, <<"achieved">> := Achieved,
+                               <<"workers">> := Workers, <<"late">> := Late,
+                               <<"skipped">> := Skipped}}) ->
+    [erlperf_units:count(Target), erlperf_units:count(Achieved), integer_to_list(Workers),
+     integer_to_list(Late), integer_to_list(Skipped)].
+
+rate_time_cells(#{<<"count">> := 0}) ->
+    ["0", "-", "-", "-", "-", "-", "-"];
+rate_time_cells(#{<<"count">> := Count} = Us) ->
+    [integer_to_list(Count) | [erlperf_units:time(maps:get(K, Us) * 1000)
+                               || K <- [<<"average">>, <<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>,
+                                        <<"max">>]]].
+
+rate_notes(#{<<"rate">> := Rate} = R) ->
+    #{<<"behind">> := Behind, <<"unfinished">> := Unfinished, <<"skipped">> := Skipped,
+      <<"lateness_us">> := #{<<"p99">> := LateP99}} = Rate,
+    [[io_lib:format("Note: the load generator fell behind for ~ts (its own lateness p99 ~ts): "
+                    "the load offered was less than the rate; fewer workers, a lower rate or "
+                    "another node for the load may help~n",
+                    [label(R), erlperf_units:time(LateP99 * 1000)]) || Behind],
+     [io_lib:format("Note: ~b calls of ~ts due during the run never started (no worker was "
+                    "free before the end)~n", [Skipped, label(R)]) || Skipped > 0],
+     [io_lib:format("Note: ~b calls of ~ts had not returned ~ts after the end; their times "
+                    "are not in the figures~n", [Unfinished, label(R), "2 s"]) || Unfinished > 0]].
 
 %% With `profile => Tool': a runner's top functions (see erlperf_profile), under a line
 %% naming the tool, how long it watched and what.

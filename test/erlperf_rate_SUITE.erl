@@ -1,0 +1,229 @@
+%%% @doc Tests of open load (`rate' runs, erlperf_rate): the schedule holds its rate,
+%%% response times count the wait behind a stalled call (coordinated omission) where
+%%% service times do not, the pool grows or is capped, a crash, a call that never returns
+%%% and bad options end cleanly, and the Poisson schedule is what it claims.
+-module(erlperf_rate_SUITE).
+
+-include_lib("stdlib/include/assert.hrl").
+-include_lib("common_test/include/ct.hrl").
+
+%% common_test callbacks
+-export([suite/0, all/0, groups/0]).
+
+%% Test cases
+-export([even_rate/0, even_rate/1, coordinated_omission/0, coordinated_omission/1,
+         pool_grows/0, pool_grows/1, pool_capped/0, pool_capped/1, crash/0, crash/1,
+         unfinished/0, unfinished/1, bad_options/0, bad_options/1, record/0, record/1,
+         poisson_schedule/0, poisson_schedule/1, even_schedule/0, even_schedule/1]).
+
+%% How long a process left behind is waited for.
+-define(SETTLE_MS, 5000).
+
+suite() ->
+    [{timetrap, {seconds, 120}}].
+
+all() ->
+    [{group, schedule}, {group, runs}].
+
+groups() ->
+    [{schedule, [parallel], [even_schedule, poisson_schedule, bad_options]},
+     %% one at a time: each holds a rate on the machine
+     {runs, [], [even_rate, coordinated_omission, pool_grows, pool_capped, crash, unfinished,
+                 record]}].
+
+%%--------------------------------------------------------------------
+%% The schedule
+
+even_schedule() ->
+    [{doc, "Even arrivals: call I is due at T0 + I / rate, with no drift from rounding"}].
+even_schedule(Config) when is_list(Config) ->
+    {Starts, _} = erlperf_rate:arrivals({even, 1.0e9 / 3}, 1000, 30001),
+    ?assertEqual(1000, hd(Starts)),
+    ?assertEqual(1000 + 10000000000000, lists:last(Starts)),
+    ?assertEqual([333333333, 333333334], lists:usort(gaps(Starts))).
+
+poisson_schedule() ->
+    [{doc, "Poisson arrivals: exponential gaps of mean 1 / rate (mean within 1%, the share "
+           "of gaps above the mean e^-1 within 0.01), the same schedule for the same seed"}].
+poisson_schedule(Config) when is_list(Config) ->
+    Mean = 1.0e6,
+    Arrival = fun (Seed) -> {poisson, Mean, rand:seed_s(exsss, Seed), 0} end,
+    {Starts, _} = erlperf_rate:arrivals(Arrival(42), 0, 100000),
+    Gaps = gaps([0 | Starts]),
+    Avg = lists:sum(Gaps) / length(Gaps),
+    ?assert(abs(Avg / Mean - 1) < 0.01, Avg),
+    Above = length([G || G <- Gaps, G > Mean]) / length(Gaps),
+    ?assert(abs(Above - math:exp(-1)) < 0.01, Above),
+    ?assert(lists:all(fun (G) -> G >= 0 end, Gaps)),
+    ?assertEqual(element(1, erlperf_rate:arrivals(Arrival(42), 0, 100)),
+                 element(1, erlperf_rate:arrivals(Arrival(42), 0, 100))),
+    ?assertNotEqual(element(1, erlperf_rate:arrivals(Arrival(42), 0, 100)),
+                    element(1, erlperf_rate:arrivals(Arrival(43), 0, 100))).
+
+bad_options() ->
+    [{doc, "A rate of 0, below, above the limit or not a number, an unknown arrival, and a "
+           "rate with what it cannot go with: refused before anything starts"}].
+bad_options(Config) when is_list(Config) ->
+    Run = fun (Opts) -> catch_error(fun () -> erlperf:run("ok.", Opts) end) end,
+    [?assertMatch({error, {invalid_option, rate, Bad}}, Run(#{rate => Bad}))
+     || Bad <- [0, -5, 1000001, 1.5, "10k", fast]],
+    ?assertMatch({error, {invalid_option, arrival, uniform}}, Run(#{rate => 10, arrival => uniform})),
+    ?assertEqual("invalid value for option rate: 2000000 is above the limit of 1000000 calls a "
+                 "second (one process hands out every call)",
+                 erlperf:format_error({invalid_option, rate, 2000000})),
+    [?assertMatch({error, {incompatible_options, rate, 10, What}}, Run(Opts#{rate => 10}))
+     || {What, Opts} <- [{sample_duration, #{sample_duration => {timed, 100}}},
+                         {latency, #{latency => true}}, {cv, #{cv => 0.1}},
+                         {{compare, interleaved}, #{compare => interleaved}},
+                         {forks, #{forks => 3}}]],
+    ?assertMatch({error, {incompatible_options, rate, 10, concurrency_estimation}},
+                 catch_error(fun () -> erlperf:run("ok.", #{rate => 10}, #{}) end)),
+    ?assertEqual("rate (10 calls a second) cannot be combined with concurrency estimation: an "
+                 "open load holds the rate whatever the concurrency",
+                 erlperf:format_error({incompatible_options, rate, 10, concurrency_estimation})).
+
+%%--------------------------------------------------------------------
+%% Runs
+
+even_rate() ->
+    [{doc, "timer:sleep(1) at 500 a second for 3 s: 1500 calls due, every one started "
+           "(achieved 500 within 1%), service and response medians of a sleep (1 to 3 ms: "
+           "a sleep ends on the timer's millisecond ticks)"}].
+even_rate(Config) when is_list(Config) ->
+    Check = leak_check(),
+    #{result := #{rate := Rate, values := Values}, concurrency := Workers} =
+        erlperf:run("timer:sleep(1).", #{rate => 500, report => full}),
+    #{started := Started, skipped := Skipped, completed := Completed, achieved := Achieved,
+      service := Service, response := Response, workers := Workers,
+      unfinished := Unfinished} = Rate,
+    ?assertEqual(1500, Started + Skipped),
+    ?assert(abs(Achieved / 500 - 1) =< 0.01, Rate),
+    %% the samples count the calls that returned during the run; the last may return after
+    ?assertEqual(Completed, Started - Unfinished),
+    ?assert(lists:sum(Values) =< Completed andalso lists:sum(Values) >= Completed - Workers,
+            {Values, Completed}),
+    [?assert(P50 >= 1000000 andalso P50 =< 3000000, {Which, P50})
+     || {Which, H} <- [{service, Service}, {response, Response}],
+        P50 <- [erlperf_histogram:percentile(H, 50)]],
+    Check().
+
+coordinated_omission() ->
+    [{doc, "One call in 100 stalls 50 ms, at 1000 a second with one worker: the calls due "
+           "during a stall wait for it, so the response-time p90 is tens of milliseconds (as "
+           "a queue of the schedule computes it), while the service-time p90 is under a "
+           "millisecond"}].
+coordinated_omission(Config) when is_list(Config) ->
+    Runner = "r() -> N = case get(calls) of undefined -> 1; C -> C + 1 end, put(calls, N), "
+             "case N rem 100 of 0 -> timer:sleep(50); _ -> ok end.",
+    #{result := #{rate := Rate}} =
+        erlperf:run(Runner, #{rate => 1000, concurrency => 1, report => full}),
+    #{service := Service, response := Response, started := Started} = Rate,
+    ServiceP90 = erlperf_histogram:percentile(Service, 90),
+    ResponseP90 = erlperf_histogram:percentile(Response, 90),
+    %% the schedule's queue: calls 1 ms apart, one server, every 100th call taking the
+    %% stall (the longest measured: a sleep of 50 ms ends on a later tick), the others none
+    Stall = maps:get(max, Service),
+    Expected = erlperf_histogram:percentile(erlperf_histogram:from_values(queue(Started, 1000000, Stall)), 90),
+    ?assert(ServiceP90 < 1000000, {service_p90, ServiceP90}),
+    ?assert(ResponseP90 > 20000000, {response_p90, ResponseP90}),
+    ?assert(abs(ResponseP90 - Expected) =< 0.1 * Expected, {ResponseP90, Expected}).
+
+pool_grows() ->
+    [{doc, "Calls of 10 ms at 500 a second need 5 workers at least: without a cap the pool "
+           "grows to them, and calls start on time"}].
+pool_grows(Config) when is_list(Config) ->
+    #{result := #{rate := Rate}} =
+        erlperf:run("timer:sleep(10).", #{rate => 500, report => full, samples => 2}),
+    #{workers := Workers, started := Started, skipped := Skipped} = Rate,
+    ?assert(Workers >= 5, Rate),
+    ?assertEqual(1000, Started),
+    ?assertEqual(0, Skipped).
+
+pool_capped() ->
+    [{doc, "Calls of 10 ms at 500 a second with -c 2: two workers serve 200 a second; the "
+           "calls behind them are late, those still queued at the end skipped, and the "
+           "text says so"}].
+pool_capped(Config) when is_list(Config) ->
+    [Report] = erlperf:benchmark(["timer:sleep(10)."],
+                                 #{rate => 500, concurrency => 2, report => full, samples => 2},
+                                 undefined),
+    #{result := #{rate := #{workers := 2, started := Started, skipped := Skipped, late := Late}}} = Report,
+    ?assertEqual(1000, Started + Skipped),
+    ?assert(Started < 600, Started),
+    ?assert(Late > Started div 2, {Late, Started}),
+    Text = lists:flatten(io_lib:format("~ts", [erlperf_report:format([Report], #{})])),
+    ?assertNotEqual(nomatch, string:find(Text, "calls of timer:sleep(10). due during the run never "
+                                               "started"), Text).
+
+crash() ->
+    [{doc, "A runner crashing on its 10th call: the crash is raised, nothing is left"}].
+crash(Config) when is_list(Config) ->
+    Check = leak_check(),
+    Runner = "r() -> N = case get(calls) of undefined -> 1; C -> C + 1 end, put(calls, N), "
+             "N < 10 orelse erlang:error(tenth).",
+    ?assertMatch({error, {crashed, runner, {error, tenth, _}}},
+                 catch_error(fun () -> erlperf:run(Runner, #{rate => 100, concurrency => 1}) end)),
+    Check().
+
+unfinished() ->
+    [{doc, "A call that never returns, one worker: it is unfinished, the calls behind it "
+           "skipped; the run ends, nothing is left"}].
+unfinished(Config) when is_list(Config) ->
+    Check = leak_check(),
+    #{result := #{rate := Rate}} =
+        erlperf:run("receive after infinity -> ok end.",
+                    #{rate => 10, concurrency => 1, samples => 1, report => full}),
+    ?assertMatch(#{started := 1, unfinished := 1, skipped := 9, completed := 0}, Rate),
+    ?assertEqual(0, erlperf_histogram:count(maps:get(response, Rate))),
+    Check().
+
+record() ->
+    [{doc, "The record of a rate run holds the pacing figures, the times in microseconds "
+           "and the histograms, which the schema accepts, read back to the same percentiles"}].
+record(Config) when is_list(Config) ->
+    Reports = erlperf:benchmark(["rand:uniform()."], #{rate => 2000, report => full, samples => 1},
+                                undefined),
+    #{<<"runs">> := [#{<<"rate">> := Rate}]} = Record = erlperf_record:from_reports(Reports),
+    ?assertEqual(ok, erlperf_schema:check(benchmark, Record)),
+    #{<<"target">> := 2000, <<"arrival">> := <<"even">>, <<"started">> := Started,
+      <<"response_histogram">> := #{<<"buckets">> := Buckets, <<"count">> := Count},
+      <<"response_us">> := #{<<"p99">> := P99}} = Rate,
+    ?assertEqual(Count, lists:sum([N || [_, N] <- Buckets])),
+    ?assert(Started >= 1980, Started),
+    [#{result := #{rate := #{response := H}}}] = Reports,
+    ?assertEqual(erlperf_histogram:percentile(H, 99) / 1000, P99),
+    %% written and read back as JSON, the same
+    {ok, Back} = erlperf_json:decode(erlperf_json:encode(Record)),
+    ?assertEqual(ok, erlperf_schema:check(benchmark, Back)).
+
+%%--------------------------------------------------------------------
+%% Helpers
+
+gaps([_]) -> [];
+gaps([A, B | Rest]) -> [B - A | gaps([B | Rest])].
+
+%% Response times of a one-server queue: calls due Period apart, every 100th taking
+%% Stall, the others nothing.
+queue(Calls, Period, Stall) ->
+    {Responses, _} = lists:mapfoldl(
+                       fun (I, Free) ->
+                               Due = I * Period,
+                               Start = max(Due, Free),
+                               End = Start + case I rem 100 of 0 -> Stall; _ -> 0 end,
+                               {End - Due, End}
+                       end, 0, lists:seq(1, Calls)),
+    Responses.
+
+catch_error(Fun) ->
+    try {ok, Fun()} catch error:Reason -> {error, Reason} end.
+
+leak_check() ->
+    Before = lists:sort(processes()),
+    Own = process_info(self(), [monitors, links, message_queue_len]),
+    fun () ->
+            Settled = erlperf_test_lib:wait_for(fun () -> lists:sort(processes()) -- Before =:= [] end,
+                                                ?SETTLE_MS),
+            ?assert(Settled, {processes_left, lists:sort(processes()) -- Before}),
+            ?assertEqual(Own, process_info(self(), [monitors, links, message_queue_len])),
+            ?assertEqual([], [M || {M, _} <- code:all_loaded(), erlperf_job_code:is_generated(M)])
+    end.
