@@ -19,6 +19,9 @@
 -include_lib("common_test/include/ct.hrl").
 -include_lib("stdlib/include/assert.hrl").
 
+%% Test cases: open load (--rate), and standard output closed under a run
+-export([rate_usage/0, rate_usage/1, rate_tables/0, rate_tables/1, closed_output/0, closed_output/1]).
+
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1, init_per_group/2,
          end_per_group/2]).
 %% usage
@@ -113,7 +116,7 @@ groups() ->
       [no_arguments, help, parser_errors, command_errors, syntax_error, syntax_error_second_line,
        bad_pa, bad_arity, runner_crash, crash_among_several, undefined_function, init_crash, unreachable_node,
        interleaved_isolated, bad_baseline, sweep_usage, latency_crash, profile_tprof,
-       profile_nodes, forks_usage]},
+       profile_nodes, forks_usage, rate_usage, closed_output]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -121,7 +124,7 @@ groups() ->
      %% measurements after the run and verdicts: one at a time, so that the figures they
      %% check are not those of a machine shared with twenty other escripts
      {after_run, [],
-      [memory_flag, noise_floor, run_noise, squeeze_plateau, latency_flag, latency_formats, profile_tools,
+      [rate_tables, memory_flag, noise_floor, run_noise, squeeze_plateau, latency_flag, latency_formats, profile_tools,
        profile_json, profile_no_files, profile_isolated]},
      {hooks, [parallel],
       [cli_md_init_runner_order, cli_md_init_runner_swapped, init_and_done_order,
@@ -604,6 +607,48 @@ verdict_lines(Config) ->
                             "--confidence", "99", "-d", "100", "-s", "5"]),
     ?assertNotEqual(nomatch, string:find(Out, "lists:seq(1, 1000). against erlang:phash2(1).: "), Out),
     ?assertNotEqual(nomatch, string:find(Out, "% slower (99% CI "), Out).
+
+rate_usage() ->
+    [{doc, "--rate: 0, negative, a fraction, not a number, above the limit; --arrival without "
+      "--rate or unknown; --rate with what it cannot go with: one line each, exit 2"}].
+rate_usage(Config) ->
+    [usage_error(Config, ["ok.", "--rate", Bad], "--rate: '" ++ Bad ++ "' is not a positive integer")
+     || Bad <- ["0", "-5", "1.5", "fast"]],
+    usage_error(Config, ["ok.", "--rate", "2M"], "--rate: 2M is above the limit of 1000000 calls a second"),
+    usage_error(Config, ["ok.", "--arrival", "poisson"], "--arrival needs --rate"),
+    usage_error(Config, ["ok.", "--rate", "10", "--arrival", "x"], "--arrival: 'x' is not even or poisson"),
+    usage_error(Config, ["ok.", "--rate", "10", "-q"], "--rate and -q/--squeeze cannot be combined: "
+                "an open load holds the rate whatever the concurrency"),
+    usage_error(Config, ["ok.", "--rate", "10", "-l", "100"], "cannot be combined"),
+    usage_error(Config, ["ok.", "--rate", "10", "--latency"], "cannot be combined"),
+    usage_error(Config, ["ok.", "--rate", "10", "--forks", "3"], "cannot be combined"),
+    usage_error(Config, ["ok.", "ok.", "--rate", "10", "--compare", "interleaved"], "cannot be combined").
+
+rate_tables() ->
+    [{doc, "--rate 500 -c 2 on timer:sleep(1): the pacing table (every call started, none "
+      "skipped) and the response and service times, in text and JSON; 10k is read as 10000"}].
+rate_tables(Config) ->
+    {0, Out} = run(Config, ["timer:sleep(1).", "--rate", "500", "-c", "2", "-s", "2"]),
+    [#{"Rate" := 500, "Achieved" := 500, "Workers" := 2, "Skipped" := 0}] =
+        table(["Code", "Rate", "Achieved", "Workers", "Late", "Skipped"], Out),
+    ?assertNotEqual(nomatch, string:find(Out, "Response time, from each call's intended start"), Out),
+    ?assertNotEqual(nomatch, string:find(Out, "Service time, from each call's actual start"), Out),
+    {0, Json} = run(Config, ["rand:uniform().", "--rate", "10k", "-s", "1", "--format", "json"]),
+    {ok, #{<<"runs">> := [#{<<"rate">> := Rate}]}} = erlperf_json:decode(Json),
+    ?assertMatch(#{<<"target">> := 10000, <<"arrival">> := <<"even">>,
+                   <<"response_us">> := #{<<"p99">> := _}, <<"service_histogram">> := #{}}, Rate).
+
+closed_output() ->
+    [{doc, "Standard output closed under a run (piped into head): erlperf ends at once with "
+      "status 141, as a program killed by SIGPIPE, and writes nothing to standard error"}].
+closed_output(Config) ->
+    Dir = ?config(priv_dir, Config),
+    [Err, Status] = [filename:join(Dir, F) || F <- ["closed_output.err", "closed_output.status"]],
+    Cmd = io_lib:format("(~ts 'ok.' -v -s 3 2>~ts; echo $? >~ts) | head -1 >/dev/null",
+                        [?config(escript, Config), Err, Status]),
+    _ = os:cmd(lists:flatten(Cmd)),
+    ?assertEqual({ok, <<"141\n">>}, file:read_file(Status)),
+    ?assertEqual({ok, <<>>}, file:read_file(Err)).
 
 forks_usage() ->
     [{doc, "--forks: a bad value, more forks than samples, and forks with -q or --cv are usage "

@@ -31,9 +31,14 @@
 
 %% API: called by erlperf_cli and erlperf_perf_cli
 -export([preload/0, add_paths/1, distribution/1, log_to_stderr/0, format_error/1]).
+%% API: the exit status when standard output closes (erlperf_cli documents it).
+-export([closed_output_status/0]).
 
 -export_type([reason/0]).
 
+%% The exit status when standard output is closed under erlperf (its reader, such as
+%% `head', went): a program killed by SIGPIPE reports 128 + 13 in a shell.
+-define(CLOSED_OUTPUT_STATUS, 141).
 %% The default handler's settings kept when it is moved to standard error.
 -define(KEPT_HANDLER_KEYS, [level, filters, filter_default, formatter]).
 
@@ -113,6 +118,7 @@ distribution(_Nodes) ->
 %% @doc Moves the default logger handler from standard output to standard error.
 -spec log_to_stderr() -> ok.
 log_to_stderr() ->
+    ok = watch_output(),
     case logger:get_handler_config(default) of
         {ok, #{module := logger_std_h, config := #{type := standard_io}} = Handler} ->
             ok = logger:remove_handler(default),
@@ -121,6 +127,12 @@ log_to_stderr() ->
         _ ->
             ok  % already elsewhere, or no default handler: nothing goes to stdout
     end.
+
+%% @doc The exit status when standard output closes before erlperf is done: the VM
+%% halts at once, silently, with this status.
+-spec closed_output_status() -> pos_integer().
+closed_output_status() ->
+    ?CLOSED_OUTPUT_STATUS.
 
 %% @doc The line (without `erlperf: ') for a reason of this module.
 -spec format_error(reason()) -> string().
@@ -131,6 +143,41 @@ format_error({distribution, Reason}) ->
 
 %%--------------------------------------------------------------------
 %% Internal functions
+
+%% Standard output closed (the `user' process ends, with `epipe'): halt at once and
+%% silently, as a program killed by SIGPIPE would, rather than let the VM report every
+%% process that fails to write. The watcher runs at the highest priority, so that it
+%% halts before those reports are written.
+-spec watch_output() -> ok.
+watch_output() ->
+    %% the supervisor of `user' reports its end before the watcher can halt: that
+    %% report is dropped (a test of the command line piped into `head' checks on every
+    %% release that nothing reaches standard error)
+    _ = logger:add_primary_filter(erlperf_closed_output, {fun closed_output_report/2, []}),
+    case whereis(user) of
+        undefined ->
+            ok;
+        User ->
+            _ = spawn_opt(fun () ->
+                                  Ref = erlang:monitor(process, User),
+                                  receive
+                                      {'DOWN', Ref, process, User, _} ->
+                                          _ = logger:set_primary_config(level, none),
+                                          erlang:halt(?CLOSED_OUTPUT_STATUS, [{flush, false}])
+                                  end
+                          end, [{priority, max}]),
+            ok
+    end.
+
+-spec closed_output_report(logger:log_event(), term()) -> logger:filter_return().
+closed_output_report(#{msg := {report, #{label := {supervisor, _}, report := Report}}},
+                     _Extra) when is_list(Report) ->
+    case lists:keyfind(reason, 1, Report) of
+        {reason, epipe} -> stop;
+        _ -> ignore
+    end;
+closed_output_report(_Event, _Extra) ->
+    ignore.
 
 -spec load_all([module() | {module(), file:filename(), binary()}]) -> ok.
 load_all([]) ->
