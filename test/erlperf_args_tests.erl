@@ -553,3 +553,26 @@ run(Expected, Args, Runner) ->
 cli(Expected, Args) ->
     {lists:flatten(lists:join(" ", Args)),
      ?_assertEqual({ok, maps:merge(?PLAIN, Expected)}, erlperf_args:parse(["ok." | Args]))}.
+
+%%--------------------------------------------------------------------
+%% Open load: --rate (a rate, a ramp, a list) and --slo
+
+rate_slo_test_() ->
+    Run = fun (Args) ->
+                  {ok, #{run_options := R}} = erlperf_args:parse(["ok." | Args]),
+                  maps:with([rate, slo], R)
+          end,
+    [?_assertEqual(#{rate => 10000}, Run(["--rate", "10k"])),
+     ?_assertEqual(#{rate => [1000, 2000, 4000, 8000]}, Run(["--rate", "1k..8k"])),
+     ?_assertEqual(#{rate => [1000, 2000, 4000]}, Run(["--rate", "1k..7k"])),
+     ?_assertEqual(#{rate => [500, 1000, 5000]}, Run(["--rate", "500,1k,5k"])),
+     ?_assertEqual(#{rate => 10, slo => [{99, 5000000}]}, Run(["--rate", "10", "--slo", "p99=5ms"])),
+     ?_assertEqual(#{rate => 10, slo => [{99.9, 20000000}, {50, 250000}, {100, 1000000000}, {99.9, 800}]},
+                   Run(["--rate", "10", "--slo", "p999=20ms,p50=250us,p100=1s,p99.9=800ns"])),
+     [?_assertEqual({error, {bad_value, "--rate", Bad, rates}}, erlperf_args:parse(["ok.", "--rate", Bad]))
+      || Bad <- ["4k..1k", "1k..", "..4k", "1k,,2k", "1k..2k..4k", "0..4", "x"]],
+     [?_assertEqual({error, {bad_value, "--slo", Bad, slo}},
+                    erlperf_args:parse(["ok.", "--rate", "10", "--slo", Bad]))
+      || Bad <- ["p99", "5ms", "p0=1ms", "p101=1ms", "p99=5", "p99=0ms", "p99=5ms,", "q99=5ms",
+                 "p.9=1ms", "p99=-1ms"]],
+     ?_assertEqual({error, {needs, "--slo", "--rate"}}, erlperf_args:parse(["ok.", "--slo", "p99=5ms"]))].

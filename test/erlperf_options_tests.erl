@@ -287,6 +287,11 @@ example(Key) ->
     case Arg of
         flag -> [Name];
         count -> [Name, "10"];
+        rates -> [Name, "10"];
+        ratio -> [Name, "0.1"];
+        forks -> [Name, "3"];
+        choice -> [Name, atom_to_list(hd(element(2, maps:get(type, option(Key)))))];
+        slo -> [Name, "p99=5ms"];
         param -> [Name, "N=1,2"];
         input -> [Name, "a=1"];
         bytes -> [Name, "8"];

@@ -14,7 +14,8 @@
 -export([even_rate/0, even_rate/1, coordinated_omission/0, coordinated_omission/1,
          pool_grows/0, pool_grows/1, pool_capped/0, pool_capped/1, crash/0, crash/1,
          unfinished/0, unfinished/1, bad_options/0, bad_options/1, record/0, record/1,
-         poisson_schedule/0, poisson_schedule/1, even_schedule/0, even_schedule/1]).
+         poisson_schedule/0, poisson_schedule/1, even_schedule/0, even_schedule/1,
+         ramp_knee/0, ramp_knee/1, ramp_without_slo/0, ramp_without_slo/1]).
 
 %% How long a process left behind is waited for.
 -define(SETTLE_MS, 5000).
@@ -29,7 +30,7 @@ groups() ->
     [{schedule, [parallel], [even_schedule, poisson_schedule, bad_options]},
      %% one at a time: each holds a rate on the machine
      {runs, [], [even_rate, coordinated_omission, pool_grows, pool_capped, crash, unfinished,
-                 record]}].
+                 record, ramp_knee, ramp_without_slo]}].
 
 %%--------------------------------------------------------------------
 %% The schedule
@@ -66,7 +67,7 @@ bad_options() ->
 bad_options(Config) when is_list(Config) ->
     Run = fun (Opts) -> catch_error(fun () -> erlperf:run("ok.", Opts) end) end,
     [?assertMatch({error, {invalid_option, rate, Bad}}, Run(#{rate => Bad}))
-     || Bad <- [0, -5, 1000001, 1.5, "10k", fast]],
+     || Bad <- [0, -5, 1000001, 1.5, <<"10k">>, fast, [10, 0], []]],
     ?assertMatch({error, {invalid_option, arrival, uniform}}, Run(#{rate => 10, arrival => uniform})),
     ?assertEqual("invalid value for option rate: 2000000 is above the limit of 1000000 calls a "
                  "second (one process hands out every call)",
@@ -195,6 +196,43 @@ record(Config) when is_list(Config) ->
     %% written and read back as JSON, the same
     {ok, Back} = erlperf_json:decode(erlperf_json:encode(Record)),
     ?assertEqual(ok, erlperf_schema:check(benchmark, Back)).
+
+ramp_knee() ->
+    [{doc, "Calls of 10 ms served by two workers (200 a second at most), a ramp 50..800 "
+           "with p99 =< 50 ms: the rates below the capacity hold, the first above does not "
+           "and ends the ramp; every report names the highest that held (the knee), the "
+           "text says it"}].
+ramp_knee(Config) when is_list(Config) ->
+    Reports = erlperf:benchmark(["timer:sleep(10)."],
+                                #{rate => [50, 100, 200, 400, 800], concurrency => 2, samples => 1,
+                                  slo => [{99, 50000000}], report => full}, undefined),
+    Rates = [maps:get(rate, R) || #{result := R} <- Reports],
+    Targets = [T || #{target := T} <- Rates],
+    ?assertMatch([50, 100 | _], Targets),
+    %% the ramp stops at the first rate that did not hold: the last one, and only it
+    [#{held := false} = Last | HeldFirst] = lists:reverse(Rates),
+    ?assert(lists:all(fun (#{held := H}) -> H end, HeldFirst), Rates),
+    ?assert(maps:get(target, Last) >= 200, Last),
+    Knee = lists:max([T || #{target := T, held := true} <- Rates]),
+    ?assertEqual([Knee], lists:usort([K || #{knee := K} <- Rates])),
+    Text = lists:flatten(io_lib:format("~ts", [erlperf_report:format(Reports, #{})])),
+    Line = io_lib:format("timer:sleep(10).: p99 =< ~ts held up to ~b calls a second (the knee); ~b did "
+                         "not hold", [erlperf_units:time(50000000), Knee, maps:get(target, Last)]),
+    ?assertNotEqual(nomatch, string:find(Text, lists:flatten(Line)), Text).
+
+ramp_without_slo() ->
+    [{doc, "A ramp without objectives runs every rate, and nothing is marked"}].
+ramp_without_slo(Config) when is_list(Config) ->
+    Reports = erlperf:benchmark(["rand:uniform()."], #{rate => [100, 200], samples => 1,
+                                                       report => full}, undefined),
+    ?assertEqual([100, 200], [T || #{result := #{rate := #{target := T}}} <- Reports]),
+    ?assertEqual([], [R || #{result := #{rate := #{knee := _}}} = R <- Reports]),
+    ?assertMatch({error, {incompatible_options, slo, _, no_rate}},
+                 catch_error(fun () -> erlperf:run("ok.", #{slo => [{99, 1000}]}) end)),
+    ?assertMatch({error, {invalid_option, slo, _}},
+                 catch_error(fun () -> erlperf:run("ok.", #{rate => 10, slo => [{101, 1000}]}) end)),
+    ?assertMatch({error, {invalid_option, rate, []}},
+                 catch_error(fun () -> erlperf:run("ok.", #{rate => []}) end)).
 
 %%--------------------------------------------------------------------
 %% Helpers

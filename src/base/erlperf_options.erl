@@ -56,12 +56,12 @@
 -type bound() :: {gt | ge | lt | le, number()} | none.
 -type type() :: {int, integer(), atom()} | {number, bound(), bound()} | {one_of, [atom()]}
               | boolean | {value, term()} | {timed, type()} | {either, [type()]} | nodes | map
-              | path | list | string | term | {function, arity()}.
+              | path | list | string | term | {function, arity()} | {list_of, type()} | slo.
 %% How the command line reads an option's text (see erlperf_args).
 -type arg() :: flag | no_flag | count | non_neg_count | choice | ratio | percent
              | noise | code | text | regex | name | dir | nodes | output_format | file | out_file
              | gate | param | bytes | profiler | files | tolerance | ms | forks | input
-             | revision.
+             | revision | rates | slo.
 -type option() :: #{key := atom(), scope := scope(), type := type(), help := string(),
                     names := [string()],          % [] when the command line has none
                     arg => arg(),                 % the command line's reading
@@ -186,7 +186,15 @@ valid_type(path, V) -> is_list(V) orelse is_binary(V);
 valid_type(list, V) -> is_list(V);
 valid_type(string, V) -> is_list(V);
 valid_type(term, _V) -> true;
-valid_type({function, Arity}, V) -> is_function(V, Arity).
+valid_type({function, Arity}, V) -> is_function(V, Arity);
+valid_type({list_of, Type}, V) ->
+    is_list(V) andalso V =/= [] andalso lists:all(fun (E) -> valid_type(Type, E) end, V);
+valid_type(slo, V) ->
+    is_list(V) andalso V =/= [] andalso
+        lists:all(fun ({P, Ns}) -> is_number(P) andalso P > 0 andalso P =< 100 andalso
+                                       is_integer(Ns) andalso Ns > 0;
+                      (_) -> false
+                  end, V).
 
 %% @doc The highest value an integer option may take: `concurrency', `min', `step' and
 %% `max' stay 1000 processes below this node's process limit; `sample_duration' and
@@ -229,6 +237,7 @@ rules() ->
      {needs, max, [squeeze]},
      {needs, threshold, [squeeze]},
      {needs, arrival, [rate]},
+     {needs, slo, [rate]},
      {excludes, against, baselines},
      {excludes, against, save_baseline},
      {excludes, against, store},
@@ -415,11 +424,18 @@ benchmark() ->
        default => undefined,
        help => "bytes processed per iteration, an expression of the parameters (N * 8): adds "
                "bytes/s"},
-     #{key => rate, scope => run, names => ["--rate"], arg => count, metavar => "R",
-       type => {either, [{int, 1, rate}, {value, undefined}]}, default => undefined,
+     #{key => rate, scope => run, names => ["--rate"], arg => rates, metavar => "R",
+       type => {either, [{int, 1, rate}, {list_of, {int, 1, rate}}, {value, undefined}]},
+       default => undefined,
        help => "open load: start R calls a second (K, M suffixes) whether or not earlier ones "
                "returned; response times from each call's intended start, service times from "
-               "its actual start; -c caps the workers (default: as many as needed)"},
+               "its actual start; -c caps the workers (default: as many as needed). A ramp: "
+               "1k..64k (doubling) or 1k,5k,20k, each rate in turn"},
+     #{key => slo, scope => run, names => ["--slo"], arg => slo, metavar => "PCT=TIME",
+       type => {either, [slo, {value, undefined}]}, default => undefined,
+       help => "open load: the response times to hold, p99=5ms (p50, p99.9, ... ; ns, us, ms, "
+               "s; several with commas): the highest rate of a ramp that holds them is marked "
+               "(the knee), and the ramp stops after the first rate that does not"},
      #{key => arrival, scope => run, names => ["--arrival"], arg => choice, metavar => "HOW",
        type => {one_of, [even, poisson]}, default => even,
        help => "open load: calls evenly spaced, or arriving as a Poisson process"},

@@ -271,6 +271,81 @@ count(Text) ->
         _ -> error
     end.
 
+%% A rate (10k), a ramp of rates doubling from the first to at most the last (1k..64k),
+%% or a list (1k,5k,20k); `error' for anything else (0 and below included).
+-spec rates(string()) -> [integer()] | error.
+rates(Text) ->
+    Read = fun (T) -> case count(T) of
+                          N when is_integer(N), N > 0 -> N;
+                          _ -> error
+                      end
+           end,
+    case string:split(Text, "..") of
+        [From, To] ->
+            case {Read(From), Read(To)} of
+                {F, T} when is_integer(F), is_integer(T), F < T -> doubling(F, T);
+                _ -> error
+            end;
+        [_] ->
+            Rates = [Read(T) || T <- string:split(Text, ",", all)],
+            case lists:member(error, Rates) of
+                true -> error;
+                false -> Rates
+            end
+    end.
+
+doubling(From, To) when From > To -> [];
+doubling(From, To) -> [From | doubling(From * 2, To)].
+
+%% Response-time objectives, `p99=5ms,p50=1ms': [{99, 5000000}, {50, 1000000}]
+%% (percentiles, nanoseconds); `error' when one does not read.
+-spec slo(string()) -> [{number(), pos_integer()}] | error.
+slo(Text) ->
+    Items = [slo_item(string:split(I, "=")) || I <- string:split(Text, ",", all)],
+    case lists:member(error, Items) of
+        true -> error;
+        false -> Items
+    end.
+
+slo_item(["p" ++ Pct, Time]) ->
+    case {percentile(Pct), duration_ns(Time)} of
+        {P, Ns} when is_number(P), P > 0, P =< 100, is_integer(Ns), Ns > 0 -> {P, Ns};
+        _ -> error
+    end;
+slo_item(_) ->
+    error.
+
+%% p99 is 99, p999 99.9, p99.9 99.9, p50 50.
+percentile([_ | _] = Digits) ->
+    case lists:all(fun (C) -> C >= $0 andalso C =< $9 orelse C =:= $. end, Digits) of
+        false -> error;
+        true when hd(Digits) =:= $. -> error;
+        true ->
+            case lists:member($., Digits) of
+                true -> number(Digits);
+                false when length(Digits) > 2, hd(Digits) =:= $9 ->
+                    list_to_integer(Digits) / math:pow(10, length(Digits) - 2);
+                false -> list_to_integer(Digits)
+            end
+    end;
+percentile(_) ->
+    error.
+
+%% 5ms, 250us, 1s, 800ns: nanoseconds.
+duration_ns(Text) ->
+    {Num, Unit} = lists:splitwith(fun (C) -> C >= $0 andalso C =< $9 orelse C =:= $. end, Text),
+    Scale = case Unit of
+                "ns" -> 1;
+                "us" -> 1000;
+                "ms" -> 1000000;
+                "s" -> 1000000000;
+                _ -> error
+            end,
+    case {number(Num), Scale} of
+        {N, S} when is_number(N), is_integer(S) -> round(N * S);
+        _ -> error
+    end.
+
 -spec has_suite([string()]) -> boolean().
 has_suite(Args) ->
     lists:any(fun (A) -> A =:= "--suite" orelse lists:prefix("--suite=", A) end, Args).
@@ -547,6 +622,17 @@ value(files, Name, Text) ->
     case [F || F <- string:lexemes(Text, ","), F =/= ""] of
         [] -> usage({bad_value, Name, Text, files});
         Files -> Files
+    end;
+value(rates, Name, Text) ->
+    case rates(Text) of
+        error -> usage({bad_value, Name, Text, rates});
+        [Rate] -> Rate;
+        Rates -> Rates
+    end;
+value(slo, Name, Text) ->
+    case slo(Text) of
+        error -> usage({bad_value, Name, Text, slo});
+        Slo -> Slo
     end;
 value(tolerance, _Name, Text) ->
     number(Text);
@@ -865,6 +951,12 @@ bad_value(nodes, Name, Text) ->
     text("~ts: no node names in '~ts'", [Name, Text]);
 bad_value(files, Name, _Text) ->
     text("~ts needs at least one file", [Name]);
+bad_value(rates, Name, Text) ->
+    text("~ts: '~ts' is not a rate (500, 10k), a ramp (1k..64k, doubling) or a list of rates "
+         "(1k,5k,20k), each a positive integer", [Name, Text]);
+bad_value(slo, Name, Text) ->
+    text("~ts: '~ts' is not an objective such as p99=5ms (a percentile above 0 and at most "
+         "100, then a time in ns, us, ms or s; several with commas)", [Name, Text]);
 bad_value(tolerance, Name, Text) ->
     text("~ts needs a percentage (0 or more), got ~ts", [Name, Text]);
 bad_value(ms, Name, Text) ->

@@ -94,8 +94,13 @@
                          %% open load: calls started per second, on a schedule (each
                          %% runner in turn; `concurrency' caps the workers, which grow as
                          %% needed without it); result.rate holds what happened
-                         rate => pos_integer() | undefined,
+                         %% (a list: a ramp, each rate in turn)
+                         rate => pos_integer() | [pos_integer()] | undefined,
                          arrival => even | poisson,             % the schedule of `rate'
+                         %% response-time objectives of `rate', [{Percentile, Ns}]: a
+                         %% ramp marks the highest rate holding them and stops after
+                         %% the first that does not
+                         slo => [{number(), pos_integer()}] | undefined,
                          %% after the run, profile each runner: the report's `profile'
                          profile => erlperf_profile:tool() | undefined,
                          isolation => #{},                      % a peer node per code
@@ -312,8 +317,10 @@ explain({incompatible_options, forks, N, {samples, Samples}}) ->
 explain({incompatible_options, forks, N, What}) ->
     flat("~b forks cannot be combined with ~ts: ~ts", [N, forks_what(What), forks_why(What)]);
 explain({incompatible_options, rate, Rate, What}) ->
-    flat("rate (~b calls a second) cannot be combined with ~ts~ts",
-         [Rate, rate_what(What), erlperf_options:why(rate, rate_key(What))]);
+    flat("rate (~ts calls a second) cannot be combined with ~ts~ts",
+         [rates(Rate), rate_what(What), erlperf_options:why(rate, rate_key(What))]);
+explain({incompatible_options, slo, _Slo, no_rate}) ->
+    "slo needs rate: objectives are of an open load's response times";
 explain({incompatible_options, profile, Tool, nodes}) ->
     flat("profile (~ts) cannot be combined with nodes~ts", [Tool, erlperf_options:why(profile, nodes)]);
 explain({Tag, _, _} = Reason) when Tag =:= profiler_missing; Tag =:= profiler_busy;
@@ -481,6 +488,8 @@ pool(Opts, _Given) ->
 
 %% An open load runs each runner in turn for a fixed time, on this node (or an
 %% isolated one), with its own timing of every call.
+check_rate(#{rate := undefined, slo := Slo}, _Conc) when Slo =/= undefined ->
+    erlang:error({incompatible_options, slo, Slo, no_rate});
 check_rate(#{rate := undefined}, _Conc) ->
     ok;
 check_rate(#{rate := Rate} = Opts, Conc) ->
@@ -560,6 +569,9 @@ shape(#{result := #{values := Values}}, extended) ->
 
 forks_what(concurrency_estimation) -> "concurrency estimation";
 forks_what(What) -> atom_to_list(What).
+
+rates(Rates) when is_list(Rates) -> lists:join(", ", [integer_to_list(R) || R <- Rates]);
+rates(Rate) -> integer_to_list(Rate).
 
 rate_what(concurrency_estimation) -> "concurrency estimation";
 rate_what(sample_duration) -> "a timed sample";

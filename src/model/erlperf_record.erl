@@ -428,9 +428,22 @@ rate(#{rate := Rate}) ->
                              [[{<<Name/binary, "_us">>, us_summary(maps:get(K, Rate))},
                                {<<Name/binary, "_histogram">>, histogram(maps:get(K, Rate))}]
                               || K <- [service, response, lateness], Name <- [atom_to_binary(K)]])),
-    #{<<"rate">> => maps:merge(Plain, Times#{<<"arrival">> => atom_to_binary(maps:get(arrival, Rate)),
-                                            <<"duration_ms">> => maps:get(duration_ns, Rate) / 1.0e6})};
+    #{<<"rate">> => maps:merge(maps:merge(Plain, objectives(Rate)),
+                               Times#{<<"arrival">> => atom_to_binary(maps:get(arrival, Rate)),
+                                      <<"duration_ms">> => maps:get(duration_ns, Rate) / 1.0e6})};
 rate(_Result) ->
+    #{}.
+
+%% With `slo': the objectives (percentile, limit in microseconds), those missed (and the
+%% time measured, `null' when no call returned), whether the rate held them, and the
+%% highest rate of the ramp that did (`null': none).
+objectives(#{slo := Slo, missed := Missed, held := Held} = Rate) ->
+    #{<<"slo">> => [#{<<"percentile">> => P, <<"limit_us">> => Ns / 1000} || {P, Ns} <- Slo],
+      <<"missed">> => [#{<<"percentile">> => P, <<"limit_us">> => Ns / 1000,
+                         <<"response_us">> => case Got of undefined -> null; _ -> Got / 1000 end}
+                       || {P, Ns, Got} <- Missed],
+      <<"held">> => Held, <<"knee">> => null_if_undefined(maps:get(knee, Rate, undefined))};
+objectives(_Rate) ->
     #{}.
 
 %% A histogram's summary in microseconds (`null' figures when it is empty).

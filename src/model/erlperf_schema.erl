@@ -301,6 +301,7 @@ rate() ->
                         | [{required, K, {either, [number, null]}}
                            || K <- [<<"average">>, <<"min">>, <<"p50">>, <<"p90">>, <<"p99">>,
                                     <<"p999">>, <<"max">>]]]},
+    Objective = [{required, <<"percentile">>, number}, {required, <<"limit_us">>, number}],
     Histogram = {fields, [{required, <<"count">>, non_neg_int}, {required, <<"sum">>, non_neg_int},
                           {required, <<"min">>, {either, [non_neg_int, null]}},
                           {required, <<"max">>, {either, [non_neg_int, null]}},
@@ -311,6 +312,13 @@ rate() ->
                 {required, <<"behind">>, bool}
                 | [{required, K, non_neg_int} || K <- [<<"started">>, <<"completed">>, <<"late">>,
                                                         <<"skipped">>, <<"unfinished">>, <<"workers">>]]]
+                ++ [{together, [<<"slo">>, <<"missed">>, <<"held">>, <<"knee">>]},
+                    {optional, <<"slo">>, {list, {fields, Objective}}},
+                    {optional, <<"missed">>, {list, {fields, [{required, <<"response_us">>,
+                                                               {either, [number, null]}}
+                                                              | Objective]}}},
+                    {optional, <<"held">>, bool},
+                    {optional, <<"knee">>, {either, [pos_int, null]}}]
                 ++ lists:append([[{required, <<N/binary, "_us">>, Summary},
                                   {required, <<N/binary, "_histogram">>, Histogram}]
                                  || N <- [<<"service">>, <<"response">>, <<"lateness">>]])}}].

@@ -438,18 +438,54 @@ latency_cells(#{<<"latency_calls">> := Calls, <<"latency_us">> := #{<<"average">
 -spec rate_tables(view(), [run()]) -> unicode:chardata().
 rate_tables(#{names := Names} = View, Runs) ->
     Pacing = [{"Rate", 9}, {"Achieved", 10}, {"Workers", 8}, {"Late", 8}, {"Skipped", 8}],
-    PacingRows = [param_cells(R, Names) ++ pacing_cells(R) || R <- Runs],
-    Times = fun (Key) -> [param_cells(R, Names) ++ rate_time_cells(maps:get(Key, Rate))
-                          || #{<<"rate">> := Rate} = R <- Runs]
+    PacingRows = [param_cells(R, Names) ++ pacing_cells(R) ++ held_cell(R) || R <- Runs],
+    Held = [{"Held", 5} || lists:any(fun (#{<<"rate">> := Rate}) -> is_map_key(<<"held">>, Rate) end, Runs)],
+    Times = fun (Key) -> [param_cells(R, Names) ++ [erlperf_units:count(T)]
+                          ++ rate_time_cells(maps:get(Key, Rate))
+                          || #{<<"rate">> := #{<<"target">> := T} = Rate} = R <- Runs]
             end,
-    Columns = param_columns(Names) ++ [{"Calls", 8}, {"Average", 10}, {"Median", 10}, {"P90", 10},
-                                       {"P99", 10}, {"P99.9", 10}, {"Max", 10}],
-    [grid("Code", param_columns(Names) ++ Pacing, {Runs, PacingRows}, View),
+    Columns = param_columns(Names) ++ [{"Rate", 9}, {"Calls", 8}, {"Average", 10}, {"Median", 10},
+                                       {"P90", 10}, {"P99", 10}, {"P99.9", 10}, {"Max", 10}],
+    [grid("Code", param_columns(Names) ++ Pacing ++ Held, {Runs, PacingRows}, View),
      "\nResponse time, from each call's intended start\n",
      grid("Code", Columns, {Runs, Times(<<"response_us">>)}, View),
      "\nService time, from each call's actual start\n",
      grid("Code", Columns, {Runs, Times(<<"service_us">>)}, View),
-     [rate_notes(R) || R <- Runs]].
+     [rate_notes(R) || R <- Runs],
+     knee_lines(Runs)].
+
+held_cell(#{<<"rate">> := #{<<"held">> := true}}) -> ["yes"];
+held_cell(#{<<"rate">> := #{<<"held">> := false}}) -> ["no"];
+held_cell(_R) -> [].
+
+%% With objectives: per runner, the highest rate that held them, and the first that did
+%% not (which ended the ramp) with what it missed.
+knee_lines(Runs) ->
+    Labels = lists:usort([label(R) || #{<<"rate">> := #{<<"slo">> := _}} = R <- Runs]),
+    [knee_line(L, [R || R <- Runs, label(R) =:= L]) || L <- Labels].
+
+knee_line(Label, [#{<<"rate">> := #{<<"slo">> := Slo, <<"knee">> := Knee}} | _] = Runs) ->
+    Objectives = lists:join(", ", [[percentile_name(P), " =< ", erlperf_units:time(Us * 1000)]
+                                   || #{<<"percentile">> := P, <<"limit_us">> := Us} <- Slo]),
+    Held = case Knee of
+               null -> "held at no rate tried";
+               _ -> io_lib:format("held up to ~ts calls a second (the knee)", [erlperf_units:count(Knee)])
+           end,
+    Failed = [io_lib:format("; ~ts did not hold (~ts)", [erlperf_units:count(T), missed(Rate)])
+              || #{<<"rate">> := #{<<"held">> := false, <<"target">> := T} = Rate} <- Runs],
+    io_lib:format("~ts: ~ts ~ts~ts~n", [Label, Objectives, Held, Failed]).
+
+missed(#{<<"missed">> := [], <<"achieved">> := A, <<"skipped">> := S}) ->
+    io_lib:format("achieved ~ts a second, ~b skipped", [erlperf_units:count(A), S]);
+missed(#{<<"missed">> := Missed}) ->
+    lists:join(", ", [[percentile_name(P), " ", case Us of
+                                                    null -> "none returned";
+                                                    _ -> erlperf_units:time(Us * 1000)
+                                                end]
+                      || #{<<"percentile">> := P, <<"response_us">> := Us} <- Missed]).
+
+percentile_name(P) when P == round(P) -> "p" ++ integer_to_list(round(P));
+percentile_name(P) -> "p" ++ erlperf_units:number(P).
 
 pacing_cells(#{<<"rate">> := #{<<"target">> := Target, <<"achieved">> := Achieved,
                                <<"workers">> := Workers, <<"late">> := Late,

@@ -51,6 +51,8 @@
 %% each of a few rounds (a few milliseconds in all).
 -define(INTERPRETED_CALLS, 500).
 -define(INTERPRETED_ROUNDS, 5).
+%% An open load holds its rate when it achieved at least this many percent less.
+-define(HELD_PCT, 1).
 
 %%--------------------------------------------------------------------
 %% API
@@ -77,7 +79,8 @@ benchmark(CodeMaps, #{priority := Priority} = Opts, Conc) ->
 %% Strategies
 
 run(CodeMaps, #{rate := Rate} = Opts, undefined) when Rate =/= undefined ->
-    lists:append([with_jobs([C], fun ([Job]) -> paced(Job, Opts) end) || C <- CodeMaps]);
+    lists:append([with_jobs([C], fun ([Job]) -> ramp(Job, lists:flatten([Rate]), Opts, []) end)
+                  || C <- CodeMaps]);
 run(CodeMaps, #{compare := parallel} = Opts, undefined) ->
     with_jobs(CodeMaps, fun (Jobs) -> measure(Jobs, Opts) end);
 run(CodeMaps, #{compare := interleaved} = Opts, undefined) ->
@@ -96,8 +99,28 @@ measure(Jobs, #{concurrency := C} = Opts) ->
     Runs = erlperf_sampler:continuous(Jobs, Opts),
     after_run(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
 
-%% An open load: the report of a continuous run whose samples are the calls that
-%% returned in each, with the pool's size as its concurrency and `rate' in its result.
+%% Open load, one rate after another (a ramp); with `slo', the ramp stops after the
+%% first rate that does not hold it, and every report says which rate was the highest
+%% held (`knee', `undefined' when none was).
+ramp(_Job, [], #{slo := Slo}, Reports) when Slo =/= undefined ->
+    Knee = case [T || #{result := #{rate := #{target := T, held := true}}} <- Reports] of
+               [] -> undefined;
+               Held -> lists:max(Held)
+           end,
+    [R#{result => Result#{rate => Rate#{knee => Knee}}}
+     || #{result := #{rate := Rate} = Result} = R <- lists:reverse(Reports)];
+ramp(_Job, [], _Opts, Reports) ->
+    lists:reverse(Reports);
+ramp(Job, [Rate | Rates], Opts, Reports) ->
+    [Report] = paced(Job, Opts#{rate => Rate}),
+    case Report of
+        #{result := #{rate := #{held := false}}} -> ramp(Job, [], Opts, [Report | Reports]);
+        #{} -> ramp(Job, Rates, Opts, [Report | Reports])
+    end.
+
+%% An open load at one rate: the report of a continuous run whose samples are the calls
+%% that returned in each, with the pool's size as its concurrency and `rate' in its
+%% result; with `slo', whether the rate held it (`held', and the objectives missed).
 paced(Job, Opts) ->
     Pool = case maps:get(rate_pool, Opts, grow) of
                grow -> #{};
@@ -108,7 +131,18 @@ paced(Job, Opts) ->
     Counter = tl(lists:reverse(lists:foldl(fun (V, [Last | _] = Acc) -> [Last + V | Acc] end, [0], Values))),
     Run = #{values => Values, samples => Counter, time => Ns div 1000, overdue => 0, sleep => busy_wait},
     Report = report(Job, continuous, Workers, Run, Opts),
-    [Report#{result => (maps:get(result, Report))#{rate => maps:remove(values, Rate)}}].
+    Held = objectives(Rate, maps:get(slo, Opts, undefined)),
+    [Report#{result => (maps:get(result, Report))#{rate => maps:merge(maps:remove(values, Rate), Held)}}].
+
+%% A rate holds its objectives when every call due started (the rate achieved within
+%% ?HELD_PCT %, none skipped) and each response-time percentile is at most its limit.
+objectives(_Rate, undefined) ->
+    #{};
+objectives(#{target := Target, achieved := Achieved, skipped := Skipped, response := Response}, Slo) ->
+    Missed = [{P, Limit, Got} || {P, Limit} <- Slo, Got <- [erlperf_histogram:percentile(Response, P)],
+                                 Got =:= undefined orelse Got > Limit],
+    Kept = Achieved >= Target * (1 - ?HELD_PCT / 100) andalso Skipped =:= 0,
+    #{slo => Slo, missed => Missed, held => Kept andalso Missed =:= []}.
 
 interleave(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     Runs = erlperf_sampler:interleaved(Jobs, Opts),
