@@ -2,7 +2,7 @@
 REBAR ?= rebar3
 
 .PHONY: all compile escript run install uninstall test test-all test-otp browser eunit ct dialyzer xref \
-        check bench bench-calibration bench-suites bench-busy bench-httpd doc prereq-build prereq-test clean
+        check bench bench-calibration bench-suites bench-busy bench-httpd bench-rate doc prereq-build prereq-test clean
 
 all: escript
 
@@ -127,7 +127,7 @@ bench: escript
 	mkdir -p _build/bench
 	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/*.erl examples/httpd_load_gen.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
-	    -eval 'erlperf_bench:main(), erlperf_bench_calibration:main(), erlperf_bench_suites:main(), erlperf_bench_busy:main(), erlperf_bench_agents:main(), erlperf_bench_httpd:main(), halt(0).'
+	    -eval 'erlperf_bench:main(), erlperf_bench_calibration:main(), erlperf_bench_suites:main(), erlperf_bench_busy:main(), erlperf_bench_agents:main(), erlperf_bench_httpd:main(), erlperf_bench_rate:main(), halt(0).'
 
 # The calibration of intervals and verdicts alone (part of `make bench'; about 11 minutes).
 bench-calibration: compile
@@ -158,6 +158,13 @@ bench-httpd: escript
 	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_httpd.erl examples/httpd_load_gen.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
 	    -eval 'erlperf_bench_httpd:main(), halt(0).'
+
+# The open-load generator: the highest rate it holds within 1%, against the closed loop.
+bench-rate: compile
+	mkdir -p _build/bench
+	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_rate.erl
+	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
+	    -eval 'erlperf_bench_rate:main(), halt(0).'
 
 clean:
 	$(REBAR) clean

@@ -10,9 +10,9 @@
 
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
 -export([total_is_sum/0, basic_and_extended/0, remote_error/0, unreachable_node/0,
-         caller_gone/0, cluster_monitor/0]).
+         caller_gone/0, cluster_monitor/0, rate_split/0, rate_ramp/0]).
 -export([total_is_sum/1, basic_and_extended/1, remote_error/1, unreachable_node/1,
-         caller_gone/1, cluster_monitor/1]).
+         caller_gone/1, cluster_monitor/1, rate_split/1, rate_ramp/1]).
 
 %% Milliseconds to wait for a message from a benchmark or a monitor.
 -define(MSG_TIMEOUT_MS, 15000).
@@ -30,7 +30,7 @@ all() ->
 
 groups() ->
     [{cluster, [], [total_is_sum, basic_and_extended, remote_error, unreachable_node,
-                    caller_gone, cluster_monitor]}].
+                    caller_gone, cluster_monitor, rate_split, rate_ramp]}].
 
 init_per_suite(Config) ->
     case erlang:is_alive() of
@@ -84,6 +84,58 @@ total_is_sum(Config) when is_list(Config) ->
         ?assert(Average >= 0 andalso Average =< 1.1 * 3 * (1000 + 2), Average)
     after
         unregister(?MODULE),
+        stop_peers(Peers)
+    end.
+
+rate_split() ->
+    [{doc, "An open load of 2001 calls a second from two nodes: each starts its share (1001 "
+           "and 1000), the total holds the rate, and its histograms are the nodes' merged, so "
+           "that its percentiles are those of all the calls; a rate below the node count is "
+           "refused"}].
+rate_split(Config) when is_list(Config) ->
+    Peers = start_peers(2, ?FUNCTION_NAME, []),
+    Nodes = [N || {_, N} <- Peers],
+    try
+        [Total] = erlperf:benchmark(["rand:uniform()."], #{nodes => Nodes, rate => 2001, samples => 2,
+                                                           report => full}, undefined),
+        #{nodes := PerNode, result := #{rate := Rate}} = Total,
+        Shares = [maps:get(rate, R) || #{result := R} <- maps:values(PerNode)],
+        ?assertEqual([1000, 1001], lists:sort([T || #{target := T} <- Shares])),
+        #{target := 2001, started := Started, skipped := Skipped, achieved := Achieved} = Rate,
+        ?assertEqual(4002, Started + Skipped),
+        ?assert(Achieved >= 0.99 * 2001, Rate),
+        ?assertEqual(lists:sum([S || #{started := S} <- Shares]), Started),
+        [begin
+             Merged = lists:foldl(fun erlperf_histogram:merge/2, erlperf_histogram:empty(),
+                                  [maps:get(K, R) || R <- Shares]),
+             ?assertEqual(Merged, maps:get(K, Rate)),
+             ?assertEqual(erlperf_histogram:count(Merged), lists:sum([erlperf_histogram:count(maps:get(K, R))
+                                                                       || R <- Shares]))
+         end || K <- [service, response, lateness]],
+        ?assertMatch({error, {incompatible_options, rate, 1, {nodes, 2}}},
+                     try {ok, erlperf:run("ok.", #{nodes => Nodes, rate => 1})}
+                     catch error:Reason -> {error, Reason} end)
+    after
+        stop_peers(Peers)
+    end.
+
+rate_ramp() ->
+    [{doc, "A ramp from two nodes, each call sleeping 10 ms with one worker a node (200 calls "
+           "a second in all at most), objectives p99 =< 50 ms: judged on the total, the ramp "
+           "ends at the first rate that does not hold, the knee below it"}].
+rate_ramp(Config) when is_list(Config) ->
+    Peers = start_peers(2, ?FUNCTION_NAME, []),
+    Nodes = [N || {_, N} <- Peers],
+    try
+        Reports = erlperf:benchmark(["timer:sleep(10)."],
+                                    #{nodes => Nodes, rate => [50, 100, 400, 800], concurrency => 1,
+                                      samples => 1, slo => [{99, 50000000}], report => full},
+                                    undefined),
+        Rates = [R || #{result := #{rate := R}} <- Reports],
+        ?assertMatch([#{target := 50, held := true}, #{target := 100, held := true},
+                      #{target := 400, held := false}], Rates),
+        ?assertEqual([100], lists:usort([K || #{knee := K} <- Rates]))
+    after
         stop_peers(Peers)
     end.
 

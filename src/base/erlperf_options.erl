@@ -259,7 +259,6 @@ rules() ->
      {excludes, rate, loop, "an open load runs for a time, not a number of calls"},
      {excludes, rate, latency, "an open load times every call already"},
      {excludes, rate, cv, "an open load runs for a fixed time"},
-     {excludes, rate, nodes},
      {excludes, rate, forks, "an open load is one run of each runner, for a time"},
      {excludes, rate, {compare, interleaved}, "each runner takes the rate in turn"},
      {excludes, profile, nodes, "a profile is of one node's workers"},

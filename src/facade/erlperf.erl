@@ -495,7 +495,6 @@ check_rate(#{rate := undefined}, _Conc) ->
 check_rate(#{rate := Rate} = Opts, Conc) ->
     Conflicts = [{concurrency_estimation, Conc =/= undefined},
                  {sample_duration, is_tuple(maps:get(sample_duration, Opts))},
-                 {nodes, is_map_key(nodes, Opts)},
                  {latency, maps:get(latency, Opts)},
                  {cv, maps:get(cv, Opts) =/= undefined},
                  {{compare, interleaved}, maps:get(compare, Opts) =:= interleaved},
@@ -573,6 +572,7 @@ forks_what(What) -> atom_to_list(What).
 rates(Rates) when is_list(Rates) -> lists:join(", ", [integer_to_list(R) || R <- Rates]);
 rates(Rate) -> integer_to_list(Rate).
 
+rate_what({nodes, N}) -> io_lib:format("~b nodes (each node takes a share of at least one call a second)", [N]);
 rate_what(concurrency_estimation) -> "concurrency estimation";
 rate_what(sample_duration) -> "a timed sample";
 rate_what({compare, interleaved}) -> "compare interleaved";
@@ -580,6 +580,7 @@ rate_what(What) -> atom_to_list(What).
 
 rate_key(concurrency_estimation) -> squeeze;
 rate_key(sample_duration) -> loop;
+rate_key({nodes, _}) -> nodes;
 rate_key(What) -> What.
 
 forks_why(concurrency_estimation) -> "each step is one run";

@@ -13,6 +13,9 @@
 %%% </ul>
 %%% Every node runs {@link erlperf_local:benchmark/3}; all start together (one
 %%% `erpc:multicall/5'), so that the nodes load the system under test at the same time.
+%%% An open load (`rate') is split among the nodes, rate by rate of a ramp: each node
+%%% starts its share of the calls, and the total adds their calls up and merges their
+%%% histograms; the ramp's objectives are judged on the total.
 %%% Codes run at the same time on each node (`compare => parallel', the default), or one
 %%% after another. The result is a full total report per code, with `nodes => #{Node =>
 %%% Report}' holding each node's own; the facade shapes it as `report' asks. In timed mode the
@@ -52,10 +55,16 @@
                 erlperf:concurrency_options() | undefined) -> [erlperf:report()].
 benchmark(Nodes, Codes, RunOptions, ConcurrencyOptions) when is_list(Nodes), Nodes =/= [] ->
     Unique = lists:usort(Nodes),
+    Options = maps:filter(fun (_K, V) -> not is_function(V) end, RunOptions),
+    ok = check_rate(Unique, Options),
     ok = connect(Unique),
     ok = ensure_loaded(Unique -- [node()], erlperf_isolation:object_code([?MODULE])),
-    Options = maps:filter(fun (_K, V) -> not is_function(V) end, RunOptions),
     case {maps:get(compare, Options, parallel), ConcurrencyOptions} of
+        {_, undefined} when is_map_key(rate, Options), map_get(rate, Options) =/= undefined ->
+            Rates = lists:flatten([maps:get(rate, Options)]),
+            lists:append([erlperf_local:ramp(fun (Rate) -> hd(totals(run_split(Unique, Code, Options, Rate))) end,
+                                             Rates, Options)
+                           || Code <- Codes]);
         {Together, undefined} when Together =:= parallel; Together =:= interleaved ->
             totals(run(Unique, [Codes, Options, ConcurrencyOptions]));
         _ ->
@@ -116,6 +125,37 @@ ensure_loaded_on(Node, {Module, Binary, FileName}) ->
             end
     end.
 
+%% At a rate, every node takes a share of at least one call a second.
+check_rate(Nodes, #{rate := Rate}) when Rate =/= undefined ->
+    case lists:min(lists:flatten([Rate])) >= length(Nodes) of
+        true -> ok;
+        false -> erlang:error({incompatible_options, rate, Rate, {nodes, length(Nodes)}})
+    end;
+check_rate(_Nodes, _Options) ->
+    ok.
+
+%% One rate of an open load, split among the nodes (the first ones take the remainder,
+%% a call a second each), started on all together; returns [{Node, [FullReport]}].
+run_split(Nodes, Code, Options, Rate) ->
+    Count = length(Nodes),
+    Shares = [Rate div Count + case I =< Rate rem Count of true -> 1; false -> 0 end
+              || I <- lists:seq(1, Count)],
+    Requests = [{Node, erpc:send_request(Node, ?MODULE, remote,
+                                         [self(), [[Code], Options#{rate => Share, slo => undefined},
+                                                   undefined]])}
+                || {Node, Share} <- lists:zip(Nodes, Shares)],
+    [{Node, reply(Node, response(Request))} || {Node, Request} <- Requests].
+
+%% erpc:receive_response/2's outcome as erpc:multicall/5 gives it.
+response(Request) ->
+    try {ok, erpc:receive_response(Request, ?RUN_TIMEOUT)}
+    catch
+        error:{exception, Reason, Stack} -> {error, {exception, Reason, Stack}};
+        exit:{exception, Reason} -> {exit, {exception, Reason}};
+        throw:Value -> {throw, Value};
+        error:{erpc, Reason} -> {error, {erpc, Reason}}
+    end.
+
 %% Starts the benchmark on all nodes together; returns [{Node, [FullReport]}].
 run(Nodes, Args) ->
     Replies = erpc:multicall(Nodes, ?MODULE, remote, [self(), Args], ?RUN_TIMEOUT),
@@ -139,7 +179,7 @@ total([{_, First} | _] = Reports) ->
     Concurrency = lists:sum([C || {_, #{concurrency := C}} <- Reports]),
     Total = maps:remove(history, First#{
         concurrency => Concurrency,
-        result => total_result(First, Concurrency, Results),
+        result => maps:merge(total_result(First, Concurrency, Results), total_rate(Results)),
         sleep => sleep_mode(Reports),
         warnings => lists:usort(lists:append([W || {_, #{warnings := W}} <- Reports])),
         nodes => maps:from_list(Reports)}),
@@ -168,6 +208,26 @@ total_result(#{mode := Mode} = First, Concurrency, Results) ->
            overdue => lists:sum([O || #{overdue := O} <- Results]),
            qps => erlperf_local:qps(stat_mode(Mode), Average, sample_duration(First)),
            iteration_time => iteration_time(First, Concurrency, Average, Results)}.
+
+%% At a rate: the nodes' calls added up, their histograms merged (exactly: every call
+%% in the bucket it was recorded in), the longest run's duration.
+total_rate(Results) ->
+    case [Rate || #{rate := Rate} <- Results] of
+        [] ->
+            #{};
+        [First | _] = Rates ->
+            Sum = fun (K) -> lists:sum([maps:get(K, R) || R <- Rates]) end,
+            Merged = fun (K) -> lists:foldl(fun erlperf_histogram:merge/2, erlperf_histogram:empty(),
+                                            [maps:get(K, R) || R <- Rates])
+                     end,
+            #{rate => (maps:from_list([{K, Sum(K)} || K <- [target, achieved, started, completed, late,
+                                                             skipped, unfinished, workers]]))#{
+                          arrival => maps:get(arrival, First),
+                          behind => lists:any(fun (#{behind := B}) -> B end, Rates),
+                          duration_ns => lists:max([D || #{duration_ns := D} <- Rates]),
+                          service => Merged(service), response => Merged(response),
+                          lateness => Merged(lateness)}}
+    end.
 
 sample_duration(#{run_options := #{sample_duration := Duration}}) -> Duration.
 

@@ -40,6 +40,9 @@
 %% Internal exports: erlperf_cluster computes the totals of several nodes the same way,
 %% erlperf_forks the statistics of several forks.
 -export([statistics/2, qps/3, result/4]).
+%% Internal export: an open load's ramp, whatever runs each rate (erlperf_cluster's
+%% nodes together, or this node).
+-export([ramp/3]).
 
 -type report() :: erlperf:report().
 
@@ -79,7 +82,9 @@ benchmark(CodeMaps, #{priority := Priority} = Opts, Conc) ->
 %% Strategies
 
 run(CodeMaps, #{rate := Rate} = Opts, undefined) when Rate =/= undefined ->
-    lists:append([with_jobs([C], fun ([Job]) -> ramp(Job, lists:flatten([Rate]), Opts, []) end)
+    lists:append([with_jobs([C], fun ([Job]) -> ramp(fun (R) -> paced(Job, Opts#{rate => R}) end,
+                                                     lists:flatten([Rate]), Opts)
+                                 end)
                   || C <- CodeMaps]);
 run(CodeMaps, #{compare := parallel} = Opts, undefined) ->
     with_jobs(CodeMaps, fun (Jobs) -> measure(Jobs, Opts) end);
@@ -99,28 +104,34 @@ measure(Jobs, #{concurrency := C} = Opts) ->
     Runs = erlperf_sampler:continuous(Jobs, Opts),
     after_run(Jobs, [report(Job, continuous, C, Run, Opts) || {Job, Run} <- lists:zip(Jobs, Runs)], Opts).
 
-%% Open load, one rate after another (a ramp); with `slo', the ramp stops after the
-%% first rate that does not hold it, and every report says which rate was the highest
-%% held (`knee', `undefined' when none was).
-ramp(_Job, [], #{slo := Slo}, Reports) when Slo =/= undefined ->
+%% Open load, one rate after another (a ramp): `RunRate' makes the report of one rate.
+%% With `slo', each report says whether its rate held the objectives (`held', and those
+%% `missed'), the ramp stops after the first rate that did not, and every report names
+%% the highest rate held (`knee', `undefined' when none was).
+-spec ramp(fun((pos_integer()) -> report()), [pos_integer()], erlperf:run_options()) -> [report()].
+ramp(RunRate, Rates, Opts) ->
+    ramp(RunRate, Rates, maps:get(slo, Opts, undefined), []).
+
+ramp(_RunRate, [], undefined, Reports) ->
+    lists:reverse(Reports);
+ramp(_RunRate, [], _Slo, Reports) ->
     Knee = case [T || #{result := #{rate := #{target := T, held := true}}} <- Reports] of
                [] -> undefined;
                Held -> lists:max(Held)
            end,
     [R#{result => Result#{rate => Rate#{knee => Knee}}}
      || #{result := #{rate := Rate} = Result} = R <- lists:reverse(Reports)];
-ramp(_Job, [], _Opts, Reports) ->
-    lists:reverse(Reports);
-ramp(Job, [Rate | Rates], Opts, Reports) ->
-    [Report] = paced(Job, Opts#{rate => Rate}),
-    case Report of
-        #{result := #{rate := #{held := false}}} -> ramp(Job, [], Opts, [Report | Reports]);
-        #{} -> ramp(Job, Rates, Opts, [Report | Reports])
+ramp(RunRate, [Rate | Rates], Slo, Reports) ->
+    #{result := #{rate := Figures} = Result} = Report = RunRate(Rate),
+    Judged = Report#{result => Result#{rate => maps:merge(Figures, objectives(Figures, Slo))}},
+    case Judged of
+        #{result := #{rate := #{held := false}}} -> ramp(RunRate, [], Slo, [Judged | Reports]);
+        #{} -> ramp(RunRate, Rates, Slo, [Judged | Reports])
     end.
 
 %% An open load at one rate: the report of a continuous run whose samples are the calls
 %% that returned in each, with the pool's size as its concurrency and `rate' in its
-%% result; with `slo', whether the rate held it (`held', and the objectives missed).
+%% result.
 paced(Job, Opts) ->
     Pool = case maps:get(rate_pool, Opts, grow) of
                grow -> #{};
@@ -131,8 +142,7 @@ paced(Job, Opts) ->
     Counter = tl(lists:reverse(lists:foldl(fun (V, [Last | _] = Acc) -> [Last + V | Acc] end, [0], Values))),
     Run = #{values => Values, samples => Counter, time => Ns div 1000, overdue => 0, sleep => busy_wait},
     Report = report(Job, continuous, Workers, Run, Opts),
-    Held = objectives(Rate, maps:get(slo, Opts, undefined)),
-    [Report#{result => (maps:get(result, Report))#{rate => maps:merge(maps:remove(values, Rate), Held)}}].
+    Report#{result => (maps:get(result, Report))#{rate => maps:remove(values, Rate)}}.
 
 %% A rate holds its objectives when every call due started (the rate achieved within
 %% ?HELD_PCT %, none skipped) and each response-time percentile is at most its limit.
