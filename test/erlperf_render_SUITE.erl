@@ -6,7 +6,7 @@
 -include_lib("stdlib/include/assert.hrl").
 
 -export([suite/0, all/0, init_per_suite/1, end_per_suite/1]).
--export([bench_page/0, bench_page/1, sweep_page/0, sweep_page/1, baseline_page/0, baseline_page/1,
+-export([bench_page/0, bench_page/1, rate_page/0, rate_page/1, sweep_page/0, sweep_page/1, baseline_page/0, baseline_page/1,
          perf_pages/0, perf_pages/1, hostile_text/0, hostile_text/1, render_cli/0, render_cli/1,
          html_output/0, html_output/1]).
 
@@ -17,7 +17,8 @@ suite() ->
     [{timetrap, {minutes, 5}}].
 
 all() ->
-    [bench_page, sweep_page, baseline_page, perf_pages, hostile_text, render_cli, html_output].
+    [bench_page, sweep_page, baseline_page, perf_pages, hostile_text, render_cli, html_output,
+     rate_page].
 
 init_per_suite(Config) ->
     Browser = case erlperf_browser:find() of
@@ -46,6 +47,33 @@ bench_page(Config) ->
                            binary:match(Svg, <<"<title>Throughput">>) =/= nomatch],
     ?assertEqual(length(Runs), count(Throughput, <<"<rect class=\"bar ">>)),
     browse(Config, Html, "bench").
+
+rate_page() ->
+    [{doc, "--html on a ramp with objectives (sleeps of 10 ms, two workers: 200 calls a second "
+           "at most): the open-load chart has a point per rate tried for each percentile and "
+           "the knee marked at the highest rate held; in a real browser the page loads cleanly "
+           "and its DOM holds the chart and the marker"}].
+rate_page(Config) ->
+    {Html, Json} = files(Config, "rate"),
+    {0, _} = erlperf_test_lib:escript(["timer:sleep(10).", "--rate", "50..800", "-c", "2", "--slo", "p99=50ms",
+                                       "-s", "1", "--html", Html, "-o", Json], []),
+    Page = read(Html),
+    #{<<"runs">> := Runs} = record(Json),
+    Knee = hd([K || #{<<"rate">> := #{<<"knee">> := K}} <- Runs]),
+    ?assert(is_integer(Knee), Runs),
+    [Chart] = [Svg || Svg <- binary:split(Page, <<"<svg">>, [global]),
+                      binary:match(Svg, <<"<title>Response time against rate">>) =/= nomatch],
+    ?assert(lists:member(length(Runs), series_counts(Chart, <<"p99">>)), series_counts(Chart, <<"p99">>)),
+    Marker = iolist_to_binary(["knee ", erlperf_svg:format_number(Knee), "/s"]),
+    ?assertNotEqual(nomatch, binary:match(Chart, Marker)),
+    browse(Config, Html, "rate"),
+    case ?config(browser, Config) of
+        {none, _} -> ok;
+        Chromium ->
+            Dom = erlperf_browser:dom(Chromium, Html),
+            ?assertNotEqual(nomatch, binary:match(Dom, <<"Open load">>)),
+            ?assertNotEqual(nomatch, binary:match(Dom, Marker))
+    end.
 
 sweep_page() ->
     [{doc, "A sweep's page: throughput against N with one point per value, the best point marked"}].

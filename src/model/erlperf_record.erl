@@ -603,6 +603,9 @@ options(Options) ->
     maps:fold(fun (_K, V, Acc) when is_function(V) -> Acc;
                   (params, Params, Acc) -> Acc#{?PARAMS => params(Params)};
                   (bytes, Bytes, Acc) -> Acc#{<<"bytes">> => bytes(Bytes)};
+                  (slo, [_ | _] = Slo, Acc) ->
+                      Acc#{<<"slo">> => [#{<<"percentile">> => P, <<"limit_us">> => Ns / 1000}
+                                         || {P, Ns} <- Slo]};
                   (K, V, Acc) -> Acc#{atom_to_binary(K) => option(V)}
               end, #{}, Options).
 

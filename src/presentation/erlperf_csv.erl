@@ -14,7 +14,7 @@
 -module(erlperf_csv).
 
 %% API: called by the command line.
--export([format/1, columns/0, latency_columns/0]).
+-export([format/1, columns/0, latency_columns/0, rate_columns/0]).
 %% API: erlperf_trend writes the history's table with it.
 -export([table/2]).
 
@@ -30,6 +30,16 @@
                           {latency_max_us, <<"max">>}, {latency_average_us, <<"average">>},
                           {latency_stddev_us, <<"stddev">>}]).
 
+%% The open-load columns, and where each is read: a field of the run's `rate', or a
+%% figure of one of its summaries (microseconds).
+-define(RATE_FIGURES,
+        [{rate_target, <<"target">>}, {rate_achieved, <<"achieved">>}, {rate_started, <<"started">>},
+         {rate_late, <<"late">>}, {rate_skipped, <<"skipped">>}, {rate_unfinished, <<"unfinished">>},
+         {rate_workers, <<"workers">>}, {rate_held, <<"held">>}, {rate_knee, <<"knee">>}]
+        ++ [{list_to_atom(binary_to_list(<<S/binary, "_", F/binary, "_us">>)), {<<S/binary, "_us">>, F}}
+            || S <- [<<"response">>, <<"service">>],
+               F <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>, <<"average">>]]).
+
 %%--------------------------------------------------------------------
 %% API
 
@@ -38,7 +48,8 @@
 format(#{?RUNS := Runs} = Record) ->
     Latency = [C || lists:any(fun (Run) -> is_map_key(<<"latency_calls">>, Run) end, Runs),
                     C <- latency_columns()],
-    Columns = record_columns(Record) ++ Latency,
+    Rate = [C || lists:any(fun (Run) -> is_map_key(<<"rate">>, Run) end, Runs), C <- rate_columns()],
+    Columns = record_columns(Record) ++ Latency ++ Rate,
     [line([header(C) || C <- Columns]) | [line([cell(column(C, Run)) || C <- Columns]) || Run <- Runs]].
 
 %% @doc A CSV table: a header line, then a line per row; each cell `null', a boolean, a
@@ -52,6 +63,12 @@ table(Header, Rows) ->
 -spec latency_columns() -> [atom()].
 latency_columns() ->
     [latency_calls | [C || {C, _} <- ?LATENCY_FIGURES]].
+
+%% @doc The open-load columns, after the others when any run was at a rate (`--rate'):
+%% the pacing figures, then the response and service times in microseconds.
+-spec rate_columns() -> [atom()].
+rate_columns() ->
+    [C || {C, _} <- ?RATE_FIGURES].
 
 %% @doc The columns, in order: one per figure of a run (`doc/formats.md').
 -spec columns() -> [atom()].
@@ -86,10 +103,15 @@ column(ci95_pct_lo, Run) -> bound(1, comparison(<<"ci95_pct">>, Run));
 column(ci95_pct_hi, Run) -> bound(2, comparison(<<"ci95_pct">>, Run));
 column(significant, Run) -> comparison(<<"significant">>, Run);
 column(Key, Run) ->
-    case lists:keyfind(Key, 1, ?LATENCY_FIGURES) of
-        {_, Figure} -> latency(Figure, maps:get(<<"latency_us">>, Run, null));
-        false -> maps:get(atom_to_binary(Key), Run, null)
+    case {lists:keyfind(Key, 1, ?LATENCY_FIGURES), lists:keyfind(Key, 1, ?RATE_FIGURES)} of
+        {{_, Figure}, _} -> latency(Figure, maps:get(<<"latency_us">>, Run, null));
+        {false, {_, Where}} -> rate(Where, maps:get(<<"rate">>, Run, null));
+        {false, false} -> maps:get(atom_to_binary(Key), Run, null)
     end.
+
+rate(_Where, null) -> null;
+rate({Summary, Figure}, Rate) -> maps:get(Figure, maps:get(Summary, Rate));
+rate(Field, Rate) -> maps:get(Field, Rate, null).
 
 latency(Figure, #{} = Figures) -> maps:get(Figure, Figures);
 latency(_Figure, null) -> null.

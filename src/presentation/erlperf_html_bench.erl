@@ -54,6 +54,7 @@ render(#{?RUNS := Runs} = Record) when is_list(Runs) ->
                        throughput(Named),
                        samples(Record, Named),
                        latency(Named),
+                       open_load(Named),
                        memory(Named),
                        host(Named),
                        sweep(Named, Names),
@@ -155,6 +156,45 @@ latency(Named) ->
                                                  y_label => <<"latency, microseconds">>,
                                                  x_scale => linear, x_format => XFormat}),
                 Table]).
+
+%% Open load: per runner, a chart of the response-time percentiles against the rate
+%% offered (each rate of a ramp), the knee marked when objectives were given, and a
+%% table of every rate: what was achieved, late and skipped, and the times.
+open_load(Named) ->
+    Runs = [{Label, Run} || {_, #{?LABEL := Label, <<"rate">> := _} = Run} <- Named],
+    Labels = lists:usort([L || {L, _} <- Runs]),
+    Charts = [rate_chart(L, [R || {L1, R} <- Runs, L1 =:= L]) || L <- Labels],
+    Table = erlperf_html:table(
+              [<<"Runner">>, <<"rate">>, <<"achieved">>, <<"late">>, <<"skipped">>, <<"held">>]
+              ++ [<<"response ", T/binary>> || {_, T} <- ?PERCENTILES] ++ [<<"service p50">>, <<"service p99">>],
+              [[Label, T, round(A), L, S, held_text(Rate)]
+               ++ [us(maps:get(K, Response, null)) || {K, _} <- ?PERCENTILES]
+               ++ [us(maps:get(K, Service, null)) || K <- [<<"p50">>, <<"p99">>]]
+               || {Label, #{<<"rate">> := #{<<"target">> := T, <<"achieved">> := A, <<"late">> := L,
+                                            <<"skipped">> := S, <<"response_us">> := Response,
+                                            <<"service_us">> := Service} = Rate}} <- Runs]),
+    section_if(Runs =/= [], <<"Open load">>,
+               [Charts, Table,
+                <<"<p class=\"note\">Response time: from the moment each call was due (the "
+                  "schedule's), so the wait behind slow calls counts; service time: from its "
+                  "actual start.</p>\n">>]).
+
+rate_chart(Label, Runs) ->
+    Series = [#{name => Text,
+                points => [{T, V} || #{<<"rate">> := #{<<"target">> := T, <<"response_us">> := Us}} <- Runs,
+                                     V <- [maps:get(K, Us, null)], is_number(V)]}
+              || {K, Text} <- ?PERCENTILES, K =/= <<"max">>],
+    Knee = [#{x => K, label => [<<"knee ">>, erlperf_svg:format_number(K), <<"/s">>], class => <<"faster">>}
+            || #{<<"rate">> := #{<<"knee">> := K}} <- [hd(Runs)], is_number(K)],
+    erlperf_svg:line_chart(Series, #{title => [<<"Response time against rate: ">>, Label],
+                                     x_label => <<"calls per second offered">>,
+                                     y_label => <<"response time">>,
+                                     y_format => fun (Us) -> erlperf_units:time(Us * 1000) end,
+                                     x_markers => Knee}).
+
+held_text(#{<<"held">> := true}) -> <<"yes">>;
+held_text(#{<<"held">> := false}) -> <<"no">>;
+held_text(_Rate) -> <<"-">>.
 
 calls(Name, Named) ->
     {Name, Run} = lists:keyfind(Name, 1, Named),

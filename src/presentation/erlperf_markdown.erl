@@ -30,6 +30,8 @@
 
 %% @doc The Markdown table of a record.
 -spec format(erlperf_record:results()) -> unicode:chardata().
+format(#{?RUNS := [#{<<"rate">> := _} | _] = Runs}) ->
+    rate_table(Runs);
 format(#{?RUNS := Runs} = Record) ->
     Sweep = is_map_key(?PARAMS, maps:get(?OPTIONS, Record, #{})),
     Names = erlperf_record:param_names(Record),
@@ -61,6 +63,28 @@ baselines(Runs, Names) ->
 
 %%--------------------------------------------------------------------
 %% Internal functions
+
+%% At a rate: a row per runner and rate, the pacing, then the response-time percentiles
+%% (from each call's intended start) and the service-time median and p99 (from its
+%% actual start); `Held' when objectives were given.
+rate_table(Runs) ->
+    Held = lists:any(fun (#{<<"rate">> := R}) -> is_map_key(<<"held">>, R) end, Runs),
+    Header = ["Code", "Rate", "Achieved", "Late", "Skipped", "Response p50", "p90", "p99", "p99.9",
+              "max", "Service p50", "Service p99"] ++ ["Held" || Held],
+    Align = ["---" | lists:duplicate(length(Header) - 1 - length(["" || Held]), "---:")] ++ [":---:" || Held],
+    Rows = [[code(Label), erlperf_units:count(T), erlperf_units:count(A), integer_to_list(L),
+             integer_to_list(S)]
+            ++ [us(maps:get(K, Response)) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]]
+            ++ [us(maps:get(K, Service)) || K <- [<<"p50">>, <<"p99">>]]
+            ++ [case maps:get(<<"held">>, Rate, null) of true -> "yes"; false -> "no"; null -> "-" end
+                || Held]
+            || #{?LABEL := Label, <<"rate">> := #{<<"target">> := T, <<"achieved">> := A, <<"late">> := L,
+                                                   <<"skipped">> := S, <<"response_us">> := Response,
+                                                   <<"service_us">> := Service} = Rate} <- Runs],
+    table(Header, Align, Rows).
+
+us(null) -> "-";
+us(Us) -> erlperf_units:time(Us * 1000).
 
 cells(#{?LABEL := Label, ?CONCURRENCY := C} = Run,
       #{names := Names, bytes := Bytes, latency := Latency, sweep := Sweep}, Runs) ->
