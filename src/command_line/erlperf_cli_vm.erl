@@ -33,6 +33,8 @@
 -export([preload/0, add_paths/1, distribution/1, log_to_stderr/0, format_error/1]).
 %% API: the exit status when standard output closes (erlperf_cli documents it).
 -export([closed_output_status/0]).
+%% Internal export: the watcher of standard output, spawned by log_to_stderr/0.
+-export([watch_user/1]).
 
 -export_type([reason/0]).
 
@@ -158,15 +160,19 @@ watch_output() ->
         undefined ->
             ok;
         User ->
-            _ = spawn_opt(fun () ->
-                                  Ref = erlang:monitor(process, User),
-                                  receive
-                                      {'DOWN', Ref, process, User, _} ->
-                                          _ = logger:set_primary_config(level, none),
-                                          erlang:halt(?CLOSED_OUTPUT_STATUS, [{flush, false}])
-                                  end
-                          end, [{priority, max}]),
+            _ = spawn_opt(?MODULE, watch_user, [User], [{priority, max}]),
             ok
+    end.
+
+%% @private
+%% The watcher of standard output's process: halts when it ends.
+-spec watch_user(pid()) -> no_return().
+watch_user(User) ->
+    Ref = erlang:monitor(process, User),
+    receive
+        {'DOWN', Ref, process, User, _} ->
+            _ = logger:set_primary_config(level, none),
+            erlang:halt(?CLOSED_OUTPUT_STATUS, [{flush, false}])
     end.
 
 -spec closed_output_report(logger:log_event(), term()) -> logger:filter_return().

@@ -137,9 +137,12 @@
 run(#{pid := Job}, Opts) ->
     %% the pacer is a process of its own, at normal priority (when it polls, it yields
     %% to the system under test); messages of workers that come back after it are lost
-    {Pid, Ref} = spawn_monitor(fun () -> exit({paced, pace_job(Job, Opts)}) end),
+    Caller = self(),
+    {Pid, Ref} = spawn_monitor(fun () -> Caller ! {self(), paced, pace_job(Job, Opts)} end),
     receive
-        {'DOWN', Ref, process, Pid, {paced, Result}} -> Result;
+        {Pid, paced, Result} ->
+            erlang:demonitor(Ref, [flush]),
+            Result;
         {'DOWN', Ref, process, Pid, {{crashed, _, _} = Crash, _Stack}} -> erlang:error(Crash);
         {'DOWN', Ref, process, Pid, {{job_stopped, _} = Stopped, _Stack}} -> erlang:error(Stopped);
         {'DOWN', Ref, process, Pid, Reason} -> erlang:error({pacer_failed, Reason})
