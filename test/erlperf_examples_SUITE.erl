@@ -14,14 +14,14 @@
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1, end_per_testcase/2]).
 -export([compile_clean/0, httpd_serves/0, port_pool_echoes/0, invariants_checked/0,
          invariant_ops/0, invariant_config/0, agent_stops_with_controller/0,
-         flow_httpd/0, flow_port_pool/0, flow_invariants/0]).
+         flow_httpd/0, flow_port_pool/0, flow_invariants/0, rate_by_hand/0, flow_rate/0]).
 -export([compile_clean/1, httpd_serves/1, port_pool_echoes/1, invariants_checked/1,
          invariant_ops/1, invariant_config/1, agent_stops_with_controller/1,
-         flow_httpd/1, flow_port_pool/1, flow_invariants/1]).
+         flow_httpd/1, flow_port_pool/1, flow_invariants/1, rate_by_hand/1, flow_rate/1]).
 
 %% The examples, compiled by the suite.
 -define(EXAMPLES, [httpd_load_gen, port_pool_load_gen, invariants_load_gen,
-                   invariant_checker_agent]).
+                   invariant_checker_agent, rate_load_gen]).
 %% The warnings the project compiles with (rebar.config), for the examples too.
 -define(WARNINGS, [warn_missing_spec, warn_untyped_record, warn_export_vars,
                    warn_shadow_vars, warn_unused_import]).
@@ -41,9 +41,9 @@ all() ->
 
 groups() ->
     [{by_hand, [], [compile_clean, httpd_serves, port_pool_echoes, invariants_checked,
-                    invariant_ops, invariant_config, agent_stops_with_controller]},
+                    invariant_ops, invariant_config, agent_stops_with_controller, rate_by_hand]},
      %% the examples as a user runs them: erlperf_perf_test:run/2 on the source file
-     {flow, [], [flow_httpd, flow_port_pool, flow_invariants]}].
+     {flow, [], [flow_httpd, flow_port_pool, flow_invariants, flow_rate]}].
 
 init_per_suite(Config) ->
     Sources = [{M, filename:join([root(), "examples", atom_to_list(M) ++ ".erl"])}
@@ -339,6 +339,51 @@ flow_invariants(Config) when is_list(Config) ->
               ?assertEqual({[], []}, {Violated, Failed}),
               ?assertEqual(4, length(Invariants))
       end, Runs).
+
+rate_by_hand() ->
+    [{doc, "rate_load_gen: an open load of 500 calls a second of the test node's counter for "
+           "about a second: every call served, the figures (response and service times) in "
+           "what stop_load/1 returns; the counter counted them; a bad rate is refused"}].
+rate_by_hand(Config) when is_list(Config) ->
+    M = rate_load_gen,
+    ?assertEqual({rate, [500, 1000, 2000]}, M:get_test_sizes()),
+    {run_started, [Node]} = M:setup_run(500),
+    try
+        {load_started, Run} = M:start_load([Node], 500),
+        ?assert(erlperf_test_lib:wait_for(fun () -> served(Node) >= 400 end, ?WAIT_MS)),
+        {load_stopped, #{erlperf_rate := Rate}} = M:stop_load(Run),
+        #{target := 500, started := Started, completed := Completed, response := Response,
+          service := Service} = Rate,
+        ?assertEqual(Started, Completed),
+        ?assertEqual(Completed, erlperf_histogram:count(Response)),
+        ?assertEqual(Completed, erlperf_histogram:count(Service)),
+        ?assertEqual(Completed, served(Node)),
+        ?assertError({invalid_option, rate, 0}, erlperf_perf_rate:start("ok.", #{rate => 0}))
+    after
+        M:teardown_run([Node])
+    end.
+
+flow_rate() ->
+    [{doc, "./erlperf --perf-test examples/rate_load_gen.erl, through the API: every run has "
+           "its open load's figures (the rate asked for is the size), and the p99 requirement "
+           "is evaluated against the response time measured"}].
+flow_rate(Config) when is_list(Config) ->
+    Dir = filename:join(?config(priv_dir, Config), "rate_load_gen"),
+    Runs = flow(Config, "rate_load_gen.erl", #{}),
+    ?assertEqual([500, 1000, 2000], [S || #{<<"size">> := S} <- Runs]),
+    [?assertMatch(#{<<"rate">> := #{<<"target">> := Size, <<"response_us">> := #{<<"p99">> := P99}}}
+                      when is_number(P99), Run)
+     || #{<<"size">> := Size} = Run <- Runs],
+    [Written] = filelib:wildcard(filename:join([Dir, "*", "results.json"])),
+    {ok, #{<<"requirements">> := Requirements}} = erlperf_schema:read(Written, perf_test),
+    ?assertEqual([500, 1000, 2000], [S || #{<<"requirement">> := <<"max_response_us">>,
+                                           <<"size">> := S} <- Requirements]),
+    [?assert(is_number(M)) || #{<<"requirement">> := <<"max_response_us">>, <<"measured">> := M}
+                                  <- Requirements].
+
+served(Node) ->
+    Count = erpc:call(Node, sys, get_state, [rate_load_gen]),
+    Count.
 
 %%--------------------------------------------------------------------
 %% Helpers

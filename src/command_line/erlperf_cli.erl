@@ -86,7 +86,18 @@ main(Args) ->
     ok = unicode_output(file:native_name_encoding()),
     ok = erlperf_cli_vm:log_to_stderr(),
     {ok, _} = erlperf_signal:install([sigterm], fun stopped/1),
-    erlang:halt(run([decode_argument(A) || A <- Args])).
+    erlang:halt(last_resort(fun () -> run([decode_argument(A) || A <- Args]) end)).
+
+%% Anything raised that no step caught (writing a results file, a summary) is an
+%% internal error: one line on stderr naming the file with its details, exit status 1.
+-spec last_resort(fun(() -> non_neg_integer())) -> non_neg_integer().
+last_resort(Run) ->
+    try Run()
+    catch Class:Reason:Stack ->
+        Line = erlperf_cli_outcome:format_error(erlperf_cli_outcome:known(Class, Reason, Stack)),
+        io:put_chars(standard_error, ["erlperf: ", Line, "\n"]),
+        1
+    end.
 
 %% SIGTERM: the run ends here, unfinished; everything it made goes with the VM.
 -spec stopped(erlperf_signal:signal()) -> no_return().

@@ -53,8 +53,9 @@
 %%% and the pacer raises it; workers still in a call at the end stop with the job.
 -module(erlperf_rate).
 
-%% API: called by erlperf_local for `rate' runs.
--export([run/2]).
+%% API: called by erlperf_local for `rate' runs, by erlperf_perf_rate for a load that
+%% runs until stopped, and by both (and erlperf_cluster) to add results of several nodes.
+-export([run/2, start/2, stop/1, merge/1, split/2]).
 %% Internal exports: the schedule, pure (tested on its own).
 -export([arrivals/3, gap/3]).
 
@@ -80,6 +81,9 @@
 -define(BEHIND_MS, 1).
 %% The first call is due this long after the pool is ready.
 -define(START_MS, 5).
+%% A load started with start/2 and no length: samples of this many ms, as many as ever.
+-define(OPEN_SAMPLE_MS, 100).
+-define(OPEN_SAMPLES, (1 bsl 40)).
 %% The claimed counter at the end: above any count of released calls, so that no
 %% worker claims another.
 -define(CLOSED, (1 bsl 62)).
@@ -147,6 +151,61 @@ run(#{pid := Job}, Opts) ->
         {'DOWN', Ref, process, Pid, {{job_stopped, _} = Stopped, _Stack}} -> erlang:error(Stopped);
         {'DOWN', Ref, process, Pid, Reason} -> erlang:error({pacer_failed, Reason})
     end.
+
+%% @doc Starts the job's runner at `rate' calls per second, until {@link stop/1} (or
+%% `samples' x `sample_duration' ms, when given); returns the pacer, linked to the caller.
+-spec start(#{pid := pid(), _ => _}, #{rate := number(), _ => _}) -> pid().
+start(#{pid := Job}, Opts) ->
+    Owner = self(),
+    Open = maps:merge(#{samples => ?OPEN_SAMPLES, sample_duration => ?OPEN_SAMPLE_MS}, Opts),
+    spawn_link(fun () -> Owner ! {self(), paced, pace_job(Job, Open)} end).
+
+%% @doc Ends a load started with {@link start/2} and returns what happened, as
+%% {@link run/2} does (its `values': calls returned per sample of ?OPEN_SAMPLE_MS ms).
+-spec stop(pid()) -> result().
+stop(Pacer) ->
+    Ref = erlang:monitor(process, Pacer),
+    Pacer ! {stop, self()},
+    receive
+        {Pacer, paced, Result} ->
+            erlang:demonitor(Ref, [flush]),
+            Result;
+        {'DOWN', Ref, process, Pacer, {{crashed, _, _} = Crash, _Stack}} -> erlang:error(Crash);
+        {'DOWN', Ref, process, Pacer, Reason} -> erlang:error({pacer_failed, Reason})
+    end.
+
+%% @doc A rate shared among `Count' nodes: each takes Rate div Count, the first Rate rem
+%% Count one call a second more.
+-spec split(pos_integer(), pos_integer()) -> [non_neg_integer()].
+split(Rate, Count) ->
+    [Rate div Count + case I =< Rate rem Count of true -> 1; false -> 0 end
+     || I <- lists:seq(1, Count)].
+
+%% @doc Results of loads run at the same time (by several nodes) as one: calls added up,
+%% histograms merged (exactly: every call in the bucket it was recorded in), samples
+%% added sample by sample (only when every result has `values': reports hold the
+%% result without them), the longest duration.
+-spec merge([result() | #{atom() => term()}, ...]) -> result() | #{atom() => term()}.
+merge([Result]) ->
+    Result;
+merge([First | _] = Results) ->
+    Sum = fun (K) -> lists:sum([maps:get(K, R) || R <- Results]) end,
+    Merged = fun (K) -> lists:foldl(fun erlperf_histogram:merge/2, erlperf_histogram:empty(),
+                                    [maps:get(K, R) || R <- Results])
+             end,
+    Values = case [V || #{values := V} <- Results] of
+                 All when length(All) =:= length(Results) ->
+                     Shortest = lists:min([length(V) || V <- All]),
+                     #{values => [lists:sum(C) || C <- columns([lists:sublist(V, Shortest) || V <- All])]};
+                 _ ->
+                     #{}
+             end,
+    maps:merge(Values, (maps:from_list([{K, Sum(K)} || K <- [target, achieved, started, completed, late, skipped,
+                                          unfinished, workers]]))#{
+        arrival => maps:get(arrival, First),
+        behind => lists:any(fun (#{behind := B}) -> B end, Results),
+        duration_ns => lists:max([D || #{duration_ns := D} <- Results]),
+        service => Merged(service), response => Merged(response), lateness => Merged(lateness)}).
 
 %%--------------------------------------------------------------------
 %% Internal exports
@@ -248,6 +307,9 @@ handle({paced_ready, Worker}, P) ->
     idle(Worker, P#pacer{growing = 0});
 handle({'DOWN', Mon, process, _, Reason}, #pacer{job_monitor = Mon}) ->
     erlperf_sampler:job_down(Reason);
+handle({stop, _From}, #pacer{next = Next} = P) ->
+    %% stop/1: the run ends now (no call is released after)
+    P#pacer{end_time = max(P#pacer.t0 + 1, min(Next, erlang:monotonic_time()))};
 handle(_Other, P) ->
     P.
 
@@ -296,11 +358,21 @@ advance(#pacer{arrival = A, t0 = T0, index = I} = P) ->
     {Next, A1} = gap(A, T0, I + 1),
     P#pacer{arrival = A1, index = I + 1, next = Next}.
 
-%% A sample's value: the calls returned since the last.
+%% A sample's value: the calls returned since the last. A stop asked for meanwhile
+%% (stop/1) is seen here too, when the pacer has been too busy to wait.
 close_sample(#pacer{spec = #{counts := Counts}, sample_start = From, values = Values,
                     sample_end = End, sample_ns = Ns} = P) ->
     Returned = counters:get(Counts, 2),
-    P#pacer{sample_start = Returned, values = [Returned - From | Values], sample_end = End + Ns}.
+    Closed = P#pacer{sample_start = Returned, values = [Returned - From | Values], sample_end = End + Ns},
+    receive
+        {stop, _} = Stop -> handle(Stop, Closed)
+    after 0 ->
+        Closed
+    end.
+
+%% Lists of equal length as columns: [[A1, B1], [A2, B2], ...].
+columns([[] | _]) -> [];
+columns(Lists) -> [[hd(L) || L <- Lists] | columns([tl(L) || L <- Lists])].
 
 %% The end: calls released but not claimed yet may be claimed for ?CLOSE_GRACE_MS more;
 %% then no worker claims another, and those left are skipped.

@@ -37,6 +37,9 @@
 %% API: what every output reads from a record the same way.
 -export([param_names/1, run_name/2, qps_bounds/1, qps_interval/1, comparison/1, fork_sizes/1,
          interval_label/1, ci_label/1, computes/1, host_load/2]).
+%% API: an open load's figures as a record holds them (erlperf_perf_results writes them
+%% into a performance test's runs too).
+-export([rate_fields/1, rate_histogram/2]).
 
 -export_type([results/0, run/0]).
 
@@ -415,6 +418,21 @@ latency(#{latency := #{calls := Calls, timer_ns := Timer, unfinished := Unfinish
       <<"latency_timer_us">> => Timer / 1000, <<"latency_unfinished">> => Unfinished};
 latency(_Result) ->
     #{}.
+
+%% @doc The `rate' field of a run from an open load's figures (erlperf_rate's result).
+-spec rate_fields(map()) -> #{binary() => map()}.
+rate_fields(Rate) ->
+    rate(#{rate => Rate}).
+
+%% @doc A histogram of a run's `rate' (`<<"response">>', `<<"service">>',
+%% `<<"lateness">>'), read back as an erlperf_histogram snapshot (nanoseconds).
+-spec rate_histogram(map(), binary()) -> erlperf_histogram:snapshot().
+rate_histogram(Rate, Name) ->
+    #{<<"count">> := Count, <<"sum">> := Sum, <<"min">> := Min, <<"max">> := Max,
+      <<"buckets">> := Buckets} = maps:get(<<Name/binary, "_histogram">>, Rate),
+    Undefined = fun (null) -> undefined; (V) -> V end,
+    #{count => Count, sum => Sum, min => Undefined(Min), max => Undefined(Max),
+      buckets => maps:from_list([{I, N} || [I, N] <- Buckets])}.
 
 %% At a rate (open load): what the pacer did, the times of the calls in microseconds
 %% (service: from the actual start, response: from the intended start, lateness: the

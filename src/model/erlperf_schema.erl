@@ -297,6 +297,12 @@ latency() ->
 %% At a rate: see erlperf_record's rate/1.
 -spec rate() -> [field()].
 rate() ->
+    [{optional, <<"rate">>, rate_fields()}].
+
+%% The fields of a run's `rate' (a benchmark's, and a performance test's run, where it is
+%% `null' without an open load).
+-spec rate_fields() -> type().
+rate_fields() ->
     Summary = {fields, [{required, <<"count">>, non_neg_int}
                         | [{required, K, {either, [number, null]}}
                            || K <- [<<"average">>, <<"min">>, <<"p50">>, <<"p90">>, <<"p99">>,
@@ -306,8 +312,7 @@ rate() ->
                           {required, <<"min">>, {either, [non_neg_int, null]}},
                           {required, <<"max">>, {either, [non_neg_int, null]}},
                           {required, <<"buckets">>, {list, {list, non_neg_int}}}]},
-    [{optional, <<"rate">>,
-      {fields, [{required, <<"target">>, number}, {required, <<"arrival">>, text},
+    {fields, [{required, <<"target">>, number}, {required, <<"arrival">>, text},
                 {required, <<"achieved">>, number}, {required, <<"duration_ms">>, number},
                 {required, <<"behind">>, bool}
                 | [{required, K, non_neg_int} || K <- [<<"started">>, <<"completed">>, <<"late">>,
@@ -321,7 +326,7 @@ rate() ->
                     {optional, <<"knee">>, {either, [pos_int, null]}}]
                 ++ lists:append([[{required, <<N/binary, "_us">>, Summary},
                                   {required, <<N/binary, "_histogram">>, Histogram}]
-                                 || N <- [<<"service">>, <<"response">>, <<"lateness">>]])}}].
+                                 || N <- [<<"service">>, <<"response">>, <<"lateness">>]])}.
 
 -spec comparison() -> [field()].
 comparison() ->
@@ -444,7 +449,8 @@ perf_run(Series) ->
      {optional, <<"impact_counting_us_per_call_by_node">>, {map_of, {either, [number, null]}}},
      {optional, <<"conflicts">>, {list, {map_of, any}}},
      {optional, <<"reloads">>, {list, {map_of, any}}},
-     {optional, <<"custom_agents">>, {map_of, {map_of, any}}}].
+     {optional, <<"custom_agents">>, {map_of, {map_of, any}}},
+     {optional, <<"rate">>, {either, [null, rate_fields()]}}].
 
 %%--------------------------------------------------------------------
 %% Checking

@@ -50,12 +50,14 @@
 %% A limit checked after each run (see erlperf_perf_requirements for the measured values):
 %% time per call of an MFA (microseconds, compensated), memory or message queue length of
 %% a discovered process (by its name: registered name or initial call, as in the results),
-%% or total memory of a test node (bytes; the highest sample).
+%% total memory of a test node (bytes; the highest sample), or a percentile (0 < P =< 100)
+%% of the response time of an open load (microseconds; erlperf_perf_rate).
 -type requirement() ::
         {max_time_per_call_us, mfa(), number()} |
         {max_process_memory, Name :: atom() | string(), non_neg_integer()} |
         {max_message_queue_len, Name :: atom() | string(), non_neg_integer()} |
-        {max_node_memory, node() | all, non_neg_integer()}.
+        {max_node_memory, node() | all, non_neg_integer()} |
+        {max_response_us, Percentile :: number(), number()}.
 
 -callback get_test_name() -> string().
 -callback test_setup() -> {ok, test_info()}.

@@ -89,6 +89,9 @@ check(Size, {max_message_queue_len, Name, Limit}, Run) when is_integer(Limit) ->
           process_max(name(Name), <<"message_queue_len">>, Run));
 check(Size, {max_node_memory, Node, Limit}, Run) when is_atom(Node), is_integer(Limit) ->
     limit(Size, <<"max_node_memory">>, atom_to_binary(Node), Limit, node_memory(Node, Run));
+check(Size, {max_response_us, P, Limit}, Run) when is_number(P), P > 0, P =< 100, is_number(Limit) ->
+    Subject = iolist_to_binary(["p", erlperf_units:number(P), " response time"]),
+    limit(Size, <<"max_response_us">>, Subject, Limit, response_us(P, Run));
 check(Size, Other, _Run) ->
     entry(Size, <<"unknown">>, unicode:characters_to_binary(erlperf_units:value(Other)), null, null, false,
           <<"not a requirement this version knows">>).
@@ -98,6 +101,17 @@ limit(Size, Kind, Subject, Limit, null) ->
     entry(Size, Kind, Subject, Limit, null, false, <<"not measured">>);
 limit(Size, Kind, Subject, Limit, Measured) ->
     entry(Size, Kind, Subject, Limit, Measured, Measured =< Limit, null).
+
+%% The run's open-load response time at percentile P, microseconds (`null' without an
+%% open load, or when no call returned).
+-spec response_us(number(), map()) -> number() | null.
+response_us(P, #{<<"rate">> := #{} = Rate}) ->
+    case erlperf_histogram:percentile(erlperf_record:rate_histogram(Rate, <<"response">>), P) of
+        undefined -> null;
+        Ns -> Ns / 1000
+    end;
+response_us(_P, _Run) ->
+    null.
 
 -spec name(atom() | string() | binary()) -> binary().
 name(Name) when is_atom(Name) -> atom_to_binary(Name);

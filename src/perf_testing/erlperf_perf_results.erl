@@ -48,7 +48,7 @@ version() ->
 %% {@link erlperf_agents:collect/1}), the impact per node, and the custom agents' results.
 -spec run(non_neg_integer(), ok | {failed, string()}, [node()], map()) -> map().
 run(Size, Status, Nodes, #{results := Results, impact := Impact, custom := Custom,
-                           duration_ms := Duration, compensate := Compensate}) ->
+                           duration_ms := Duration, compensate := Compensate} = Collected) ->
     PerNode = [{N, maps:get(N, Results), impact(N, Impact, Compensate)}
                || N <- Nodes, is_map_key(N, Results)],
     {StatusText, Error} = case Status of
@@ -71,7 +71,12 @@ run(Size, Status, Nodes, #{results := Results, impact := Impact, custom := Custo
       <<"impact_us_per_call_by_node">> => by_node(discovering, Impact),
       <<"impact_counting_us_per_call">> => mean_impact(counting, Impact),
       <<"impact_counting_us_per_call_by_node">> => by_node(counting, Impact),
-      <<"custom_agents">> => Custom}.
+      <<"custom_agents">> => Custom,
+      %% an open load's figures (erlperf_perf_rate), as a benchmark record's run has them
+      <<"rate">> => case maps:get(rate, Collected, none) of
+                        none -> null;
+                        Rate -> maps:get(<<"rate">>, erlperf_record:rate_fields(Rate))
+                    end}.
 
 %% @doc The whole record, from the test's description and its runs (requirements are
 %% added by {@link erlperf_perf_test}).
@@ -132,6 +137,7 @@ summary(#{?RUNS := Runs, ?SIZE_LABEL := Label} = Record) ->
     Header = [Label, <<"status">>, <<"calls">>, <<"us/call">>, <<"us/call raw">>, <<"processes">>, <<"error">>],
     Rows = [size_row(Run) || Run <- Runs],
     [erlperf_table:columns(Header, Rows),
+     open_load(Label, Runs),
      top_functions(lists:reverse([R || #{?STATUS := <<"ok">>} = R <- Runs])),
      custom_texts(Runs),
      requirements(maps:get(?REQUIREMENTS, Record, [])),
@@ -139,6 +145,25 @@ summary(#{?RUNS := Runs, ?SIZE_LABEL := Label} = Record) ->
          #{<<"dir">> := Dir} -> ["results: ", Dir, "\n"];
          _ -> []
      end].
+
+%% With an open load (erlperf_perf_rate): per size, the rate achieved, late and skipped
+%% calls, and the response times (from when each call was due) and service times.
+open_load(Label, Runs) ->
+    case [{Size, Rate} || #{?SIZE := Size, <<"rate">> := #{} = Rate} <- Runs] of
+        [] ->
+            [];
+        Loaded ->
+            Us = fun (null) -> <<"-">>; (V) -> list_to_binary(erlperf_units:time(V * 1000)) end,
+            Header = [Label, <<"achieved/s">>, <<"late">>, <<"skipped">>, <<"response p50">>,
+                      <<"p99">>, <<"max">>, <<"service p50">>, <<"p99">>],
+            Rows = [[integer_to_binary(I) || I <- [Size, round(A), L, S]]
+                    ++ [Us(maps:get(K, R)) || K <- [<<"p50">>, <<"p99">>, <<"max">>]]
+                    ++ [Us(maps:get(K, Sv)) || K <- [<<"p50">>, <<"p99">>]]
+                    || {Size, #{<<"achieved">> := A, <<"late">> := L, <<"skipped">> := S,
+                                <<"response_us">> := R, <<"service_us">> := Sv}} <- Loaded],
+            ["\nOpen load, response time from when each call was due:\n",
+             erlperf_table:columns(Header, Rows)]
+    end.
 
 %% @doc An MFA as the record holds it, `m:f/a' ({@link erlperf_units:function_name/1}:
 %% the benchmarks' profiles write function names the same way); a registered name (of a

@@ -113,7 +113,9 @@
               results = #{} :: #{node() => map()},
               custom = #{} :: #{binary() => #{binary() => term()}},
               impact = #{} :: #{node() => #{counting := float(), discovering := float()}},
-              duration_ms = 0 :: non_neg_integer()}).
+              duration_ms = 0 :: non_neg_integer(),
+              %% an open load's figures (erlperf_perf_rate), when stop_load/1 returned them
+              rate = none :: none | map()}).
 
 %%--------------------------------------------------------------------
 %% API
@@ -293,7 +295,7 @@ run_size(Test, Size) ->
     erlperf_perf_results:run(Cleaned#run.size, Status, Cleaned#run.nodes,
                              #{results => Cleaned#run.results, impact => Cleaned#run.impact,
                                custom => Cleaned#run.custom,
-                               duration_ms => Cleaned#run.duration_ms,
+                               duration_ms => Cleaned#run.duration_ms, rate => Cleaned#run.rate,
                                compensate => maps:get(compensate, Test#test.options)}).
 
 %% Runs steps until one fails; the failure goes into the run.
@@ -338,6 +340,8 @@ step(wait, #test{module = Mod} = Test, #run{size = Size, nodes = Nodes} = Run) -
 step(stop_load, Test, #run{info = Info, duration_ms = Started} = Run) ->
     Duration = erlang:monotonic_time(millisecond) - Started,
     case call(Test, stop_load, [Info]) of
+        {ok, {load_stopped, #{erlperf_rate := #{response := _} = Rate} = Info2}} ->
+            {ok, Run#run{info = Info2, duration_ms = Duration, rate = Rate}};
         {ok, {load_stopped, Info2}} -> {ok, Run#run{info = Info2, duration_ms = Duration}};
         Other -> {error, failure(Other, "{load_stopped, RunInfo}")}
     end;

@@ -137,9 +137,7 @@ check_rate(_Nodes, _Options) ->
 %% One rate of an open load, split among the nodes (the first ones take the remainder,
 %% a call a second each), started on all together; returns [{Node, [FullReport]}].
 run_split(Nodes, Code, Options, Rate) ->
-    Count = length(Nodes),
-    Shares = [Rate div Count + case I =< Rate rem Count of true -> 1; false -> 0 end
-              || I <- lists:seq(1, Count)],
+    Shares = erlperf_rate:split(Rate, length(Nodes)),
     Requests = [{Node, erpc:send_request(Node, ?MODULE, remote,
                                          [self(), [[Code], Options#{rate => Share, slo => undefined},
                                                    undefined]])}
@@ -209,24 +207,11 @@ total_result(#{mode := Mode} = First, Concurrency, Results) ->
            qps => erlperf_local:qps(stat_mode(Mode), Average, sample_duration(First)),
            iteration_time => iteration_time(First, Concurrency, Average, Results)}.
 
-%% At a rate: the nodes' calls added up, their histograms merged (exactly: every call
-%% in the bucket it was recorded in), the longest run's duration.
+%% At a rate: the nodes' calls added up, their histograms merged (erlperf_rate:merge/1).
 total_rate(Results) ->
     case [Rate || #{rate := Rate} <- Results] of
-        [] ->
-            #{};
-        [First | _] = Rates ->
-            Sum = fun (K) -> lists:sum([maps:get(K, R) || R <- Rates]) end,
-            Merged = fun (K) -> lists:foldl(fun erlperf_histogram:merge/2, erlperf_histogram:empty(),
-                                            [maps:get(K, R) || R <- Rates])
-                     end,
-            #{rate => (maps:from_list([{K, Sum(K)} || K <- [target, achieved, started, completed, late,
-                                                             skipped, unfinished, workers]]))#{
-                          arrival => maps:get(arrival, First),
-                          behind => lists:any(fun (#{behind := B}) -> B end, Rates),
-                          duration_ns => lists:max([D || #{duration_ns := D} <- Rates]),
-                          service => Merged(service), response => Merged(response),
-                          lateness => Merged(lateness)}}
+        [] -> #{};
+        Rates -> #{rate => erlperf_rate:merge(Rates)}
     end.
 
 sample_duration(#{run_options := #{sample_duration := Duration}}) -> Duration.
