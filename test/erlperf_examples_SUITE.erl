@@ -379,7 +379,16 @@ flow_rate(Config) when is_list(Config) ->
     ?assertEqual([500, 1000, 2000], [S || #{<<"requirement">> := <<"max_response_us">>,
                                            <<"size">> := S} <- Requirements]),
     [?assert(is_number(M)) || #{<<"requirement">> := <<"max_response_us">>, <<"measured">> := M}
-                                  <- Requirements].
+                                  <- Requirements],
+    %% the report: response time against the rate, a point per size for each percentile
+    {ok, Page} = file:read_file(filename:join(filename:dirname(Written), "index.html")),
+    ?assertNotEqual(nomatch, binary:match(Page, <<"<h2>Open load</h2>">>)),
+    [Chart] = [Svg || Svg <- binary:split(Page, <<"<svg">>, [global]),
+                      binary:match(Svg, <<"<title>Response time against rate">>) =/= nomatch],
+    Groups = [G || G <- tl(binary:split(Chart, <<"<g class=\"series series-">>, [global])),
+                   binary:match(G, <<"data-series=\"p99\"">>) =/= nomatch],
+    ?assertEqual([length(Runs)], [length(binary:matches(hd(binary:split(G, <<"</g>">>)), <<"class=\"point">>))
+                                  || G <- Groups]).
 
 served(Node) ->
     Count = erpc:call(Node, sys, get_state, [rate_load_gen]),

@@ -32,6 +32,8 @@
 
 %% API: called by erlperf_render.
 -export([render/1]).
+%% API: the chart of response times against the rate offered, for erlperf_html_perf too.
+-export([response_chart/3]).
 
 -include("model/erlperf_schema.hrl").
 
@@ -180,17 +182,27 @@ open_load(Named) ->
                   "actual start.</p>\n">>]).
 
 rate_chart(Label, Runs) ->
+    Knee = hd([K || #{<<"rate">> := Rate} <- [hd(Runs)], K <- [maps:get(<<"knee">>, Rate, null)]]),
+    response_chart([<<"Response time against rate: ">>, Label],
+                   [{T, Us} || #{<<"rate">> := #{<<"target">> := T, <<"response_us">> := Us}} <- Runs],
+                   Knee).
+
+%% @doc A line chart of response-time percentiles (p50 to p99.9, microseconds as a
+%% record holds them) against the calls a second offered, a line per percentile; the
+%% knee (`null': none) marked.
+-spec response_chart(unicode:chardata(), [{number(), map()}], number() | null) -> iodata().
+response_chart(Title, Points, Knee) ->
     Series = [#{name => Text,
-                points => [{T, V} || #{<<"rate">> := #{<<"target">> := T, <<"response_us">> := Us}} <- Runs,
+                points => [{X, V} || {X, Us} <- Points, is_number(X), is_map(Us),
                                      V <- [maps:get(K, Us, null)], is_number(V)]}
               || {K, Text} <- ?PERCENTILES, K =/= <<"max">>],
-    Knee = [#{x => K, label => [<<"knee ">>, erlperf_svg:format_number(K), <<"/s">>], class => <<"faster">>}
-            || #{<<"rate">> := #{<<"knee">> := K}} <- [hd(Runs)], is_number(K)],
-    erlperf_svg:line_chart(Series, #{title => [<<"Response time against rate: ">>, Label],
+    Marker = [#{x => Knee, label => [<<"knee ">>, erlperf_svg:format_number(Knee), <<"/s">>],
+                class => <<"faster">>} || is_number(Knee)],
+    erlperf_svg:line_chart(Series, #{title => Title,
                                      x_label => <<"calls per second offered">>,
                                      y_label => <<"response time">>,
                                      y_format => fun (Us) -> erlperf_units:time(Us * 1000) end,
-                                     x_markers => Knee}).
+                                     x_markers => Marker}).
 
 held_text(#{<<"held">> := true}) -> <<"yes">>;
 held_text(#{<<"held">> := false}) -> <<"no">>;

@@ -100,10 +100,43 @@ render(Record0) when is_map(Record0) ->
 index(#{record := Record} = Ctx) ->
     Title = ["Performance test: ", text(maps:get(<<"test">>, Record, <<"unnamed">>))],
     erlperf_html:page(Title,
-                      [test_info(Ctx), system_info(Record), runs(Ctx), requirements(Ctx),
+                      [test_info(Ctx), system_info(Record), runs(Ctx), open_load(Ctx), requirements(Ctx),
                        top_functions(Ctx), top_processes(Ctx), node_metrics(Ctx),
                        custom_agents(Ctx), function_list(Ctx), process_list(Ctx),
                        conflicts(Ctx), reloads(Ctx)]).
+
+%% Runs of an open load (erlperf_perf_rate): the response-time percentiles against the
+%% rate the run's load offered (its `target'), and a table of each run's figures.
+open_load(#{runs := Runs, label := Label}) ->
+    case [{Size, Rate} || #{<<"rate">> := #{} = Rate} = R <- Runs, Size <- [maps:get(?SIZE, R, null)]] of
+        [] ->
+            [];
+        Loaded ->
+            Us = fun (V) when is_number(V) -> list_to_binary(erlperf_units:time(V * 1000));
+                     (_) -> <<"-">>
+                 end,
+            Figure = fun (K, Rate) -> maps:get(K, Rate, null) end,
+            Rows = [[text(Size), text(Figure(<<"target">>, Rate)), text(round_number(Figure(<<"achieved">>, Rate))),
+                     text(Figure(<<"late">>, Rate)), text(Figure(<<"skipped">>, Rate))]
+                    ++ [Us(maps:get(K, response(Rate), null)) || K <- [<<"p50">>, <<"p99">>, <<"p999">>, <<"max">>]]
+                    || {Size, Rate} <- Loaded],
+            Chart = erlperf_html_bench:response_chart(
+                      <<"Response time against rate">>,
+                      [{Figure(<<"target">>, Rate), response(Rate)} || {_, Rate} <- Loaded], null),
+            erlperf_html:section(<<"Open load">>,
+                                 [Chart,
+                                  erlperf_html:table([Label, <<"rate">>, <<"achieved">>, <<"late">>,
+                                                      <<"skipped">>, <<"response p50">>, <<"p99">>,
+                                                      <<"p99.9">>, <<"max">>], Rows),
+                                  para(<<"Response time: from when each call was due, so the wait "
+                                         "behind slow calls counts.">>)])
+    end.
+
+response(#{<<"response_us">> := #{} = Us}) -> Us;
+response(_Rate) -> #{}.
+
+round_number(N) when is_number(N) -> round(N);
+round_number(Other) -> Other.
 
 test_info(#{record := R, label := Label}) ->
     Rows = [[<<"test">>, text(maps:get(<<"test">>, R, null))],
