@@ -12,7 +12,10 @@
 %%--------------------------------------------------------------------
 %% Buckets
 
-bucket_bounds_test() ->
+bucket_bounds_test_() ->
+    {timeout, ?TIMEOUT_S, fun bucket_bounds/0}.
+
+bucket_bounds() ->
     %% every value lies in its bucket; buckets follow one another with no gap
     Values = [0, 1, 255, 256, 257, 511, 512, 1000, 65535, 65536, 1 bsl 40, (1 bsl 47) - 1]
         ++ [rand_value(S) || S <- lists:seq(1, 5000)],
@@ -53,7 +56,13 @@ percentile_examples_test() ->
     N = erlperf_histogram:from_values([-5, 1 bsl 60]),
     ?assertEqual(#{min => 0, max => (1 bsl 47) - 1}, erlperf_histogram:percentiles(N, [min, max])).
 
-percentile_reference_test() ->
+%% Seconds the heavier properties may take on a loaded machine.
+-define(TIMEOUT_S, 120).
+
+percentile_reference_test_() ->
+    {timeout, ?TIMEOUT_S, fun percentile_reference/0}.
+
+percentile_reference() ->
     %% at every rank: never below the exact value, above it by 1/128 of it at most
     [begin
          Values = random_values(Seed),
@@ -72,7 +81,10 @@ percentile_reference_test() ->
 %%--------------------------------------------------------------------
 %% Merging
 
-merge_test() ->
+merge_test_() ->
+    {timeout, ?TIMEOUT_S, fun merge/0}.
+
+merge() ->
     %% merging snapshots is recording all the values into one
     [begin
          A = random_values(Seed),
@@ -100,7 +112,10 @@ valid_test() ->
 %%--------------------------------------------------------------------
 %% Recording from many processes
 
-concurrent_test() ->
+concurrent_test_() ->
+    {timeout, ?TIMEOUT_S, fun concurrent/0}.
+
+concurrent() ->
     %% 8 processes record 20,000 values each at once: every value counted once, and the
     %% extremes are those of all
     R = erlperf_histogram:new(),

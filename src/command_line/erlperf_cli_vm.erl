@@ -41,6 +41,9 @@
 %% The exit status when standard output is closed under erlperf (its reader, such as
 %% `head', went): a program killed by SIGPIPE reports 128 + 13 in a shell.
 -define(CLOSED_OUTPUT_STATUS, 141).
+%% The modules of OTP's standard I/O whose reports of a closed standard output are
+%% dropped (user_sup's supervisor_bridge up to OTP 25, user_drv from OTP 26 on).
+-define(STANDARD_IO_MODULES, [supervisor_bridge, user_sup, user, user_drv, prim_tty, group]).
 %% The default handler's settings kept when it is moved to standard error.
 -define(KEPT_HANDLER_KEYS, [level, filters, filter_default, formatter]).
 
@@ -152,8 +155,8 @@ format_error({distribution, Reason}) ->
 %% halts before those reports are written.
 -spec watch_output() -> ok.
 watch_output() ->
-    %% the supervisor of `user' reports its end before the watcher can halt: that
-    %% report is dropped (a test of the command line piped into `head' checks on every
+    %% OTP's standard I/O reports the closed output before the watcher can halt: those
+    %% reports are dropped (a test of the command line piped into `head' checks on every
     %% release that nothing reaches standard error)
     _ = logger:add_primary_filter(erlperf_closed_output, {fun closed_output_report/2, []}),
     case whereis(user) of
@@ -176,14 +179,22 @@ watch_user(User) ->
     end.
 
 -spec closed_output_report(logger:log_event(), term()) -> logger:filter_return().
-closed_output_report(#{msg := {report, #{label := {supervisor, _}, report := Report}}},
-                     _Extra) when is_list(Report) ->
-    case lists:keyfind(reason, 1, Report) of
-        {reason, epipe} -> stop;
-        _ -> ignore
+closed_output_report(#{msg := Msg, meta := #{mfa := {Module, _, _}}}, _Extra) ->
+    case lists:member(Module, ?STANDARD_IO_MODULES) andalso mentions_epipe(Msg) of
+        true -> stop;
+        false -> ignore
     end;
 closed_output_report(_Event, _Extra) ->
     ignore.
+
+%% OTP 25 reports it as a supervisor report (`{reason, epipe}'), OTP 26 and later as
+%% "Writer crashed (epipe)".
+mentions_epipe({report, #{report := Report}}) when is_list(Report) ->
+    lists:member({reason, epipe}, Report);
+mentions_epipe({_Format, Args}) when is_list(Args) ->
+    lists:member(epipe, Args);
+mentions_epipe(_Msg) ->
+    false.
 
 -spec load_all([module() | {module(), file:filename(), binary()}]) -> ok.
 load_all([]) ->
