@@ -8,6 +8,8 @@
 %% Random value sets per property, and their largest size.
 -define(SETS, 200).
 -define(SET_SIZE, 2000).
+%% Seconds a property may take on a loaded machine.
+-define(TIMEOUT_S, 120).
 
 %%--------------------------------------------------------------------
 %% Buckets
@@ -55,9 +57,6 @@ percentile_examples_test() ->
     %% negative values count as 0, huge ones as the largest kept
     N = erlperf_histogram:from_values([-5, 1 bsl 60]),
     ?assertEqual(#{min => 0, max => (1 bsl 47) - 1}, erlperf_histogram:percentiles(N, [min, max])).
-
-%% Seconds the heavier properties may take on a loaded machine.
--define(TIMEOUT_S, 120).
 
 percentile_reference_test_() ->
     {timeout, ?TIMEOUT_S, fun percentile_reference/0}.
