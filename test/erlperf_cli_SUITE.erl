@@ -612,10 +612,12 @@ rate_usage() ->
     [{doc, "--rate: 0, negative, a fraction, not a number, above the limit; --arrival without "
       "--rate or unknown; --rate with what it cannot go with: one line each, exit 2"}].
 rate_usage(Config) ->
-    [usage_error(Config, ["ok.", "--rate", Bad], "--rate: '" ++ Bad ++ "' is not a positive integer")
-     || Bad <- ["0", "-5", "1.5", "fast"]],
+    [usage_error(Config, ["ok.", "--rate", Bad], "--rate: '" ++ Bad ++ "' is not a rate (500, 10k), a ramp")
+     || Bad <- ["0", "-5", "1.5", "fast", "4k..1k", "1k,,2k"]],
     usage_error(Config, ["ok.", "--rate", "2M"], "--rate: 2M is above the limit of 1000000 calls a second"),
     usage_error(Config, ["ok.", "--arrival", "poisson"], "--arrival needs --rate"),
+    usage_error(Config, ["ok.", "--slo", "p99=5ms"], "--slo needs --rate"),
+    usage_error(Config, ["ok.", "--rate", "10", "--slo", "p101=5ms"], "--slo: 'p101=5ms' is not an objective"),
     usage_error(Config, ["ok.", "--rate", "10", "--arrival", "x"], "--arrival: 'x' is not even or poisson"),
     usage_error(Config, ["ok.", "--rate", "10", "-q"], "--rate and -q/--squeeze cannot be combined: "
                 "an open load holds the rate whatever the concurrency"),
