@@ -480,9 +480,9 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
     {CodeMaps, verdicts(pool(Opts#{forks => Forks}, Given), Conc, Given), Conc}.
 
 %% At a rate, `concurrency' given fixes the pool of workers (`rate_pool'); without it
-%% the pool grows as calls need.
+%% the pool grows as calls need. Codes run one after another, as their record says.
 pool(#{rate := Rate} = Opts, Given) when Rate =/= undefined ->
-    Opts#{rate_pool => maps:get(concurrency, Given, grow)};
+    Opts#{rate_pool => maps:get(concurrency, Given, grow), compare => sequential};
 pool(Opts, _Given) ->
     Opts.
 
