@@ -869,6 +869,7 @@ run_options(Given) ->
 %% otherwise, or estimating concurrency (which cannot).
 -spec benchee(map(), map()) -> map().
 benchee(#{format := benchee, squeeze := true}, Run) -> Run;
+benchee(#{format := benchee}, #{rate := _} = Run) -> Run;   % an open load times every call
 benchee(#{format := benchee}, Run) -> maps:merge(#{latency => true}, Run);
 benchee(_Given, Run) -> Run.
 

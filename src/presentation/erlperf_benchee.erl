@@ -49,6 +49,9 @@
 %% @doc The Benchee-style text of a record: the system, then per input the statistics,
 %% the comparison and the memory usage.
 -spec format(erlperf_record:results()) -> unicode:chardata().
+format(#{?RUNS := [#{<<"rate">> := _} | _]} = Record) ->
+    %% an open load has no Benchee layout: its own tables (rate, response and service times)
+    erlperf_report:render(Record, #{});
 format(#{?RUNS := Runs} = Record) ->
     Names = erlperf_record:param_names(Record),
     Inputs = inputs(Runs, Names),
