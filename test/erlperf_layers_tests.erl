@@ -13,11 +13,12 @@
                       monitoring, perf_testing]).
 %% The layers each layer may call besides its own; every layer may call `base'. The
 %% model is pure (base only); presentation draws from the model alone; monitoring
-%% reads jobs; performance testing writes its results with the presentation layer and checks a baseline with the model; the
+%% reads jobs; performance testing writes its results with the presentation layer, checks a
+%% baseline with the model and drives open loads with the engine's jobs and pacer; the
 %% command line may call any layer.
 -define(USES, #{base => [], engine => [], strategy => [engine], facade => [strategy, engine],
                 model => [], presentation => [model], command_line => all,
-                monitoring => [engine], perf_testing => [presentation, model]}).
+                monitoring => [engine], perf_testing => [presentation, model, engine]}).
 
 %%--------------------------------------------------------------------
 %% Tests

@@ -86,12 +86,15 @@ stop(#{holders := Holders}) ->
 
 %% @doc Readable text for `{perf_rate, Reason}'.
 -spec format_error(term()) -> string().
+format_error({perf_rate, {node, Node, {nodedown, Node}}}) ->
+    lists:flatten(io_lib:format("open load on node ~ts: the node cannot be reached", [Node]));
+format_error({perf_rate, {node, Node, start_timeout}}) ->
+    lists:flatten(io_lib:format("open load on node ~ts: its job and workers did not start within ~b ms",
+                                [Node, ?START_TIMEOUT_MS]));
 format_error({perf_rate, {node, Node, Reason}}) ->
-    lists:flatten(io_lib:format("open load on node ~ts: ~ts", [Node, erlperf:format_error(Reason)]));
-format_error({perf_rate, Reason}) ->
-    erlperf:format_error(Reason);
+    lists:flatten(io_lib:format("open load on node ~ts: ~0tP", [Node, Reason, 8]));
 format_error(Reason) ->
-    erlperf:format_error(Reason).
+    lists:flatten(io_lib:format("~0tP", [Reason, 8])).
 
 %%--------------------------------------------------------------------
 %% Internal exports
