@@ -111,8 +111,11 @@ hold(Owner, CodeMap, Opts) ->
                 Pacer ->
                     Owner ! {self(), started},
                     receive
-                        {stop, Owner} -> Owner ! {self(), stopped, erlperf_rate:stop(Pacer)};
-                        {'DOWN', Mon, process, Owner, _} -> ok
+                        {stop, Owner} ->
+                            Owner ! {self(), stopped, erlperf_rate:stop(Pacer)},
+                            ok;
+                        {'DOWN', Mon, process, Owner, _} ->
+                            ok
                     end
             after
                 _ = (catch erlperf_job:stop(Job))
