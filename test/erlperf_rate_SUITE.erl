@@ -10,6 +10,9 @@
 %% common_test callbacks
 -export([suite/0, all/0, groups/0]).
 
+%% gen_server callbacks: the server of ramp_knee/1, 5 ms a call.
+-export([init/1, handle_call/3, handle_cast/2]).
+
 %% Test cases
 -export([even_rate/0, even_rate/1, coordinated_omission/0, coordinated_omission/1,
          pool_grows/0, pool_grows/1, pool_capped/0, pool_capped/1, crash/0, crash/1,
@@ -198,13 +201,18 @@ record(Config) when is_list(Config) ->
     ?assertEqual(ok, erlperf_schema:check(benchmark, Back)).
 
 ramp_knee() ->
-    [{doc, "Calls of 10 ms served by two workers (200 a second at most), a ramp 50..800 "
-           "with p99 =< 50 ms: the rates below the capacity hold, the first above does not "
-           "and ends the ramp; every report names the highest that held (the knee), the "
-           "text says it"}].
+    [{doc, "A gen_server that takes 5 ms a call (200 calls a second at most), called at a "
+           "ramp 50..800 with p99 =< 50 ms: the rates below its capacity hold, the first "
+           "above does not and ends the ramp; every report names the highest that held "
+           "(the knee), the text says it, and the HTML chart, loaded in Chromium, marks it"}].
 ramp_knee(Config) when is_list(Config) ->
-    Reports = erlperf:benchmark(["timer:sleep(10)."],
-                                #{rate => [50, 100, 200, 400, 800], concurrency => 2, samples => 1,
+    Server = #{init => fun () -> {ok, Pid} = gen_server:start(?MODULE, [], []), Pid end,
+               init_runner => fun (Pid) -> Pid end,
+               runner => fun (Pid) -> gen_server:call(Pid, slow) end,
+               done => fun (Pid) -> gen_server:stop(Pid) end,
+               label => "slow server"},
+    Reports = erlperf:benchmark([Server],
+                                #{rate => [50, 100, 200, 400, 800], samples => 1,
                                   slo => [{99, 50000000}], report => full}, undefined),
     Rates = [maps:get(rate, R) || #{result := R} <- Reports],
     Targets = [T || #{target := T} <- Rates],
@@ -216,9 +224,26 @@ ramp_knee(Config) when is_list(Config) ->
     Knee = lists:max([T || #{target := T, held := true} <- Rates]),
     ?assertEqual([Knee], lists:usort([K || #{knee := K} <- Rates])),
     Text = lists:flatten(io_lib:format("~ts", [erlperf_report:format(Reports, #{})])),
-    Line = io_lib:format("timer:sleep(10).: p99 =< ~ts held up to ~b calls a second (the knee); ~b did "
+    Line = io_lib:format("slow server: p99 =< ~ts held up to ~b calls a second (the knee); ~b did "
                          "not hold", [erlperf_units:time(50000000), Knee, maps:get(target, Last)]),
-    ?assertNotEqual(nomatch, string:find(Text, lists:flatten(Line)), Text).
+    ?assertNotEqual(nomatch, string:find(Text, lists:flatten(Line)), Text),
+    %% the page: response time against rate, the knee marked, in a real browser
+    Page = filename:join(?config(priv_dir, Config), "ramp_knee.html"),
+    ok = file:write_file(Page, erlperf_html_bench:render(erlperf_record:from_reports(Reports))),
+    Marker = iolist_to_binary(["knee ", erlperf_svg:format_number(Knee), "/s"]),
+    {ok, Html} = file:read_file(Page),
+    ?assertNotEqual(nomatch, binary:match(Html, Marker)),
+    case erlperf_browser:find() of
+        {skip, Why} ->
+            {comment, Why};
+        {ok, Chromium} ->
+            Shot = filename:join(?config(priv_dir, Config), "ramp_knee.png"),
+            ?assertMatch(#{exit := 0, console := [], requests := [], screenshot := true},
+                         erlperf_browser:load(Chromium, Page, Shot)),
+            Dom = erlperf_browser:dom(Chromium, Page),
+            ?assertNotEqual(nomatch, binary:match(Dom, <<"Response time against rate">>)),
+            ?assertNotEqual(nomatch, binary:match(Dom, Marker))
+    end.
 
 ramp_without_slo() ->
     [{doc, "A ramp without objectives runs every rate, and nothing is marked"}].
@@ -233,6 +258,19 @@ ramp_without_slo(Config) when is_list(Config) ->
                  catch_error(fun () -> erlperf:run("ok.", #{rate => 10, slo => [{101, 1000}]}) end)),
     ?assertMatch({error, {invalid_option, rate, []}},
                  catch_error(fun () -> erlperf:run("ok.", #{rate => []}) end)).
+
+%%--------------------------------------------------------------------
+%% The server of ramp_knee/1
+
+init([]) ->
+    {ok, nil}.
+
+handle_call(slow, _From, State) ->
+    timer:sleep(5),
+    {reply, ok, State}.
+
+handle_cast(_Msg, State) ->
+    {noreply, State}.
 
 %%--------------------------------------------------------------------
 %% Helpers
