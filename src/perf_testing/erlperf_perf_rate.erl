@@ -118,7 +118,7 @@ hold(Owner, CodeMap, Opts) ->
                             ok
                     end
             after
-                _ = (catch erlperf_job:stop(Job))
+                stop_job(Job)
             end,
             ok;
         {error, Reason} ->
@@ -165,6 +165,14 @@ await({Node, Pid, Ref}) ->
             erlang:error(Crash);
         {'DOWN', Ref, process, Pid, Reason} ->
             erlang:error({perf_rate, {node, Node, down_reason(Reason)}})
+    end.
+
+%% The job, stopped whatever state it is in (a crash has stopped it already).
+stop_job(Job) ->
+    try erlperf_job:stop(Job) of
+        _ -> ok
+    catch
+        exit:_ -> ok
     end.
 
 stop_holder({_Node, Pid, Ref}) ->

@@ -233,13 +233,17 @@ with_jobs(CodeMaps, Fun) ->
             Value;
         {{ok, _}, [{Job, Error} | _]} ->
             erlang:error(named(Error, [Job], Jobs));
-        {{Class, Reason, Stack}, _} ->
-            case crash_of(Class, Reason) of
-                {ok, Crash} ->
+        {{Class, Reason, Stack}, Errors} ->
+            case {crash_of(Class, Reason), Errors} of
+                {{ok, Crash}, _} ->
                     %% the crashed job: its DOWN was taken by the run, or carries this crash
                     Crashed = [J || {J, Stop} <- Stops, Stop =:= consumed orelse Stop =:= Crash],
                     erlang:error(named(Crash, Crashed, Jobs));
-                error ->
+                {error, [{Job, Error} | _]} ->
+                    %% the run failed on a job that had stopped (a worker's call to it found
+                    %% no process): the job's own crash says why
+                    erlang:error(named(Error, [Job], Jobs));
+                {error, []} ->
                     erlang:raise(Class, Reason, Stack)
             end
     end.
