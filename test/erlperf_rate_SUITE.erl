@@ -127,8 +127,10 @@ coordinated_omission(Config) when is_list(Config) ->
     ServiceP90 = erlperf_histogram:percentile(Service, 90),
     ResponseP90 = erlperf_histogram:percentile(Response, 90),
     %% the schedule's queue: calls 1 ms apart, one server, every 100th call taking the
-    %% stall (the longest measured: a sleep of 50 ms ends on a later tick), the others none
-    Stall = maps:get(max, Service),
+    %% stall, the others none. The stall is the median of the stalled calls' service
+    %% times (they are the slowest 1%: p99.5), which a sleep of 50 ms ending on a later
+    %% tick lengthens; not the longest, which one call held up by a loaded host makes
+    Stall = erlperf_histogram:percentile(Service, 99.5),
     Expected = erlperf_histogram:percentile(erlperf_histogram:from_values(queue(Started, 1000000, Stall)), 90),
     ?assert(ServiceP90 < 1000000, {service_p90, ServiceP90}),
     ?assert(ResponseP90 > 20000000, {response_p90, ResponseP90}),
