@@ -96,11 +96,11 @@ xref: prereq-test
 
 test: prereq-test escript browser
 	$(REBAR) as ci compile
-	$(REBAR) eunit
-	$(REBAR) ct
-	$(REBAR) xref
-	$(REBAR) dialyzer
-	$(REBAR) edoc
+	@# every check runs whatever an earlier one found, so that one run reports all
+	@failed=""; for step in eunit ct xref dialyzer edoc; do \
+	  echo "rebar3 $$step"; $(REBAR) $$step || failed="$$failed $$step"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make test: failed:$$failed" >&2; exit 1; fi
 
 # The whole suite on every supported release, as CI runs it: this machine's OTP here, the
 # others in Debian root filesystems under _build/otp (made with debootstrap, reused; needs

@@ -13,13 +13,13 @@
 -include_lib("stdlib/include/assert.hrl").
 
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
--export([sample_fields/0, job_iterations/0, invalid_options/0, file_log_table/0,
+-export([sample_fields/0, job_iterations/0, invalid_options/0, file_log_table/0, file_log_device_gone/0,
          file_log_file/0, header_on_job_change/0, permanent_job_concurrency/0,
          hot_code_reload/0, wall_time_restored/0, start_unlinked/0, start_linked/0,
          register_unregister/0, registered_job_exits/0, cluster_monitor_group/0,
          node_group/0, one_copy_per_subscriber/0, silent_handle/0, found_job_handle/0,
          file_log_starts_application/0]).
--export([sample_fields/1, job_iterations/1, invalid_options/1, file_log_table/1,
+-export([sample_fields/1, job_iterations/1, invalid_options/1, file_log_table/1, file_log_device_gone/1,
          file_log_file/1, header_on_job_change/1, permanent_job_concurrency/1,
          hot_code_reload/1, wall_time_restored/1, start_unlinked/1, start_linked/1,
          register_unregister/1, registered_job_exits/1, cluster_monitor_group/1,
@@ -51,7 +51,7 @@ all() ->
 
 groups() ->
     [{monitor, [], [sample_fields, job_iterations, invalid_options, file_log_table,
-                    file_log_file, header_on_job_change, permanent_job_concurrency,
+                    file_log_device_gone, file_log_file, header_on_job_change, permanent_job_concurrency,
                     hot_code_reload, found_job_handle]},
      {api_23, [], [start_unlinked, start_linked, register_unregister, registered_job_exits,
                    silent_handle, cluster_monitor_group, node_group,
@@ -137,6 +137,23 @@ file_log_table(Config) when is_list(Config) ->
         ?assertMatch({match, _}, re:run(Line, Re), Line)
     after
         gen_server:stop(Log)
+    end.
+
+file_log_device_gone() ->
+    [{doc, "A log whose device has gone (standard output closed under a pipe) ends normally at "
+      "its next line: the process linked to it lives on, without trapping exits"}].
+file_log_device_gone(Config) when is_list(Config) ->
+    {Caller, CallerRef} = spawn_monitor(
+        fun () ->
+            Device = spawn(fun () -> receive stop -> ok end end),
+            {ok, Log} = erlperf_file_log:start_link(Device),
+            LogRef = monitor(process, Log),
+            Device ! stop,
+            receive {'DOWN', LogRef, process, Log, Reason} -> exit({log_ended, Reason})
+            after 5000 -> exit(log_kept_running)
+            end
+        end),
+    receive {'DOWN', CallerRef, process, Caller, Why} -> ?assertEqual({log_ended, normal}, Why)
     end.
 
 file_log_file() ->

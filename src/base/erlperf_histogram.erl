@@ -132,7 +132,7 @@ merge(#{count := C1, sum := S1, min := Lo1, max := Hi1, buckets := B1},
 count(#{count := Count}) ->
     Count.
 
-%% @doc The `P'th percentile (0 < P =< 100) by nearest rank, read as the highest value
+%% @doc The `P'th percentile (above 0, at most 100) by nearest rank, read as the highest value
 %% of its bucket and at most the maximum; `undefined' for an empty snapshot.
 -spec percentile(snapshot(), number()) -> non_neg_integer() | undefined.
 percentile(#{count := 0}, _P) ->

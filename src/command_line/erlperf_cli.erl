@@ -20,8 +20,9 @@
 %%% </ul>
 %%%
 %%% This module and {@link erlperf_perf_cli} are the only ones that write to stdout and
-%%% stderr; only `main/1' calls `erlang:halt/1'. The VM is prepared (code path, preloaded
-%%% modules, distribution for `--nodes') by {@link erlperf_cli_vm}.
+%%% stderr; only `main/1' and its SIGTERM handler call `erlang:halt/1'. The VM is
+%%% prepared (code path, preloaded modules, distribution for `--nodes') by
+%%% {@link erlperf_cli_vm}.
 %%%
 %%% Example (the escript runs `main/1'):
 %%% ```
@@ -90,13 +91,20 @@ main(Args) ->
 
 %% Anything raised that no step caught (writing a results file, a summary) is an
 %% internal error: one line on stderr naming the file with its details, exit status 1.
+%% A write to a standard output that has closed meanwhile (the watcher of
+%% erlperf_cli_vm had no time to halt) ends as the watcher would: silently, 141.
 -spec last_resort(fun(() -> non_neg_integer())) -> non_neg_integer().
 last_resort(Run) ->
     try Run()
     catch Class:Reason:Stack ->
-        Line = erlperf_cli_outcome:format_error(erlperf_cli_outcome:known(Class, Reason, Stack)),
-        io:put_chars(standard_error, ["erlperf: ", Line, "\n"]),
-        1
+        case erlperf_cli_vm:output_closed() of
+            true ->
+                erlperf_cli_vm:closed_output_status();
+            false ->
+                Line = erlperf_cli_outcome:format_error(erlperf_cli_outcome:known(Class, Reason, Stack)),
+                io:put_chars(standard_error, ["erlperf: ", Line, "\n"]),
+                1
+        end
     end.
 
 %% SIGTERM: the run ends here, unfinished; everything it made goes with the VM.

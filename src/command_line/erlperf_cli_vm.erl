@@ -32,7 +32,7 @@
 %% API: called by erlperf_cli and erlperf_perf_cli
 -export([preload/0, add_paths/1, distribution/1, log_to_stderr/0, format_error/1]).
 %% API: the exit status when standard output closes (erlperf_cli documents it).
--export([closed_output_status/0]).
+-export([closed_output_status/0, output_closed/0]).
 %% Internal export: the watcher of standard output, spawned by log_to_stderr/0.
 -export([watch_user/1]).
 
@@ -138,6 +138,16 @@ log_to_stderr() ->
 -spec closed_output_status() -> pos_integer().
 closed_output_status() ->
     ?CLOSED_OUTPUT_STATUS.
+
+%% @doc Whether standard output has closed under this run: its process (`user') has
+%% ended. A write that failed then is not an error of erlperf's: the run ends with
+%% {@link closed_output_status/0}.
+-spec output_closed() -> boolean().
+output_closed() ->
+    case whereis(user) of
+        undefined -> true;
+        User -> not is_process_alive(User)
+    end.
 
 %% @doc The line (without `erlperf: ') for a reason of this module.
 -spec format_error(reason()) -> string().

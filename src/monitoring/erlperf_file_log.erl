@@ -114,12 +114,18 @@ handle_call(_Request, _From, State) ->
 handle_cast(_Msg, State) ->
     {noreply, State}.
 
--spec handle_info(term(), #state{}) -> {noreply, #state{}}.
+%% A device that has gone (standard output closed under a pipe) ends the log normally:
+%% there is nothing left to write to, and the process that linked to it goes on.
+-spec handle_info(term(), #state{}) -> {noreply, #state{}} | {stop, normal, #state{}}.
 handle_info(#{jobs := Jobs, time := _} = Sample, State) ->
     Pids = [Pid || {Pid, _} <- Jobs],
-    State1 = maybe_header(Pids, State),
-    ok = io:put_chars(State1#state.device, [line(Sample), $\n]),
-    {noreply, State1#state{lines = State1#state.lines + 1}};
+    try
+        State1 = maybe_header(Pids, State),
+        ok = io:put_chars(State1#state.device, [line(Sample), $\n]),
+        {noreply, State1#state{lines = State1#state.lines + 1}}
+    catch
+        error:terminated -> {stop, normal, State}
+    end;
 handle_info(_Msg, State) ->
     {noreply, State}.
 
