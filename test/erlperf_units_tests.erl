@@ -65,6 +65,12 @@ setting_test_() ->
     [?_assertEqual(Expected, erlperf_units:setting(N))
      || {N, Expected} <- [{95, "95"}, {20.0, "20"}, {99.9, "99.9"}, {0.25, "0.25"}, {0.001, "0.001"}]].
 
+%% Microseconds as a record holds them: scaled as nanoseconds are; no figure is `-'.
+us_test_() ->
+    [?_assertEqual(Expected, erlperf_units:us(Us))
+     || {Us, Expected} <- [{0.0032, "3.2 ns"}, {1.5, "1500 ns"}, {2161, "2161 us"}, {149000, "149 ms"},
+                           {200.0e6, "200 s"}, {null, "-"}, {undefined, "-"}]].
+
 duration_test_() ->
     [?_assertEqual("5 s", erlperf_units:duration(5000)),
      ?_assertEqual("1500 ms", erlperf_units:duration(1500)),

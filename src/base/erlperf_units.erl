@@ -52,7 +52,7 @@
 
 %% API: called by every output, the monitors, the command line, the verdicts and the
 %% sweep's errors.
--export([count/1, count/2, count_range/2, time/1, duration/1, size/1, rate/1, number/1, fixed/2,
+-export([count/1, count/2, count_range/2, time/1, us/1, duration/1, size/1, rate/1, number/1, fixed/2,
          significant/2, percent/1, share/1, change/1, p_value/1, exact/1, setting/1]).
 -export([value/1, record_value/1, record_text/1, combination/1, function_name/1]).
 
@@ -95,6 +95,13 @@ time(Ns) when Ns < ?DECIMAL_BELOW_NS, Ns > 0, Ns /= round(Ns) ->
     fixed(Ns, 1) ++ " ns";
 time(Ns) ->
     scale(Ns, 1, 1000, [" ns", " us", " ms", " s"]).
+
+%% @doc Microseconds, as a results record holds times (latency, response and service
+%% times, profiles): `time/1' of them; `-' for what is not a number (`null': no call
+%% gave that figure).
+-spec us(term()) -> string().
+us(Us) when is_number(Us) -> time(Us * 1000);
+us(_NoFigure) -> "-".
 
 %% @doc Milliseconds someone set, such as how long a profile watched: `5 s', `1500 ms'.
 -spec duration(non_neg_integer()) -> string().

@@ -406,7 +406,7 @@ drain(#pacer{spec = #{counts := Counts}, started = Started, job_monitor = Mon} =
             stop_idle(P);
         false ->
             receive
-                {'DOWN', Mon, process, _, Reason} -> erlperf_sampler:job_down(Reason)
+                {'DOWN', Mon, process, _, _} = JobDown -> handle(JobDown, P)
             after ?DRAIN_POLL_MS ->
                 drain(P, Deadline)
             end

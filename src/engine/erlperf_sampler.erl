@@ -45,6 +45,8 @@
 -export([continuous/2, timed/2, estimate/3, interleaved/2]).
 %% API: what a job's 'DOWN' reason means, raised (erlperf_rate's pacer watches jobs too).
 -export([job_down/1]).
+%% API: a run of samples counted elsewhere (erlperf_local, of an open load's calls).
+-export([counted/2]).
 
 -export_type([job/0, options/0, run/0, progress/0]).
 
@@ -87,6 +89,16 @@
 
 %%--------------------------------------------------------------------
 %% API
+
+%% @doc A continuous run of samples counted elsewhere: `Values' per sample (an open
+%% load's calls returned in each, see erlperf_rate) over `TimeNs' nanoseconds; the
+%% counter's readings follow from the counts, no sample was overdue, and the clock
+%% waited busily (the pacer's own way).
+-spec counted([non_neg_integer()], non_neg_integer()) -> run().
+counted(Values, TimeNs) ->
+    {Readings, _Total} = lists:mapfoldl(fun (V, Sum) -> {Sum + V, Sum + V} end, 0, Values),
+    #{values => Values, samples => Readings, time => TimeNs div 1000, overdue => 0,
+      sleep => busy_wait}.
 
 %% @doc Continuous mode: reads all jobs at the same instants, once per
 %% `sample_duration', after `warmup' discarded samples. Returns one run per job.

@@ -153,12 +153,11 @@ open_load(Label, Runs) ->
         [] ->
             [];
         Loaded ->
-            Us = fun (null) -> <<"-">>; (V) -> list_to_binary(erlperf_units:time(V * 1000)) end,
             Header = [Label, <<"achieved/s">>, <<"late">>, <<"skipped">>, <<"response p50">>,
                       <<"p99">>, <<"max">>, <<"service p50">>, <<"p99">>],
             Rows = [[integer_to_binary(I) || I <- [Size, round(A), L, S]]
-                    ++ [Us(maps:get(K, R)) || K <- [<<"p50">>, <<"p99">>, <<"max">>]]
-                    ++ [Us(maps:get(K, Sv)) || K <- [<<"p50">>, <<"p99">>]]
+                    ++ [erlperf_units:us(maps:get(K, R)) || K <- [<<"p50">>, <<"p99">>, <<"max">>]]
+                    ++ [erlperf_units:us(maps:get(K, Sv)) || K <- [<<"p50">>, <<"p99">>]]
                     || {Size, #{<<"achieved">> := A, <<"late">> := L, <<"skipped">> := S,
                                 <<"response_us">> := R, <<"service_us">> := Sv}} <- Loaded],
             ["\nOpen load, response time from when each call was due:\n",

@@ -149,8 +149,8 @@ latency(Named) ->
                   (_) -> <<>>
               end,
     Table = erlperf_html:table([<<"Runner">> | Names] ++ [<<"average">>, <<"calls">>],
-                               [[Name | [us(maps:get(K, L, null)) || {K, _} <- ?PERCENTILES]]
-                                ++ [us(maps:get(<<"average">>, L, null)), calls(Name, Named)]
+                               [[Name | [erlperf_units:us(maps:get(K, L, null)) || {K, _} <- ?PERCENTILES]]
+                                ++ [erlperf_units:us(maps:get(<<"average">>, L, null)), calls(Name, Named)]
                                 || {Name, L} <- Measured]),
     section_if(Measured =/= [], <<"Latency per call">>,
                [erlperf_svg:line_chart(Series, #{title => <<"Latency percentiles">>,
@@ -170,8 +170,8 @@ open_load(Named) ->
               [<<"Runner">>, <<"rate">>, <<"achieved">>, <<"late">>, <<"skipped">>, <<"held">>]
               ++ [<<"response ", T/binary>> || {_, T} <- ?PERCENTILES] ++ [<<"service p50">>, <<"service p99">>],
               [[Label, T, round(A), L, S, held_text(Rate)]
-               ++ [us(maps:get(K, Response, null)) || {K, _} <- ?PERCENTILES]
-               ++ [us(maps:get(K, Service, null)) || K <- [<<"p50">>, <<"p99">>]]
+               ++ [erlperf_units:us(maps:get(K, Response, null)) || {K, _} <- ?PERCENTILES]
+               ++ [erlperf_units:us(maps:get(K, Service, null)) || K <- [<<"p50">>, <<"p99">>]]
                || {Label, #{<<"rate">> := #{<<"target">> := T, <<"achieved">> := A, <<"late">> := L,
                                             <<"skipped">> := S, <<"response_us">> := Response,
                                             <<"service_us">> := Service} = Rate}} <- Runs]),
@@ -201,7 +201,7 @@ response_chart(Title, Points, Knee) ->
     erlperf_svg:line_chart(Series, #{title => Title,
                                      x_label => <<"calls per second offered">>,
                                      y_label => <<"response time">>,
-                                     y_format => fun (Us) -> erlperf_units:time(Us * 1000) end,
+                                     y_format => fun erlperf_units:us/1,
                                      x_markers => Marker}).
 
 held_text(#{<<"held">> := true}) -> <<"yes">>;
@@ -412,7 +412,7 @@ profile_table(Functions) ->
     erlperf_html:table([<<"Function">>, <<"Calls">>, <<"Own time">>, <<"%">>]
                        ++ [<<"Bytes per call">> || Memory],
                        [[code(maps:get(<<"function">>, F, <<>>)), figure(<<"calls">>, F),
-                         us(maps:get(<<"time_us">>, F, null)), pct(maps:get(<<"percent">>, F, null))
+                         erlperf_units:us(maps:get(<<"time_us">>, F, null)), pct(maps:get(<<"percent">>, F, null))
                          | Extra(F)]
                         || F <- Functions]).
 
@@ -481,10 +481,6 @@ count(_) -> <<"-">>.
 
 time_ns(N) when is_number(N) -> erlperf_units:time(N);
 time_ns(_) -> <<"-">>.
-
-%% Microseconds, as the record holds latency and profile times.
-us(N) when is_number(N) -> erlperf_units:time(N * 1000);
-us(_) -> <<"-">>.
 
 number(N) when is_number(N) -> erlperf_units:number(N);
 number(_) -> <<"-">>.

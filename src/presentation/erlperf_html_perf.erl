@@ -112,13 +112,10 @@ open_load(#{runs := Runs, label := Label}) ->
         [] ->
             [];
         Loaded ->
-            Us = fun (V) when is_number(V) -> list_to_binary(erlperf_units:time(V * 1000));
-                     (_) -> <<"-">>
-                 end,
             Figure = fun (K, Rate) -> maps:get(K, Rate, null) end,
             Rows = [[text(Size), text(Figure(<<"target">>, Rate)), text(round_number(Figure(<<"achieved">>, Rate))),
                      text(Figure(<<"late">>, Rate)), text(Figure(<<"skipped">>, Rate))]
-                    ++ [Us(maps:get(K, response(Rate), null)) || K <- [<<"p50">>, <<"p99">>, <<"p999">>, <<"max">>]]
+                    ++ [erlperf_units:us(maps:get(K, response(Rate), null)) || K <- [<<"p50">>, <<"p99">>, <<"p999">>, <<"max">>]]
                     || {Size, Rate} <- Loaded],
             Chart = erlperf_html_bench:response_chart(
                       <<"Response time against rate">>,

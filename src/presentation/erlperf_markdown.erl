@@ -74,8 +74,8 @@ rate_table(Runs) ->
     Align = ["---" | lists:duplicate(length(Header) - 1 - length(["" || Held]), "---:")] ++ [":---:" || Held],
     Rows = [[code(Label), erlperf_units:count(T), erlperf_units:count(A), integer_to_list(L),
              integer_to_list(S)]
-            ++ [us(maps:get(K, Response)) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]]
-            ++ [us(maps:get(K, Service)) || K <- [<<"p50">>, <<"p99">>]]
+            ++ [erlperf_units:us(maps:get(K, Response)) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]]
+            ++ [erlperf_units:us(maps:get(K, Service)) || K <- [<<"p50">>, <<"p99">>]]
             ++ [case maps:get(<<"held">>, Rate, null) of true -> "yes"; false -> "no"; null -> "-" end
                 || Held]
             || #{?LABEL := Label, <<"rate">> := #{<<"target">> := T, <<"achieved">> := A, <<"late">> := L,
@@ -83,8 +83,6 @@ rate_table(Runs) ->
                                                    <<"service_us">> := Service} = Rate} <- Runs],
     table(Header, Align, Rows).
 
-us(null) -> "-";
-us(Us) -> erlperf_units:time(Us * 1000).
 
 cells(#{?LABEL := Label, ?CONCURRENCY := C} = Run,
       #{names := Names, bytes := Bytes, latency := Latency, sweep := Sweep}, Runs) ->
@@ -112,7 +110,7 @@ rate(BytesPerSecond) -> erlperf_units:rate(BytesPerSecond).
 
 %% The percentiles of calls timed one by one (microseconds in the record).
 latency(#{} = Figures) ->
-    [time(maps:get(K, Figures) * 1000) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]];
+    [erlperf_units:us(maps:get(K, Figures)) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]];
 latency(null) ->
     lists:duplicate(5, "-").
 

@@ -212,7 +212,7 @@ code_width(First, Labels, Rest, Width) ->
 
 %% Timed-mode samples are microseconds per sample; continuous ones are iteration counts.
 -spec value_formatter(run()) -> fun((number()) -> string()).
-value_formatter(#{?MODE := <<"timed">>}) -> fun (Us) -> erlperf_units:time(Us * 1000) end;
+value_formatter(#{?MODE := <<"timed">>}) -> fun erlperf_units:us/1;
 value_formatter(_Run) -> fun erlperf_units:count/1.
 
 %% The standard deviation in percent of the average.
@@ -427,7 +427,7 @@ latency_cells(#{<<"latency_calls">> := Calls, <<"latency_us">> := #{<<"average">
               true -> "-";
               false -> erlperf_units:count(1.0e6 / Avg)
           end,
-    Time = fun (K) -> erlperf_units:time(maps:get(K, L) * 1000) end,
+    Time = fun (K) -> erlperf_units:us(maps:get(K, L)) end,
     [integer_to_list(Calls), Ips, Time(<<"average">>), deviation(L)
      | [Time(K) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]]].
 
@@ -465,7 +465,7 @@ knee_lines(Runs) ->
     [knee_line(L, [R || R <- Runs, label(R) =:= L]) || L <- Labels].
 
 knee_line(Label, [#{<<"rate">> := #{<<"slo">> := Slo, <<"knee">> := Knee}} | _] = Runs) ->
-    Objectives = lists:join(", ", [[percentile_name(P), " =< ", erlperf_units:time(Us * 1000)]
+    Objectives = lists:join(", ", [[percentile_name(P), " =< ", erlperf_units:us(Us)]
                                    || #{<<"percentile">> := P, <<"limit_us">> := Us} <- Slo]),
     Held = case Knee of
                null -> "held at no rate tried";
@@ -480,7 +480,7 @@ missed(#{<<"missed">> := [], <<"achieved">> := A, <<"skipped">> := S}) ->
 missed(#{<<"missed">> := Missed}) ->
     lists:join(", ", [[percentile_name(P), " ", case Us of
                                                     null -> "none returned";
-                                                    _ -> erlperf_units:time(Us * 1000)
+                                                    _ -> erlperf_units:us(Us)
                                                 end]
                       || #{<<"percentile">> := P, <<"response_us">> := Us} <- Missed]).
 
@@ -496,7 +496,7 @@ pacing_cells(#{<<"rate">> := #{<<"target">> := Target, <<"achieved">> := Achieve
 rate_time_cells(#{<<"count">> := 0}) ->
     ["0", "-", "-", "-", "-", "-", "-"];
 rate_time_cells(#{<<"count">> := Count} = Us) ->
-    [integer_to_list(Count) | [erlperf_units:time(maps:get(K, Us) * 1000)
+    [integer_to_list(Count) | [erlperf_units:us(maps:get(K, Us))
                                || K <- [<<"average">>, <<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>,
                                         <<"max">>]]].
 
@@ -506,7 +506,7 @@ rate_notes(#{<<"rate">> := Rate} = R) ->
     [[io_lib:format("Note: the load generator fell behind for ~ts (its own lateness p99 ~ts): "
                     "the load offered was less than the rate; fewer workers, a lower rate or "
                     "another node for the load may help~n",
-                    [label(R), erlperf_units:time(LateP99 * 1000)]) || Behind],
+                    [label(R), erlperf_units:us(LateP99)]) || Behind],
      [io_lib:format("Note: ~b calls of ~ts due during the run never started (no worker was "
                     "free before the end)~n", [Skipped, label(R)]) || Skipped > 0],
      [io_lib:format("Note: ~b calls of ~ts had not returned ~ts after the end; their times "

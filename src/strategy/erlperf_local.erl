@@ -139,9 +139,7 @@ paced(Job, Opts) ->
            end,
     #{values := Values, workers := Workers, duration_ns := Ns} = Rate =
         erlperf_rate:run(Job, maps:merge(maps:with([rate, arrival, samples, sample_duration], Opts), Pool)),
-    Counter = tl(lists:reverse(lists:foldl(fun (V, [Last | _] = Acc) -> [Last + V | Acc] end, [0], Values))),
-    Run = #{values => Values, samples => Counter, time => Ns div 1000, overdue => 0, sleep => busy_wait},
-    Report = report(Job, continuous, Workers, Run, Opts),
+    Report = report(Job, continuous, Workers, erlperf_sampler:counted(Values, Ns), Opts),
     Report#{result => (maps:get(result, Report))#{rate => maps:remove(values, Rate)}}.
 
 %% A rate holds its objectives when every call due started (the rate achieved within
