@@ -27,13 +27,13 @@
 %%% The start is the mean of the first `?FIRST' requests of every trial (of every count):
 %%% what a run pays while the agents are still discovering the server's processes.
 %%%
-%%% Goal: a slowdown of at most 1.3 in the steady state (the largest count) of keep-alive
-%%% connections, where the server's processes are known after the start. The paper
-%%% measured 6 at the start, settling at 2, for PerformERL on cowboy. With a connection
-%%% per request there is no such state (every request starts a handler process to
-%%% discover, which calls every target through the discovery pattern, each call sending
-%%% a message with its arguments, until a rebuild covers it); its figures are printed
-%%% without a goal.
+%%% Goals, at the largest count: a slowdown of at most ?GOAL_KEEP_ALIVE with keep-alive
+%%% connections, where the server's processes are known after the start, and at most
+%%% ?GOAL_PER_REQUEST with a connection per request, where every request starts a
+%%% handler process (each of its calls through a discovery pattern sends a message with
+%%% its arguments until a rebuild covers it: the discoverer sees the churn and leaves
+%%% such processes to the tracer's sweeps). The paper measured 6 at the start, settling
+%%% at 2, for PerformERL on cowboy.
 %%%
 %%% Cost: about five minutes, both cores busy (servers and client share the machine). A
 %%% trial's nodes are stopped before the next starts; the document root is removed at the
@@ -51,8 +51,9 @@
 -define(TRIALS, 5).
 %% Requests that make "the start".
 -define(FIRST, 10).
-%% The slowdown goal in the steady state.
--define(GOAL, 1.3).
+%% The slowdown goals at the largest count.
+-define(GOAL_KEEP_ALIVE, 1.1).
+-define(GOAL_PER_REQUEST, 1.3).
 %% The page the client fetches.
 -define(PAGE, <<"/index.html">>).
 
@@ -87,15 +88,13 @@ connection(Conn, Root) ->
     io:format("    start (first ~b requests of each of ~b trials): plain ~.1f us, agents ~.1f us, "
               "slowdown ~.2f~n",
               [?FIRST, ?TRIALS * length(Counts), PlainFirst, AgentsFirst, AgentsFirst / PlainFirst]),
-    _ = case Conn of
-            keep_alive ->
-                io:format("    steady state (~b requests): slowdown ~.2f (goal: at most ~.1f) ~s~n",
-                          [lists:last(Counts), Steady, ?GOAL,
-                           case Steady =< ?GOAL of true -> "met"; false -> "MISSED" end]);
-            per_request ->
-                io:format("    ~b requests, a handler process to discover each: slowdown ~.2f~n",
-                          [lists:last(Counts), Steady])
-        end,
+    {What, Goal} = case Conn of
+                       keep_alive -> {"steady state", ?GOAL_KEEP_ALIVE};
+                       per_request -> {"a handler process each", ?GOAL_PER_REQUEST}
+                   end,
+    io:format("    ~s (~b requests): slowdown ~.2f (goal: at most ~.1f) ~s~n",
+              [What, lists:last(Counts), Steady, Goal,
+               case Steady =< Goal of true -> "met"; false -> "MISSED" end]),
     _ = [io:format("    steady state, discoverer never dormant (the paper's design): slowdown ~.2f~n",
                    [A]) || A <- Always],
     ok.

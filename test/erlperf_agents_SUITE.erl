@@ -12,9 +12,9 @@
 -include_lib("stdlib/include/assert.hrl").
 
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
--export([exact_counts/0, tree/0, dormant/0, reload/0, sut_traces/0, metrics/0, impact/0,
+-export([exact_counts/0, tree/0, dormant/0, churn/0, reload/0, sut_traces/0, metrics/0, impact/0,
          nothing_left/0, flow_gone/0, controller_gone/0, refused/0]).
--export([exact_counts/1, tree/1, dormant/1, reload/1, sut_traces/1, metrics/1, impact/1,
+-export([exact_counts/1, tree/1, dormant/1, churn/1, reload/1, sut_traces/1, metrics/1, impact/1,
          nothing_left/1, flow_gone/1, controller_gone/1, refused/1]).
 
 %% Internal export: a flow process on another controlling node (controller_gone).
@@ -35,13 +35,15 @@
 -define(SUT_SOURCE(Version), "
 -module(agents_sut).
 -export([f/1, version/0, start_caller/2, start_named/3, caller/1, wait/1, idle/0,
-         start_tracing_sut/1, tracing_sut/1, echo/0]).
+         start_tracing_sut/1, tracing_sut/1, echo/0, start_brief/2, brief/1]).
 f(X) -> X.
 version() -> " ++ integer_to_list(Version) ++ ".
 start_caller(Parent, N) -> spawn(agents_sut, caller, [{Parent, N}]).
 start_named(Name, Parent, N) ->
     spawn(fun () -> true = register(Name, self()), caller({Parent, N}) end).
 caller({Parent, N}) -> loop(N), Parent ! {done, self(), agents_sut:version()}, agents_sut:wait(Parent).
+start_brief(Parent, N) -> spawn(agents_sut, brief, [{Parent, N}]).
+brief({Parent, N}) -> loop(N), Parent ! {done, self(), agents_sut:version()}.
 wait(Parent) ->
     receive
         {more, N} -> loop(N), Parent ! {done, self(), agents_sut:version()}, agents_sut:wait(Parent);
@@ -75,7 +77,7 @@ all() ->
     [{group, agents}].
 
 groups() ->
-    [{agents, [parallel], [exact_counts, tree, dormant, reload, sut_traces, metrics, impact,
+    [{agents, [parallel], [exact_counts, tree, dormant, churn, reload, sut_traces, metrics, impact,
                            nothing_left, flow_gone, controller_gone, refused]}].
 
 init_per_suite(Config) ->
@@ -162,9 +164,9 @@ tree(Config) when is_list(Config) ->
 dormant() ->
     [{doc, "the discoverer goes dormant after `quiet' ms without a new process (its "
       "patterns removed, only from the targets); a process that calls a target and exits "
-      "while it is dormant is found by the tracer's sweep, named and marked exited; the "
-      "discoverer then discovers again; calls made while discovering are counted apart "
-      "exactly"}].
+      "while it is dormant is found by the tracer's sweep, named and marked exited, and "
+      "the discoverer stays dormant; one that a sweep finds alive makes it discover "
+      "again; calls made while discovering are counted apart exactly"}].
 dormant(Config) when is_list(Config) ->
     Node = start_sut(?FUNCTION_NAME, 1),
     Wait = {agents_sut, wait, 1},
@@ -186,29 +188,104 @@ dormant(Config) when is_list(Config) ->
          || MFA <- [?TARGET, Wait]],
         Caller ! {more, 20},
         1 = done(Caller),
-        %% calls the target once and exits at once: only a sweep can find it
-        Brief = erpc:call(Node, erlang, spawn, [agents_sut, f, [1]]),
+        %% calls the target once and exits at once: only a sweep can find it, and it
+        %% does not wake the discoverer (two sweeps after it, still dormant); no sweep
+        %% may come while it lives
+        [Brief] = between_sweeps(Node, fun () -> [erpc:call(Node, erlang, spawn, [agents_sut, f, [1]])] end),
+        ok = sweeps(Node, 2),
+        ?assertEqual(dormant, phase(Node)),
+        %% a caller a sweep finds alive does
+        Late = erpc:call(Node, agents_sut, start_caller, [self(), 1]),
+        1 = done(Late),
         ?assert(erlperf_test_lib:wait_for(fun () -> phase(Node) =:= discovering end,
                                           ?MSG_TIMEOUT_MS)),
         ?assertEqual({meta, Discoverer}, meta(Node, ?TARGET)),
         {ok, #{functions := Functions, processes := Processes, discovery := Phases}} =
             erlperf_agents:collect(Node),
-        [#{calls := 31, calls_discovering := 10, per_process := PerProcess}] =
+        [#{calls := 32, calls_discovering := 10, per_process := PerProcess}] =
             [F || #{mfa := ?TARGET} = F <- Functions],
         ?assertMatch(#{Caller := #{calls := 30, calls_discovering := 10},
-                       Brief := #{calls := 1, calls_discovering := 0}},
+                       Brief := #{calls := 1, calls_discovering := 0},
+                       Late := #{calls := 1, calls_discovering := 0}},
                      maps:from_list([{P, E} || #{pid := P} = E <- PerProcess])),
-        ?assertEqual(2, length(PerProcess)),
+        ?assertEqual(3, length(PerProcess)),
         ?assertMatch(#{Caller := #{name := {agents_sut, caller, 1}, exited := false},
                        Brief := #{name := {agents_sut, f, 1}, found_by := ?TARGET,
-                                  exited := T}} when is_integer(T),
+                                  exited := T},
+                       Late := #{name := {agents_sut, caller, 1}, exited := false}} when is_integer(T),
                      maps:from_list([{P, E} || #{pid := P} = E <- Processes])),
-        ?assertEqual(2, length(Processes)),
+        ?assertEqual(3, length(Processes)),
         %% two discovering phases, in order, the second still on at collect
         ?assertMatch([[A, B], [C, D]] when A =< B andalso B =< C andalso C =< D, Phases)
     after
         stop_sut(Node)
     end.
+
+churn() ->
+    [{doc, "processes that each call the target a few times and exit (a handler per "
+      "request): the discoverer goes dormant after ten in a row, long before `quiet'; "
+      "those after are found by sweeps and do not wake it: every one is found, named by "
+      "its initial call when found alive, by the target otherwise, and marked exited"}].
+churn(Config) when is_list(Config) ->
+    Node = start_sut(?FUNCTION_NAME, 1),
+    try
+        ok = erlperf_agents:start(Node, #{patterns => [?TARGET], interval => 100, quiet => 600000}),
+        ?assertEqual(discovering, phase(Node)),
+        %% ten in a row (more if the host held one up for ?BRIEF_MS)
+        First = until_dormant(Node, []),
+        ?assert(length(First) >= 10, First),
+        %% no sweep comes while one of these lives
+        Later = between_sweeps(Node, fun () -> [brief(Node) || _ <- lists:seq(1, 20)] end),
+        ok = sweeps(Node, 2),
+        ?assertEqual(dormant, phase(Node)),
+        {ok, #{functions := [#{calls := Calls}], processes := Processes, discovery := Phases}} =
+            erlperf_agents:collect(Node),
+        ?assertEqual(5 * (length(First) + length(Later)), Calls),
+        Found = maps:from_list([{P, E} || #{pid := P} = E <- Processes]),
+        ?assertEqual(lists:sort(First ++ Later), lists:sort(maps:keys(Found))),
+        [?assertMatch(#{exited := T} when is_integer(T), maps:get(P, Found)) || P <- First ++ Later],
+        Names = [N || P <- First ++ Later, #{name := N} <- [maps:get(P, Found)]],
+        ?assertEqual([], [N || N <- Names, N =/= {agents_sut, brief, 1}, N =/= ?TARGET]),
+        ?assertMatch([[_, _]], Phases)
+    after
+        stop_sut(Node)
+    end.
+
+until_dormant(Node, Briefs) when length(Briefs) < 200 ->
+    Pid = brief(Node),
+    case phase(Node) of
+        dormant -> lists:reverse([Pid | Briefs]);
+        discovering -> until_dormant(Node, [Pid | Briefs])
+    end;
+until_dormant(_Node, Briefs) ->
+    ct:fail({still_discovering_after, length(Briefs)}).
+
+%% Runs Fun with the tracer agent on Node suspended: no snapshot, and so no sweep, while
+%% it runs (the one due comes after).
+between_sweeps(Node, Fun) ->
+    ok = erpc:call(Node, sys, suspend, [erlperf_agent_tracer]),
+    try Fun()
+    after
+        ok = erpc:call(Node, sys, resume, [erlperf_agent_tracer])
+    end.
+
+%% A process on Node that calls the target 5 times and exits; returns once it has.
+brief(Node) ->
+    Pid = erpc:call(Node, agents_sut, start_brief, [self(), 5]),
+    Ref = monitor(process, Pid),
+    1 = done(Pid),
+    receive {'DOWN', Ref, process, Pid, _} -> Pid
+    after ?MSG_TIMEOUT_MS -> ct:fail({not_exited, Pid})
+    end.
+
+%% Waits until the tracer agent on Node has taken N more snapshots (each followed by
+%% a sweep).
+sweeps(Node, N) ->
+    Before = erpc:call(Node, erlperf_agent_tracer, snapshots, []),
+    true = erlperf_test_lib:wait_for(
+             fun () -> erpc:call(Node, erlperf_agent_tracer, snapshots, []) >= Before + N end,
+             ?MSG_TIMEOUT_MS),
+    ok.
 
 reload() ->
     [{doc, "sut is loaded again while its caller waits in receive: the calls before and "

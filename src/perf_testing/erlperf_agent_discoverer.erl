@@ -28,9 +28,18 @@
 %%%       without a new process it goes dormant. While dormant, the tracer agent's
 %%%       <b>sweep</b> finds new callers: after each periodic snapshot it sends the
 %%%       callers its `call_time' counts show that it has not reported before. The first
-%%%       new one makes the agent discover again. The tracer agent is told of every
-%%%       change of phase and counts the calls made while discovering apart: each of them
-%%%       paid the discovery pattern (see {@link erlperf_agent_impact}).</li>
+%%%       new one still alive makes the agent discover again (one that has exited lived
+%%%       too briefly for the patterns to name it any sooner). The tracer agent is told
+%%%       of every change of phase and counts the calls made while discovering apart:
+%%%       each of them paid the discovery pattern (see {@link erlperf_agent_impact}).</li>
+%%%   <li><b>churn</b>: processes that each live for a moment (a handler per request or
+%%%       per connection). Every call such a process makes while discovering sends a
+%%%       message until a rebuild covers it, and it is gone before long: when the
+%%%       ?CHURN_MIN processes that exited last while discovering were all <b>brief</b>
+%%%       (exited within ?BRIEF_MS ms of their discovery), the agent goes dormant at once
+%%%       rather than after `quiet', and sweeps find the processes after them (those
+%%%       alive at a sweep named as usual, the others after the target that revealed
+%%%       them).</li>
 %%% </ul>
 %%%
 %%% Why phases: a call through a discovery pattern costs about 0.3 us even when the
@@ -39,7 +48,8 @@
 %%% processes live long pays it only until they are all known. A process found by a
 %%% sweep was found up to one `interval' late: when it had exited by then, it is named
 %%% after the target that revealed it and its exit time is the sweep's.
-%%% With `quiet' set to `infinity' the agent never goes dormant (the paper's design).
+%%% With `quiet' set to `infinity' the agent never goes dormant, churn or not (the paper's
+%%% design).
 %%%
 %%% Example (erlperf_agents does this over erpc, after starting the tracer):
 %%% ```
@@ -75,10 +85,16 @@
 -define(DEFAULT_QUIET_MS, 250).
 %% A rebuild waits this many times the last one's duration after it.
 -define(REBUILD_SHARE, 10).
+%% A process that exits within this many milliseconds of its discovery is brief; this
+%% many brief ones in a row are churn: the agent goes dormant.
+-define(BRIEF_MS, 50).
+-define(CHURN_MIN, 10).
 
 -record(proc, {
           name :: atom() | mfa(),
           found_by :: mfa(),
+          %% monotonic milliseconds of its discovery
+          found_at :: integer(),
           exited = false :: false | non_neg_integer()
          }).
 
@@ -102,6 +118,8 @@
           timer :: reference() | undefined,
           %% processes discovered since the last rebuild (not in the tree)
           fresh = [] :: [pid()],
+          %% brief processes in a row among those that exited while discovering
+          brief = 0 :: non_neg_integer(),
           %% monotonic microseconds when the last rebuild ended, and how long it took
           rebuilt_at :: integer(),
           rebuild_us = 0 :: non_neg_integer(),
@@ -249,21 +267,33 @@ whole_module(M, MFAs) ->
 quiet(#state{discovering = true, phase = discovering, quiet = Quiet, last_found = Last} = S)
   when is_integer(Quiet) ->
     case erlang:monotonic_time(millisecond) - Last >= Quiet of
-        true ->
-            ok = erlperf_agent_tracer:phase(dormant),
-            ok = clear_patterns(S),
-            [[From, undefined] | Done] = S#state.phases,
-            S#state{phase = dormant, phases = [[From, t_ms(S)] | Done]};
-        false ->
-            schedule_quiet(S)
+        true -> dormant(S);
+        false -> schedule_quiet(S)
     end;
 quiet(S) ->
     S.
 
-%% Discovering again (a sweep found a new process while dormant).
+%% Dormant at once after churn (unless `quiet' is `infinity').
+-spec churn(state()) -> state().
+churn(#state{discovering = true, phase = discovering, quiet = Quiet, brief = Brief} = S)
+  when is_integer(Quiet), Brief >= ?CHURN_MIN ->
+    dormant(S);
+churn(S) ->
+    S.
+
+-spec dormant(state()) -> state().
+dormant(S) ->
+    ok = erlperf_agent_tracer:phase(dormant),
+    ok = clear_patterns(S),
+    [[From, undefined] | Done] = S#state.phases,
+    _ = is_reference(S#state.rebuild_timer) andalso erlang:cancel_timer(S#state.rebuild_timer),
+    S#state{phase = dormant, phases = [[From, t_ms(S)] | Done], fresh = [], brief = 0,
+            rebuild_timer = undefined}.
+
+%% Discovering again (a sweep found a new process alive while dormant).
 -spec wake(state()) -> state().
 wake(#state{discovering = true, phase = dormant} = S) ->
-    S1 = rebuild_now(S#state{phase = discovering}),
+    S1 = rebuild_now(S#state{phase = discovering, brief = 0}),
     ok = erlperf_agent_tracer:phase(discovering),
     schedule_quiet(S1#state{phases = [[t_ms(S1), undefined] | S1#state.phases],
                             last_found = erlang:monotonic_time(millisecond)});
@@ -299,19 +329,27 @@ stop_discovery(S, _Tell) ->
 %%--------------------------------------------------------------------
 %% Internal functions: discoveries
 
-%% Takes the queued discoveries and exits with Msgs, then rebuilds once.
+%% Takes the queued discoveries and exits with Msgs, then rebuilds once, or goes dormant
+%% after churn.
 -spec batch([tuple()], state()) -> state().
 batch(Msgs, S) ->
-    rebuild(lists:foldl(fun handle_msg/2, S, drain(Msgs))).
+    case churn(lists:foldl(fun handle_msg/2, S, drain(Msgs))) of
+        #state{phase = discovering} = S1 -> rebuild(S1);
+        S1 -> S1
+    end.
 
 %% The callers of a sweep that are not known yet.
 -spec swept([{pid(), mfa()}], state()) -> state().
 swept(Callers, #state{discovering = true} = S) ->
     S1 = lists:foldl(fun ({Pid, MFA}, Acc) -> handle_msg({found, Pid, MFA}, Acc) end,
                      S, Callers),
+    New = [Pid || {Pid, _} <- Callers, not is_map_key(Pid, S#state.procs)],
     case S1 of
-        #state{phase = dormant} when map_size(S1#state.procs) > map_size(S#state.procs) ->
-            wake(S1);
+        #state{phase = dormant} ->
+            case lists:any(fun erlang:is_process_alive/1, New) of
+                true -> wake(S1);
+                false -> S1
+            end;
         _ ->
             rebuild(S1)
     end;
@@ -344,7 +382,12 @@ handle_msg({'DOWN', Ref, process, Pid, _}, #state{alive = Alive, procs = Procs} 
     case Alive of
         #{Pid := Ref} ->
             #{Pid := Proc} = Procs,
-            S#state{alive = maps:remove(Pid, Alive),
+            Now = erlang:monotonic_time(millisecond),
+            Brief = case Now - Proc#proc.found_at < ?BRIEF_MS of
+                        true -> S#state.brief + 1;
+                        false -> 0
+                    end,
+            S#state{alive = maps:remove(Pid, Alive), brief = Brief,
                     procs = Procs#{Pid := Proc#proc{exited = t_ms(S)}}};
         _ ->
             S
@@ -357,12 +400,17 @@ discover(_Pid, _MFA, #state{discovering = false} = S) ->
     S;
 discover(Pid, MFA, #state{procs = Procs, alive = Alive} = S) ->
     Ref = monitor(process, Pid),   % 'DOWN' at once when Pid has exited
-    Proc = #proc{name = name(Pid, MFA), found_by = MFA},
+    Proc = #proc{name = name(Pid, MFA), found_by = MFA,
+                 found_at = erlang:monotonic_time(millisecond)},
     Alive1 = Alive#{Pid => Ref},
     S1 = S#state{procs = Procs#{Pid => Proc}, alive = Alive1,
                  active_max = max(S#state.active_max, map_size(Alive1)),
                  last_found = erlang:monotonic_time(millisecond),
-                 fresh = [Pid | S#state.fresh]},
+                 %% dormant, no tree to rebuild: the next wake covers those alive
+                 fresh = case S#state.phase of
+                             discovering -> [Pid | S#state.fresh];
+                             dormant -> S#state.fresh
+                         end},
     case map_size(S1#state.procs) >= ?MAX_DISCOVERED of
         true -> stop_discovery(S1, true);
         false -> S1
