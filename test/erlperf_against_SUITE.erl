@@ -92,8 +92,10 @@ twice(Config) ->
     ?assertEqual(3, Status, {Out, Err}),
     ?assertNotEqual(nomatch, string:find(Out, "countdown: regressed: "), Out),
     %% twice the work: twice the reductions a call, whatever the host's load did to the
-    %% time (on a loaded machine the time's verdict may be inconclusive)
-    ?assertNotEqual(nomatch, string:find(Out, "countdown: regressed: 20003 -> 40005 reductions per call"), Out),
+    %% time (on a loaded machine the time's verdict may be inconclusive, and a fork may
+    %% count a reduction more: 20003.1 on average)
+    ?assertMatch({match, _}, re:run(Out, "countdown: regressed: 2000[3-4](\\.[0-9])? -> 4000[5-6](\\.[0-9])? "
+                                         "reductions per call"), Out),
     ?assertNotEqual(nomatch, string:find(Err, "erlperf: regression: countdown "), Err),
     {ok, Bin} = file:read_file(Json),
     {ok, #{<<"runs">> := [Run]}} = erlperf_json:decode(Bin),

@@ -529,21 +529,40 @@ noise_floor(Config) ->
     %% three times the work is about 65% slower: inside a 95% floor, outside 0 (CPU-bound
     %% code, compared in parallel: a busy host slows both alike, where a badly timed host
     %% makes short sleeps vary by more than this)
+    %% (a host that other programs keep busy in bursts may blur even this into no
+    %% significant difference: such a run is tried again, three times at most)
     Args = ["lists:seq(1, 100).", "lists:seq(1, 300).", "-r", "extended", "-d", "50", "-s", "20"],
-    {0, Out} = run(Config, Args ++ ["--noise", "95"]),
-    [Line] = [L || L <- lines(Out), lists:prefix("lists:seq(1, 300). against ", L)],
+    Line = until_found(
+             fun () ->
+                     {0, Out} = run(Config, Args ++ ["--noise", "95"]),
+                     [L] = [L || L <- lines(Out), lists:prefix("lists:seq(1, 300). against ", L)],
+                     L
+             end, fun (L) -> string:find(L, "no significant difference") =:= nomatch end, 3),
     ?assertMatch("lists:seq(1, 300). against lists:seq(1, 100).: a significant change within the 95% noise "
                  "floor: " ++ _, Line),
     ?assert(lists:suffix("% slower (95% CI " ++ lists:last(string:split(Line, "% slower (95% CI ")), Line), Line),
     ?assert(lists:suffix(", 10 forks)", Line), Line),
-    {0, Json} = run(Config, Args ++ ["--noise", "95", "--format", "json"]),
-    {ok, #{<<"runs">> := Runs}} = erlperf_json:decode(Json),
-    [Cmp] = [C || #{<<"comparison">> := C} <- Runs],
+    Cmp = until_found(
+            fun () ->
+                    {0, Json} = run(Config, Args ++ ["--noise", "95", "--format", "json"]),
+                    {ok, #{<<"runs">> := Runs}} = erlperf_json:decode(Json),
+                    [C] = [C || #{<<"comparison">> := C} <- Runs],
+                    C
+            end, fun (C) -> maps:get(<<"within_noise">>, C, false) end, 3),
     ?assertMatch(#{<<"significant">> := false, <<"within_noise">> := true, <<"noise_pct">> := 95.0,
                    <<"verdict">> := <<"no_difference">>}, Cmp),
     {0, Off} = run(Config, Args ++ ["--noise", "0"]),
     ?assertNotEqual(nomatch, string:find(Off, "lists:seq(1, 300). against lists:seq(1, 100).: "), Off),
     ?assertNotEqual(nomatch, string:find(Off, "% slower (95% CI "), Off).
+
+%% Fun's result once Found says it is what the test needs, Fun tried Tries times at
+%% most (the last result is returned whatever it is, for the test to show).
+until_found(Fun, Found, Tries) ->
+    Result = Fun(),
+    case Tries =< 1 orelse Found(Result) of
+        true -> Result;
+        false -> until_found(Fun, Found, Tries - 1)
+    end.
 
 run_noise() ->
     [{doc, "--run-noise widens each runner's interval and a baseline's verdict, says so in the "

@@ -121,7 +121,7 @@ rate_split(Config) when is_list(Config) ->
 
 rate_ramp() ->
     [{doc, "A ramp from two nodes, each call sleeping 10 ms with one worker a node (200 calls "
-           "a second in all at most), objectives p99 =< 50 ms: judged on the total, the ramp "
+           "a second in all at most), objectives p99 =< 500 ms: judged on the total, the ramp "
            "ends at the first rate that does not hold, the knee below it"}].
 rate_ramp(Config) when is_list(Config) ->
     Peers = start_peers(2, ?FUNCTION_NAME, []),
@@ -129,11 +129,13 @@ rate_ramp(Config) when is_list(Config) ->
     try
         Reports = erlperf:benchmark(["timer:sleep(10)."],
                                     #{nodes => Nodes, rate => [50, 100, 400, 800], concurrency => 1,
-                                      samples => 1, slo => [{99, 50000000}], report => full},
+                                      samples => 1, slo => [{99, 500000000}], report => full},
                                     undefined),
         Rates = [R || #{result := #{rate := R}} <- Reports],
-        %% 50 a second holds; the ramp ends at the first rate that does not (400 at the
-        %% latest), the knee the highest held before it
+        %% 50 a second holds, whatever other programs take of the host (its calls wait
+        %% tens of milliseconds at worst); the ramp ends at the first rate that does not
+        %% (400 at the latest: twice what the workers can serve), the knee the highest held
+        %% before it
         [#{held := false, target := LastTarget} | Held] = lists:reverse(Rates),
         ?assertMatch([#{target := 50, held := true} | _], Rates),
         ?assert(lists:all(fun (#{held := H}) -> H end, Held), Rates),

@@ -206,8 +206,8 @@ record(Config) when is_list(Config) ->
 
 ramp_knee() ->
     [{doc, "A gen_server that takes 5 ms a call (200 calls a second at most), called at a "
-           "ramp 50..800 with p99 =< 50 ms: the rates below its capacity hold, the first "
-           "above does not and ends the ramp; every report names the highest that held "
+           "ramp 50..800 with p99 =< 500 ms (which 50 a second holds however busy the host): "
+           "the rates below its capacity hold, the first above does not and ends the ramp; every report names the highest that held "
            "(the knee), the text says it, and the HTML chart, loaded in Chromium, marks it"}].
 ramp_knee(Config) when is_list(Config) ->
     Server = #{init => fun () -> {ok, Pid} = gen_server:start(?MODULE, [], []), Pid end,
@@ -217,7 +217,7 @@ ramp_knee(Config) when is_list(Config) ->
                label => "slow server"},
     Reports = erlperf:benchmark([Server],
                                 #{rate => [50, 100, 200, 400, 800], samples => 1,
-                                  slo => [{99, 50000000}], report => full}, undefined),
+                                  slo => [{99, 500000000}], report => full}, undefined),
     Rates = [maps:get(rate, R) || #{result := R} <- Reports],
     Targets = [T || #{target := T} <- Rates],
     ?assertMatch([50 | _], Targets),
@@ -229,7 +229,7 @@ ramp_knee(Config) when is_list(Config) ->
     ?assertEqual([Knee], lists:usort([K || #{knee := K} <- Rates])),
     Text = lists:flatten(io_lib:format("~ts", [erlperf_report:format(Reports, #{})])),
     Line = io_lib:format("slow server: p99 =< ~ts held up to ~b calls a second (the knee); ~b did "
-                         "not hold", [erlperf_units:time(50000000), Knee, maps:get(target, Last)]),
+                         "not hold", [erlperf_units:time(500000000), Knee, maps:get(target, Last)]),
     ?assertNotEqual(nomatch, string:find(Text, lists:flatten(Line)), Text),
     %% the page: response time against rate, the knee marked, in a real browser
     Page = filename:join(?config(priv_dir, Config), "ramp_knee.html"),

@@ -50,12 +50,12 @@ bench_page(Config) ->
 
 rate_page() ->
     [{doc, "--html on a ramp with objectives (sleeps of 10 ms, two workers: 200 calls a second "
-           "at most): the open-load chart has a point per rate tried for each percentile and "
+           "at most; p99 =< 500 ms, which 50 a second holds however busy the host): the open-load chart has a point per rate tried for each percentile and "
            "the knee marked at the highest rate held; in a real browser the page loads cleanly "
            "and its DOM holds the chart and the marker"}].
 rate_page(Config) ->
     {Html, Json} = files(Config, "rate"),
-    {0, _} = erlperf_test_lib:escript(["timer:sleep(10).", "--rate", "50..800", "-c", "2", "--slo", "p99=50ms",
+    {0, _} = erlperf_test_lib:escript(["timer:sleep(10).", "--rate", "50..800", "-c", "2", "--slo", "p99=500ms",
                                        "-s", "1", "--html", Html, "-o", Json], []),
     Page = read(Html),
     #{<<"runs">> := Runs} = record(Json),
