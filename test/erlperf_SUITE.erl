@@ -788,10 +788,13 @@ cv_ends(Samples, Duration, Cap) ->
 cv_timed() ->
     [{doc, "cv in timed mode also ends and reports cv_met."}].
 cv_timed(Config) when is_list(Config) ->
-    %% timer:sleep/1 never takes the same number of microseconds twice; 1000 calls of
-    %% rand:uniform() did (two samples of 50.686 us: a coefficient of variation of 0)
-    Report = erlperf:run("timer:sleep(1).", #{sample_duration => {timed, 2}, samples => 2,
-                                              cv => 1.0e-12, report => full}),
+    %% each call sleeps a millisecond longer than the one before, so no two samples take
+    %% the same time, whatever the clock's resolution (two samples of two timer:sleep(1)
+    %% each read 3530.335 us twice on a loaded host)
+    Code = #{init => "atomics:new(1, []).", init_runner => "ir(A) -> A.",
+             runner => "r(A) -> timer:sleep(atomics:add_get(A, 1, 1))."},
+    Report = erlperf:run(Code, #{sample_duration => {timed, 2}, samples => 2,
+                                 cv => 1.0e-12, report => full}),
     ?assertMatch(#{mode := timed, cv_met := false, result := #{samples := [_, _]}}, Report).
 
 samples_one() ->
