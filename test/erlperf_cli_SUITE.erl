@@ -20,7 +20,8 @@
 -include_lib("stdlib/include/assert.hrl").
 
 %% Test cases: open load (--rate), and standard output closed under a run
--export([rate_usage/0, rate_usage/1, rate_tables/0, rate_tables/1, closed_output/0, closed_output/1]).
+-export([rate_usage/0, rate_usage/1, rate_tables/0, rate_tables/1, closed_output/0, closed_output/1,
+         compile_cache/0, compile_cache/1]).
 
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1, init_per_group/2,
          end_per_group/2]).
@@ -116,7 +117,7 @@ groups() ->
       [no_arguments, help, parser_errors, command_errors, syntax_error, syntax_error_second_line,
        bad_pa, bad_arity, runner_crash, crash_among_several, undefined_function, init_crash, unreachable_node,
        interleaved_isolated, bad_baseline, sweep_usage, latency_crash, profile_tprof,
-       profile_nodes, forks_usage, rate_usage, closed_output]},
+       profile_nodes, forks_usage, rate_usage, closed_output, compile_cache]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -807,6 +808,39 @@ init_crash() ->
     [{doc, "A crashing init, exit 1"}].
 init_crash(Config) ->
     failure(Config, ["ok.", "--init", "exit(cli_init_failed)."], "init crashed").
+
+compile_cache() ->
+    [{doc, "A runner compiled once loads from the cache the next time, without the compiler; "
+           "a damaged entry is compiled and written again; ERLPERF_CACHE=off keeps nothing; "
+           "a cache that cannot be written is none; unset, the user's cache directory"}].
+compile_cache(Config) ->
+    Priv = ?config(priv_dir, Config),
+    Dir = filename:join(Priv, "cache"),
+    %% init fails when the compiler is loaded in the run's VM
+    NoCompiler = "case erlang:module_loaded(compile) of true -> erlang:error(compiler_loaded); "
+                 "false -> ok end.",
+    Args = ["lists:seq(1, 7).", "--init", NoCompiler, "-l", "1"],
+    Env = [{"ERLPERF_CACHE", Dir}],
+    {1, Compiled} = run(Config, Args, Env),
+    ?assertNotEqual(nomatch, string:find(Compiled, "compiler_loaded"), Compiled),
+    [Entry] = filelib:wildcard(filename:join(Dir, "*.job")),
+    {0, Cached} = run(Config, Args, Env),
+    ?assertNotEqual(nomatch, string:find(Cached, "lists:seq(1, 7)."), Cached),
+    ok = file:write_file(Entry, <<"damaged">>),
+    {1, _} = run(Config, Args, Env),
+    {0, _} = run(Config, Args, Env),
+    ?assertEqual([Entry], filelib:wildcard(filename:join(Dir, "*"))),
+    %% off: compiled every time, nothing kept
+    Home = filename:join(Priv, "xdg"),
+    {1, _} = run(Config, Args, [{"ERLPERF_CACHE", "off"}, {"XDG_CACHE_HOME", Home}]),
+    ?assertNot(filelib:is_file(Home)),
+    %% a file where the directory would be: the run is as without a cache
+    Blocked = filename:join(Priv, "blocked"),
+    ok = file:write_file(Blocked, <<>>),
+    {0, _} = run(Config, ["lists:seq(1, 7).", "-l", "1"], [{"ERLPERF_CACHE", filename:join(Blocked, "c")}]),
+    %% unset: under XDG_CACHE_HOME
+    {0, _} = run(Config, ["lists:seq(1, 8).", "-l", "1"], [{"ERLPERF_CACHE", false}, {"XDG_CACHE_HOME", Home}]),
+    ?assertMatch([_], filelib:wildcard(filename:join([Home, "erlperf", "*.job"]))).
 
 unreachable_node() ->
     [{doc, "--nodes with a node that cannot be reached names it, exit 1"}].

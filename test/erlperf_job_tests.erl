@@ -54,9 +54,11 @@ erased_state_test() ->
     _ = erase(?KEY),
     ?assertError(erlperf_state_erased, erlperf_job:publish()).
 
-%% Generated modules are told from erlperf's own job modules by their number.
+%% Generated modules are told from erlperf's own job modules by their number or digest.
 is_generated_test_() ->
     [?_assert(erlperf_job_code:is_generated(erlperf_job_12)),
+     ?_assert(erlperf_job_code:is_generated(erlperf_job_cc613b19a5c2d09795c446ee47a517b6)),
+     ?_assertNot(erlperf_job_code:is_generated(erlperf_job_CC613B)),
      ?_assertNot(erlperf_job_code:is_generated(erlperf_job_code)),
      ?_assertNot(erlperf_job_code:is_generated(erlperf_job_counters)),
      ?_assertNot(erlperf_job_code:is_generated(erlperf_job_)),

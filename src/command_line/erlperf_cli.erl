@@ -315,6 +315,7 @@ compile_code(#{runner := Runner} = Code, Compile) ->
 
 -spec execute(parsed()) -> non_neg_integer().
 execute(#{paths := Paths} = Parsed) ->
+    ok = erlperf_cli_vm:compile_cache(),
     ok = erlperf_cli_vm:preload(),
     case erlperf_cli_vm:add_paths(Paths) of
         ok ->

@@ -168,7 +168,7 @@ known(Class, Reason, Stack) ->
             Details = io_lib:format("erlperf ~ts, OTP ~ts~n~p:~p~n~p~n",
                                     [erlperf_args:version(), erlang:system_info(otp_release),
                                      Class, Reason, Stack]),
-            {internal, Reason, File, erlperf_output:write_atomic(File, Details)}
+            {internal, Reason, File, erlperf_file:write_atomic(File, Details)}
     end.
 
 %% @doc A reason raised while parsing, preparing or benchmarking, as one line.

@@ -5,9 +5,10 @@
 %%%
 %%% Glossary:
 %%% <ul>
-%%%   <li><b>preload</b>: reading the compiler's and erlperf's modules straight from their
-%%%       directories and preparing them together, before the engine compiles the first
-%%%       runner (which would load them one by one along the whole code path).</li>
+%%%   <li><b>preload</b>: reading erlperf's modules and what generating a runner's module
+%%%       needs of stdlib, and preparing them together ({@link erlperf_loader}), before the
+%%%       engine's first job (which would load them one by one along the whole code
+%%%       path).</li>
 %%%   <li><b>hidden client node</b>: with `--nodes' this VM becomes a hidden node named
 %%%       `erlperf_cli_<OS pid>' that connects out but does not listen, so it needs no epmd
 %%%       of its own; the cookie is the default one (`~/.erlang.cookie'), never given on
@@ -24,13 +25,14 @@
 %%% reports) goes to standard error (`log_to_stderr/0'), so that standard output holds
 %%% only what was asked for: the table, or the `--format' it names.
 %%%
-%%% Cost: `preload/0' loads about 45 compiler modules (2 MB of BEAM) and 20 of erlperf's,
-%%% in about half the time loading them on demand takes; `distribution/1' starts
+%%% Cost: `preload/0' loads about 25 modules, in about half the time loading them on
+%%% demand takes (the compiler's 45 load only when a runner is compiled, not when its
+%%% module comes from {@link erlperf_compile_cache}); `distribution/1' starts
 %%% `net_kernel' only when nodes are given and this VM is not distributed yet.
 -module(erlperf_cli_vm).
 
 %% API: called by erlperf_cli and erlperf_perf_cli
--export([preload/0, add_paths/1, distribution/1, log_to_stderr/0, format_error/1]).
+-export([preload/0, compile_cache/0, add_paths/1, distribution/1, log_to_stderr/0, format_error/1]).
 %% API: the exit status when standard output closes (erlperf_cli documents it).
 -export([closed_output_status/0, output_closed/0]).
 %% Internal export: the watcher of standard output, spawned by log_to_stderr/0.
@@ -47,19 +49,8 @@
 %% The default handler's settings kept when it is moved to standard error.
 -define(KEPT_HANDLER_KEYS, [level, filters, filter_default, formatter]).
 
-%% Modules the compiler's passes load for a runner (OTP 25-28; missing ones are skipped).
--define(COMPILER_MODULES,
-        [compile, v3_core, sys_core_fold, sys_core_alias, sys_core_bsm, core_lib, cerl,
-         cerl_clauses, cerl_trees, v3_kernel, beam_kernel_to_ssa, beam_core_to_ssa, beam_ssa,
-         beam_ssa_opt, beam_ssa_type, beam_ssa_bool, beam_ssa_bsm, beam_ssa_bc_size,
-         beam_ssa_dead, beam_ssa_recv, beam_ssa_share, beam_ssa_throw, beam_ssa_pre_codegen,
-         beam_ssa_codegen, beam_ssa_alias, beam_ssa_ss, beam_ssa_destructive_update,
-         beam_call_types, beam_types, beam_digraph, beam_a, beam_block, beam_jump, beam_clean,
-         beam_trim, beam_flatten, beam_z, beam_validator, beam_asm, beam_dict, beam_opcodes,
-         beam_utils, erl_bifs]).
--define(STDLIB_MODULES, [erl_expand_records, sets, sofs, digraph, digraph_utils, erl_scan, erl_parse,
-                         erl_lint, erl_anno, erl_internal, otp_internal, orddict, ordsets,
-                         io_lib_format]).
+%% What generating a module needs of stdlib (the compiler's own needs load on a cache miss).
+-define(STDLIB_MODULES, [erl_scan, erl_parse, erl_anno, erl_internal, io_lib_format]).
 %% erlperf's own modules that every benchmark run needs, from the facade to the table.
 -define(RUN_MODULES, [erlperf, erlperf_forks, erlperf_local, erlperf_comparison, erlperf_sampler,
                       erlperf_job, erlperf_job_code, erlperf_job_counters, erlperf_job_measurer,
@@ -73,25 +64,23 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Loads the modules a benchmark run needs ahead of the engine. The engine compiles
-%% every runner, which loads about 45 compiler modules (2 MB of BEAM). Loaded on demand,
-%% one by one, each is looked up along the whole code path (the escript's archive first)
-%% and prepared in turn. Reading the modules the compiler's passes need straight from
-%% their directories and preparing them in one batch with erlperf's own
-%% (`code:prepare_loading/1' prepares on every scheduler at once) halves that time. Modules
-%% missing from this OTP release are skipped; one that cannot be prepared, and any not
-%% listed, load on demand.
+%% @doc Loads the modules a benchmark run needs ahead of the engine, in one batch (see
+%% {@link erlperf_loader}): erlperf's own and what generating a module needs of stdlib.
+%% The compiler's modules load only when a runner is compiled, not when its module comes
+%% from the cache ({@link erlperf_compile_cache}).
 -spec preload() -> ok.
 preload() ->
-    Wanted = [{compiler, ?COMPILER_MODULES}, {stdlib, ?STDLIB_MODULES}],
-    Binaries = [{M, File, Bin}
-                || {App, Modules} <- Wanted, Dir <- [code:lib_dir(App)], is_list(Dir),
-                   Ebin <- [filename:join(Dir, "ebin")],
-                   M <- Modules, not erlang:module_loaded(M),
-                   File <- [filename:join(Ebin, atom_to_list(M) ++ ".beam")],
-                   {ok, Bin} <- [file:read_file(File)]],
-    Own = [M || M <- ?RUN_MODULES, not erlang:module_loaded(M)],
-    load_all(Binaries ++ Own).
+    erlperf_loader:load([{stdlib, ?STDLIB_MODULES} | ?RUN_MODULES]).
+
+%% @doc Turns on the cache of compiled runners ({@link erlperf_compile_cache}) in its
+%% default directory, unless `ERLPERF_CACHE=off' or the application's environment
+%% names a directory already.
+-spec compile_cache() -> ok.
+compile_cache() ->
+    case {erlperf_compile_cache:dir(), erlperf_compile_cache:default_dir()} of
+        {off, Dir} when Dir =/= off -> application:set_env(erlperf, compile_cache, Dir, [{persistent, true}]);
+        _ -> ok
+    end.
 
 %% @doc Adds each `-pa' directory to the front of the code path, in order; stops at the
 %% first that is not a directory.
@@ -205,23 +194,6 @@ mentions_epipe({_Format, Args}) when is_list(Args) ->
     lists:member(epipe, Args);
 mentions_epipe(_Msg) ->
     false.
-
--spec load_all([module() | {module(), file:filename(), binary()}]) -> ok.
-load_all([]) ->
-    ok;
-load_all(Modules) ->
-    case code:prepare_loading(Modules) of
-        {ok, Prepared} ->
-            _ = code:finish_loading(Prepared),
-            ok;
-        {error, Failed} ->
-            %% one that cannot be prepared (not found, on_load) loads on demand
-            Bad = [M || {M, _} <- Failed],
-            load_all([X || X <- Modules, not lists:member(module_name(X), Bad)])
-    end.
-
-module_name({M, _File, _Bin}) -> M;
-module_name(M) -> M.
 
 -spec is_long_name(node()) -> boolean().
 is_long_name(Node) ->

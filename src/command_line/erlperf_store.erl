@@ -133,7 +133,7 @@ baseline_file(Dir, Name) ->
 write(File, Entry) ->
     case filelib:ensure_dir(File) of
         ok ->
-            case erlperf_output:write_atomic(File, erlperf_json:encode(Entry)) of
+            case erlperf_file:write_atomic(File, erlperf_json:encode(Entry)) of
                 ok -> {ok, File};
                 {error, _} = Error -> Error
             end;

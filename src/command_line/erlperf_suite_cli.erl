@@ -294,7 +294,7 @@ project_code() ->
 %% The page's file is named on stdout after the text summary (not after JSON, which
 %% stays one document).
 write_history(Files, History, Stdout) ->
-    Written = [{File, erlperf_output:write_atomic(File, render_history(Format, History))}
+    Written = [{File, erlperf_file:write_atomic(File, render_history(Format, History))}
                || {File, Format} <- Files],
     case [E || {_, {error, _} = E} <- Written] of
         [] ->

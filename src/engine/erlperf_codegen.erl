@@ -58,6 +58,9 @@
 
 %% API, called by erlperf_job
 -export([generate/2, check/1, source/1, label/1, format_error/1]).
+%% API, called by erlperf_job_code: compiling in two steps, so that a compiled module can
+%% be kept and used again (erlperf_compile_cache).
+-export([prepare/1, compile/2, restore/4, rename/2, digest/1, forms_calls/1]).
 
 %% Internal export: the command line looks for calls that would stop its VM.
 -export([calls/1]).
@@ -69,6 +72,7 @@
 -export([loops/1]).
 
 -export_type([role/0, callable/0, code_map/0, generated/0, warning/0, error_detail/0]).
+-export_type([prepared/0]).
 
 -type role() :: init | init_runner | runner | done.
 -type mfargs() :: {module(), atom(), [term()]}.
@@ -106,6 +110,8 @@
 -define(REFERENCE, 'erlperf reference').
 -define(ROLES, [init, init_runner, runner, done]).
 -define(ANNO, erl_anno:new(0)).
+%% The compiler's options for a generated module.
+-define(COMPILE_OPTS, [return_errors, return_warnings, binary, no_spawn_compiler_process]).
 
 %% What one role compiles to, before it is put into the module.
 -record(role, {
@@ -123,23 +129,78 @@
     exprs = [] :: [erl_parse:abstract_expr()]
 }).
 
+%% The module's name in prepared forms, until compile/2 or restore/4 names it.
+-define(UNNAMED, 'erlperf unnamed').
+
+%% A code map's module before it is compiled: the forms and what compiling them reports.
+-record(prepared, {
+    forms :: [erl_parse:abstract_form()],
+    context :: tuple(),
+    roles :: [#role{}],
+    label :: binary()
+}).
+
+-opaque prepared() :: #prepared{}.
+
 %%--------------------------------------------------------------------
 %% API
 
 %% @doc Generates and compiles a module named `Module' for the code map.
 -spec generate(code_map(), module()) -> {ok, generated()} | {error, {bad_code, role(), error_detail()}}.
-generate(#{runner := _} = Code, Module) ->
+generate(Code, Module) ->
+    case prepare(Code) of
+        {ok, Prepared} -> compile(Prepared, Module);
+        {error, _} = Error -> Error
+    end.
+
+%% @doc The module's forms for the code map, not compiled, its name left open (see
+%% {@link compile/2} and {@link restore/4}); the forms are the same for the same code.
+-spec prepare(code_map()) -> {ok, prepared()} | {error, {bad_code, role(), error_detail()}}.
+prepare(#{runner := _} = Code) ->
     try
         Roles = parse_roles(Code),
         ok = check_arities(Roles),
-        {Forms, Context} = module_forms(Module, Roles),
-        compile_forms(Module, Forms, Context, Roles, label(Code))
+        {Forms, Context} = module_forms(?UNNAMED, Roles),
+        {ok, #prepared{forms = Forms, context = Context, roles = Roles, label = label(Code)}}
     catch
         throw:{bad_code, _Role, _Detail} = Reason ->
             {error, Reason}
     end;
-generate(Code, _Module) ->
+prepare(Code) ->
     {error, {bad_code, runner, {bad_callable, Code}}}.
+
+%% @doc Compiles the prepared forms into a module named `Module'.
+-spec compile(prepared(), module()) -> {ok, generated()} | {error, {bad_code, role(), error_detail()}}.
+compile(#prepared{forms = Forms, context = Context, roles = Roles, label = Label}, Module) ->
+    compile_forms(Module, named(Forms, Module), Context, Roles, Label).
+
+%% @doc What {@link compile/2} returns, from the binary and warnings it returned before
+%% for the same forms and name (kept by {@link erlperf_compile_cache}), without compiling.
+-spec restore(prepared(), module(), binary(), [warning()]) -> generated().
+restore(#prepared{forms = Forms, context = Context, roles = Roles, label = Label}, Module, Bin, Warnings) ->
+    generated(Module, Bin, named(Forms, Module), Context, Roles, Label, Warnings).
+
+%% @doc The generated module compiled again under another name (one of its name is
+%% loaded already); its warnings stay.
+-spec rename(generated(), module()) -> generated().
+rename(#{forms := Forms} = Gen, Module) ->
+    Named = named(Forms, Module),
+    {ok, Module, Bin, _Warnings} = compile:noenv_forms(Named, ?COMPILE_OPTS),
+    Gen#{module := Module, binary := Bin, forms := Named}.
+
+%% @doc A digest of what the compiled module depends on: the prepared forms, the
+%% compiler's options and version, the OTP release and emulator, and this module's own
+%% code (which decides the warnings). The compiler is not loaded to tell its version.
+-spec digest(prepared()) -> binary().
+digest(#prepared{forms = Forms}) ->
+    Compiler = filename:basename(code:lib_dir(compiler)),
+    erlang:md5(term_to_binary({Forms, ?COMPILE_OPTS, Compiler, erlang:system_info(otp_release),
+                               erlang:system_info(version), ?MODULE:module_info(md5)})).
+
+%% @doc The functions of other modules that forms call by name (`M:F(...)', `fun M:F/A').
+-spec forms_calls([erl_parse:abstract_form()]) -> [mfa()].
+forms_calls(Forms) ->
+    lists:usort(remote_calls(Forms, [])).
 
 %% @doc Checks a code map's syntax and arities without compiling it.
 -spec check(code_map()) -> ok | {error, {bad_code, role(), error_detail()}}.
@@ -163,9 +224,12 @@ source(#{runner := _} = Code) ->
         {error, Reason} -> erlang:error(Reason)
     end.
 
-%% @doc The functions of other modules that a generated module, or a module's object
-%% code, calls (its import table, read with `beam_lib').
--spec calls(generated() | binary() | file:filename()) -> [mfa()].
+%% @doc The functions of other modules that a prepared module's forms call by name, or
+%% that a generated module, or a module's object code, calls (its import table, read
+%% with `beam_lib').
+-spec calls(prepared() | generated() | binary() | file:filename()) -> [mfa()].
+calls(#prepared{forms = Forms}) ->
+    forms_calls(Forms);
 calls(#{binary := Binary}) ->
     calls(Binary);
 calls(Beam) ->
@@ -766,23 +830,43 @@ is_file_attribute(_) -> false.
 %%--------------------------------------------------------------------
 %% Compilation
 
--define(COMPILE_OPTS, [return_errors, return_warnings, binary, no_spawn_compiler_process]).
-
 compile_forms(Module, Forms, Context, Roles, Label) ->
     case erlang:apply(compile, noenv_forms, [Forms, [to_asm | ?COMPILE_OPTS]]) of
         {ok, Module, Asm, Warnings} ->
             {ok, Module, Bin, _} = assemble(Asm),
-            Runner = lists:keyfind(runner, #role.name, Roles),
             Dead = [{dead_code, runner} || dead_loop(Asm)]
                 ++ [{interpreted, N} || #role{name = N, interpreted = true} <- Roles],
             %% the runner is inlined twice (continuous and timed loops): report once
-            {ok, #{module => Module, binary => Bin, forms => Forms, context => Context,
-                   arity => Runner#role.arity, roles => [N || #role{name = N} <- Roles],
-                   warnings => Dead ++ compiler_warnings(Warnings), label => Label}};
+            {ok, generated(Module, Bin, Forms, Context, Roles, Label,
+                           Dead ++ compiler_warnings(Warnings))};
         {error, Errors, _Warnings} ->
             {Role, Detail} = compile_errors(Errors),
             {error, {bad_code, Role, Detail}}
     end.
+
+generated(Module, Bin, Forms, Context, Roles, Label, Warnings) ->
+    #role{arity = Arity} = lists:keyfind(runner, #role.name, Roles),
+    #{module => Module, binary => Bin, forms => Forms, context => Context, arity => Arity,
+      roles => [N || #role{name = N} <- Roles], warnings => Warnings, label => Label}.
+
+%% The forms with their module attribute naming `Module'.
+named(Forms, Module) ->
+    [case F of
+         {attribute, Anno, module, _} -> {attribute, Anno, module, Module};
+         _ -> F
+     end || F <- Forms].
+
+%% Remote calls by name (`M:F(...)' and `fun M:F/A') anywhere in the forms.
+remote_calls({call, _, {remote, _, {atom, _, M}, {atom, _, F}}, Args}, Acc) ->
+    remote_calls(Args, [{M, F, length(Args)} | Acc]);
+remote_calls({'fun', _, {function, {atom, _, M}, {atom, _, F}, {integer, _, A}}}, Acc) ->
+    [{M, F, A} | Acc];
+remote_calls(Tuple, Acc) when is_tuple(Tuple) ->
+    remote_calls(tuple_to_list(Tuple), Acc);
+remote_calls(List, Acc) when is_list(List) ->
+    lists:foldl(fun remote_calls/2, Acc, List);
+remote_calls(_Other, Acc) ->
+    Acc.
 
 %% compile's contract types neither assembly output (`to_asm') nor input (`from_asm'):
 %% both calls go through apply/3 so that dialyzer does not reject them.

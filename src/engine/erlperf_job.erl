@@ -329,10 +329,11 @@ expected(Batch, Next, Took) -> Took * Next div Batch.
 
 %% @private
 -spec init({pid(), module(), erlperf_codegen:generated()}) -> {ok, #state{}} | {stop, term()}.
-init({Owner, Module, Gen}) ->
+init({Owner, Generated, Code}) ->
     process_flag(trap_exit, true),
     _ = erlang:monitor(process, Owner),
-    ok = erlperf_job_code:load(Module, Gen),
+    %% the same code in another job: loaded under a fresh name
+    {Module, Gen} = erlperf_job_code:load(Generated, Code),
     #{context := Context, roles := Roles, forms := Forms} = Gen,
     Info = maps:with([module, arity, label, warnings], Gen),
     Table = erlperf_job_counters:new(),

@@ -3,9 +3,14 @@
 %%%
 %%% Glossary:
 %%% <ul>
-%%%   <li><b>generated module</b>: `erlperf_job_N', compiled by {@link erlperf_codegen}
-%%%       from a code map; one per job, loaded by its controller and purged when the job
-%%%       stops.</li>
+%%%   <li><b>generated module</b>: compiled by {@link erlperf_codegen} from a code map;
+%%%       one per job, loaded by its controller and purged when the job stops. Its name is
+%%%       `erlperf_job_' and the code's digest when {@link erlperf_compile_cache} is on
+%%%       (the same code, the same name, run after run), `erlperf_job_N' (a unique
+%%%       integer) when it is off.</li>
+%%%   <li><b>claim</b>: the controller registers under its module's name while the module
+%%%       is loaded, so that two jobs of the same code at once never share (and purge)
+%%%       one module: the second compiles its own under a fresh name.</li>
 %%%   <li><b>role</b>: `init', `init_runner', `runner' or `done'. `init' and `done' run in
 %%%       the controller ({@link call/5}); `init_runner' in each worker before its loop
 %%%       ({@link init_runner/4}); the runner in the loops that the worker bodies call
@@ -20,13 +25,14 @@
 %%% ```
 %%% {ok, Module, #{context := Context, roles := Roles} = Gen} =
 %%%     erlperf_job_code:generate(#{runner => "ok.", init => "42."}),
-%%% ok = erlperf_job_code:load(Module, Gen),
+%%% {Module, _} = erlperf_job_code:load(Module, Gen),
 %%% {ok, 42} = erlperf_job_code:call(init, undefined, Module, Roles, Context),
 %%% ok = erlperf_job_code:unload(Module).
 %%% '''
 %%%
-%%% Cost and safety: one module per job, named from `erlang:unique_integer/1' (an atom
-%%% per job, never reused). Loading also loads the modules the code calls by name, so
+%%% Cost and safety: one module per job (an atom per distinct code, or per job without
+%%% the cache). A module from the cache costs no compiler: neither loading its 45
+%%% modules nor running it. Loading also loads the modules the code calls by name, so
 %%% that the first samples do not time code loading. {@link unload/1} deletes and purges
 %%% the module: a process still running its code is killed, so the job stops its
 %%% workers first.
@@ -37,7 +43,7 @@
 %% API: called by erlperf to tell generated code in a crash's stack.
 -export([is_generated/1]).
 
-%% Prefix of a generated module's name; a unique integer follows.
+%% Prefix of a generated module's name; a digest (in hex) or a unique integer follows.
 -define(PREFIX, "erlperf_job_").
 %% The file name the generated code is loaded under (it has no file).
 -define(FILENAME, "erlperf_generated").
@@ -45,39 +51,49 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc Generates and compiles the code map into a module with a fresh name, not loaded.
+%% @doc Generates the code map's module, not loaded: from {@link erlperf_compile_cache}
+%% when it is on and holds it (named `erlperf_job_' and the digest), else compiled (under
+%% that name, and kept, when the cache is on; under a fresh one, when it is off).
 -spec generate(erlperf_codegen:code_map()) ->
     {ok, module(), erlperf_codegen:generated()} | {error, term()}.
 generate(Code) ->
-    Module = list_to_atom(?PREFIX ++ integer_to_list(erlang:unique_integer([positive]))),
-    case erlperf_codegen:generate(Code, Module) of
-        {ok, Gen} -> {ok, Module, Gen};
+    case erlperf_codegen:prepare(Code) of
+        {ok, Prepared} -> generate(Prepared, erlperf_compile_cache:dir());
         {error, _} = Error -> Error
     end.
 
-%% @doc Whether `Module' is a generated one (`erlperf_job_' and a number).
+%% @doc Whether `Module' is a generated one (`erlperf_job_' and a number or a digest).
 -spec is_generated(module()) -> boolean().
 is_generated(Module) ->
     case lists:split(min(length(?PREFIX), length(atom_to_list(Module))), atom_to_list(Module)) of
-        {?PREFIX, [_ | _] = Digits} -> lists:all(fun (C) -> C >= $0 andalso C =< $9 end, Digits);
+        {?PREFIX, [_ | _] = Hex} -> lists:all(fun is_hex/1, Hex);
         _ -> false
     end.
 
 %% @doc Loads the generated module, then the modules its code calls by name (a NIF
 %% library such as crypto's takes tens of milliseconds to load, much more on a busy
 %% machine). A called module that cannot be loaded is left to fail in the role that
-%% calls it.
--spec load(module(), erlperf_codegen:generated()) -> ok.
-load(Module, #{binary := Bin, forms := Forms}) ->
-    {module, Module} = code:load_binary(Module, ?FILENAME, Bin),
-    _ = [code:ensure_loaded(M) || M <- lists:usort(called_modules(Forms, []))],
-    ok.
+%% calls it. The calling process claims the module's name (registers under it) until
+%% {@link unload/1}: when another job holds the name already (the same code twice),
+%% the module is compiled again under a fresh name, returned.
+-spec load(module(), erlperf_codegen:generated()) -> {module(), erlperf_codegen:generated()}.
+load(Module, Gen) ->
+    case claim(Module) of
+        true ->
+            install(Module, Gen);
+        false ->
+            ok = erlperf_loader:compiler(),
+            Fresh = fresh_name(),
+            install(Fresh, erlperf_codegen:rename(Gen, Fresh))
+    end.
 
-%% @doc Deletes and purges the module (a process running its code is killed).
+%% @doc Deletes and purges the module (a process running its code is killed), and gives
+%% up the calling process's claim of its name.
 -spec unload(module()) -> ok.
 unload(Module) ->
     _ = code:delete(Module),
     _ = code:purge(Module),
+    _ = whereis(Module) =:= self() andalso unregister(Module),
     ok.
 
 %% @doc Runs `init' or `done' (when the code defines it; `{ok, undefined}' otherwise)
@@ -119,11 +135,49 @@ text(Source) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
-called_modules({remote, _, {atom, _, M}, {atom, _, _}}, Acc) ->
-    [M | Acc];
-called_modules(Tuple, Acc) when is_tuple(Tuple) ->
-    called_modules(tuple_to_list(Tuple), Acc);
-called_modules(List, Acc) when is_list(List) ->
-    lists:foldl(fun called_modules/2, Acc, List);
-called_modules(_Other, Acc) ->
-    Acc.
+generate(Prepared, off) ->
+    compile(Prepared, fresh_name());
+generate(Prepared, Dir) ->
+    Digest = erlperf_codegen:digest(Prepared),
+    Module = list_to_atom(?PREFIX ++ string:lowercase(binary_to_list(binary:encode_hex(Digest)))),
+    case erlperf_compile_cache:fetch(Dir, Digest) of
+        {ok, Bin, Warnings} ->
+            {ok, Module, erlperf_codegen:restore(Prepared, Module, Bin, Warnings)};
+        miss ->
+            case compile(Prepared, Module) of
+                {ok, Module, #{binary := Bin, warnings := Warnings}} = Compiled ->
+                    ok = erlperf_compile_cache:store(Dir, Digest, Bin, Warnings),
+                    Compiled;
+                {error, _} = Error ->
+                    Error
+            end
+    end.
+
+compile(Prepared, Module) ->
+    ok = erlperf_loader:compiler(),
+    case erlperf_codegen:compile(Prepared, Module) of
+        {ok, Gen} -> {ok, Module, Gen};
+        {error, _} = Error -> Error
+    end.
+
+fresh_name() ->
+    list_to_atom(?PREFIX ++ integer_to_list(erlang:unique_integer([positive]))).
+
+install(Module, #{binary := Bin, forms := Forms} = Gen) ->
+    {module, Module} = code:load_binary(Module, ?FILENAME, Bin),
+    _ = [code:ensure_loaded(M) || M <- lists:usort([M || {M, _, _} <- erlperf_codegen:forms_calls(Forms)])],
+    {Module, Gen}.
+
+%% The module's name registered to the calling process, unless a module of that name is
+%% loaded or another process holds the name.
+claim(Module) ->
+    case erlang:module_loaded(Module) of
+        true ->
+            false;
+        false ->
+            try register(Module, self())
+            catch error:badarg -> false
+            end
+    end.
+
+is_hex(C) -> (C >= $0 andalso C =< $9) orelse (C >= $a andalso C =< $f).

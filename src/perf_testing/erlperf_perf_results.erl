@@ -105,9 +105,9 @@ write(OutDir, #{<<"test">> := Name, ?STARTED := Started} = Record) ->
                          [?PERF_RESULTS_LAYOUT, Record]),
     case filelib:ensure_dir(filename:join(Dir, "x")) of
         ok ->
-            case erlperf_output:write_atomic(filename:join(Dir, "results.json"), Json) of
+            case erlperf_file:write_atomic(filename:join(Dir, "results.json"), Json) of
                 ok ->
-                    case erlperf_output:write_atomic(filename:join(Dir, "results.term"),
+                    case erlperf_file:write_atomic(filename:join(Dir, "results.term"),
                                                      unicode:characters_to_binary(Term)) of
                         ok -> {ok, Dir};
                         Error -> Error

@@ -4,11 +4,8 @@
 %%% ({@link erlperf_csv}), Markdown ({@link erlperf_markdown}) and an HTML page with
 %%% charts ({@link erlperf_html_bench}).
 %%%
-%%% Files are written atomically: to `FILE.tmp.OSPID' first, then renamed over `FILE',
-%%% so that a reader (or a CI job comparing against a baseline) never sees half a file,
-%%% and an interrupted run leaves the previous file as it was. A symbolic link is
-%%% followed (the file it points to is replaced, the link stays), as `cp' and most
-%%% editors do.
+%%% Files are written atomically ({@link erlperf_file}): a reader never sees half a file,
+%%% and an interrupted run leaves the previous file as it was.
 %%%
 %%% Example:
 %%% ```
@@ -19,7 +16,7 @@
 -module(erlperf_output).
 
 %% API: called by the command line.
--export([format/3, render/3, write/3, write/4, write_record/4, write_atomic/2,
+-export([format/3, render/3, write/3, write/4, write_record/4,
          format_from_extension/1, format_error/1]).
 %% API: the names of the formats and the extensions, for the command line's options,
 %% help and errors.
@@ -34,9 +31,6 @@
 %% A file's extension (in any case) and the format it asks for.
 -define(EXTENSIONS, [{".json", json}, {".csv", csv}, {".md", markdown}, {".markdown", markdown},
                      {".txt", text}, {".html", html}, {".htm", html}]).
-
-%% Links followed before a name is taken to loop.
--define(MAX_LINKS, 40).
 
 %%--------------------------------------------------------------------
 %% API
@@ -85,61 +79,13 @@ write(File, Format, Reports, Options) ->
 -spec write_record(file:name_all(), format(), erlperf_record:results(), map()) ->
     ok | {error, {write, string(), term()}}.
 write_record(File, Format, Record, Options) ->
-    write_atomic(File, unicode:characters_to_binary(render(Format, Record, Options#{colour => false}))).
-
-%% @doc Writes `Bytes' to `File' atomically: to `FILE.tmp.OSPID' first, then renamed
-%% over `File'; the temporary file is removed when the rename fails. `File' may be a
-%% string or a binary (as Elixir passes it). A symbolic link is followed: the file it
-%% points to is replaced and the link is kept (the temporary file is made beside the
-%% link's target).
--spec write_atomic(file:name_all(), iodata()) -> ok | {error, {write, string(), term()}}.
-write_atomic(File, Bytes) ->
-    Name = name(File),
-    case Name =:= "" orelse target(Name, ?MAX_LINKS) of
-        true -> {error, {write, Name, enoent}};
-        {ok, Target} -> replace(Name, Target, Bytes);
-        {error, Reason} -> {error, {write, Name, Reason}}
-    end.
+    erlperf_file:write_atomic(File, unicode:characters_to_binary(render(Format, Record, Options#{colour => false}))).
 
 %% The lines under a table: none without baselines (and erlperf_baseline, 30 KB, is not
 %% loaded for nothing: a one-shot command line pays for every module it loads).
 -spec baseline_lines([erlperf_baseline:row()]) -> unicode:chardata().
 baseline_lines([]) -> [];
 baseline_lines(Rows) -> erlperf_baseline:format(Rows).
-
-%% A file name as a flat string: binaries are UTF-8 (or, when not, raw bytes).
--spec name(file:name_all()) -> string().
-name(File) when is_binary(File) ->
-    case unicode:characters_to_list(File) of
-        Name when is_list(Name) -> Name;
-        _ -> binary_to_list(File)
-    end;
-name(File) ->
-    filename:flatten(File).
-
-%% The file a name stands for: itself, or what its chain of links ends at.
--spec target(string(), non_neg_integer()) -> {ok, string()} | {error, eloop}.
-target(_Name, 0) ->
-    {error, eloop};
-target(Name, Links) ->
-    case file:read_link(Name) of
-        {ok, Link} -> target(filename:join(filename:dirname(Name), Link), Links - 1);
-        {error, _NotALink} -> {ok, Name}
-    end.
-
--spec replace(string(), string(), iodata()) -> ok | {error, {write, string(), term()}}.
-replace(Name, Target, Bytes) ->
-    Tmp = Target ++ ".tmp." ++ os:getpid(),
-    case file:write_file(Tmp, Bytes) of
-        ok ->
-            case file:rename(Tmp, Target) of
-                ok -> ok;
-                {error, Reason} -> _ = file:delete(Tmp), {error, {write, Name, Reason}}
-            end;
-        {error, Reason} ->
-            _ = file:delete(Tmp),
-            {error, {write, Name, Reason}}
-    end.
 
 %% @doc The format a file name's extension asks for.
 -spec format_from_extension(file:filename()) -> {ok, format()} | error.

@@ -72,7 +72,7 @@ write(perf_test, Record, Out) ->
 write_all([{First, _} | _] = Pages) ->
     case filelib:ensure_dir(First) of
         ok ->
-            case [E || {F, Page} <- Pages, E <- [erlperf_output:write_atomic(F, Page)], E =/= ok] of
+            case [E || {F, Page} <- Pages, E <- [erlperf_file:write_atomic(F, Page)], E =/= ok] of
                 [] -> {ok, [F || {F, _} <- Pages]};
                 [Error | _] -> Error
             end;

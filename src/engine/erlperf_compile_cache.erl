@@ -1,0 +1,128 @@
+%%% @doc Compiled runner modules kept between runs, so that a run of code compiled before
+%%% loads its module without loading or running the compiler (about a third of a bare
+%%% VM's start, for a command line that runs for a fraction of a second).
+%%%
+%%% Glossary:
+%%% <ul>
+%%%   <li><b>digest</b>: what the compiled module depends on, hashed
+%%%       (`erlperf_codegen:digest/1'): the generated forms, the compiler's options and
+%%%       version, the OTP release and emulator, erlperf's code generator. Anything else
+%%%       changed is another digest, another entry: an entry never goes stale.</li>
+%%%   <li><b>entry</b>: one file, `DIGEST.job' in the cache directory, holding the module's
+%%%       object code and the warnings compiling it gave, with the digest and a checksum
+%%%       of the code. A file that cannot be read, decoded or checked is a miss (and is
+%%%       written again): a corrupt entry costs a compile, never a failed run.</li>
+%%% </ul>
+%%%
+%%% The cache is off unless the application environment's `compile_cache' names a
+%%% directory; the command line sets it to {@link default_dir/0}. Entries are written
+%%% atomically ({@link erlperf_file}), so that runs at the same time never read half an
+%%% entry; a directory that cannot be made or written is no cache. When a store leaves
+%%% more than 1,000 entries, the oldest are removed down to 750.
+%%%
+%%% Example:
+%%% ```
+%%% ok = erlperf_compile_cache:store("/tmp/c", Digest, Bin, []),
+%%% {ok, Bin, []} = erlperf_compile_cache:fetch("/tmp/c", Digest).
+%%% '''
+-module(erlperf_compile_cache).
+
+%% API: called by erlperf_job_code, and by the command line to turn it on.
+-export([dir/0, default_dir/0, fetch/2, store/4]).
+
+-include_lib("kernel/include/file.hrl").
+
+%% The environment variable that names another directory, or `off'.
+-define(ENV, "ERLPERF_CACHE").
+%% An entry's first element, and its layout's version.
+-define(TAG, erlperf_compile_cache).
+-define(VERSION, 1).
+-define(EXTENSION, ".job").
+%% More entries than this after a store: the oldest go, down to ?KEEP.
+-define(MAX_ENTRIES, 1000).
+-define(KEEP, 750).
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc The cache directory in use: the application environment's `compile_cache', or
+%% `off' (the default).
+-spec dir() -> file:filename() | off.
+dir() ->
+    case application:get_env(erlperf, compile_cache) of
+        {ok, Dir} when is_list(Dir), Dir =/= [] -> Dir;
+        _ -> off
+    end.
+
+%% @doc The command line's cache directory: `$ERLPERF_CACHE' when set (`off' or empty:
+%% no cache), else the user's cache directory (`filename:basedir(user_cache, "erlperf")':
+%% `$XDG_CACHE_HOME/erlperf' or `~/.cache/erlperf' on Linux).
+-spec default_dir() -> file:filename() | off.
+default_dir() ->
+    case os:getenv(?ENV) of
+        false -> filename:basedir(user_cache, "erlperf");
+        "off" -> off;
+        "" -> off;
+        Dir -> Dir
+    end.
+
+%% @doc The object code and warnings kept for a digest, or `miss'.
+-spec fetch(file:filename(), binary()) -> {ok, binary(), [erlperf_codegen:warning()]} | miss.
+fetch(Dir, Digest) ->
+    case file:read_file(entry(Dir, Digest)) of
+        {ok, Data} -> decode(Data, Digest);
+        {error, _} -> miss
+    end.
+
+%% @doc Keeps the object code and warnings for a digest; a failure to write is ignored
+%% (the next run compiles again).
+-spec store(file:filename(), binary(), binary(), [erlperf_codegen:warning()]) -> ok.
+store(Dir, Digest, Bin, Warnings) ->
+    Entry = term_to_binary({?TAG, ?VERSION, Digest, erlang:md5(Bin), Bin, Warnings}),
+    File = entry(Dir, Digest),
+    case filelib:ensure_dir(File) =:= ok andalso erlperf_file:write_atomic(File, Entry) of
+        ok -> prune(Dir);
+        _ -> ok
+    end.
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+entry(Dir, Digest) ->
+    filename:join(Dir, hex(Digest) ++ ?EXTENSION).
+
+hex(Digest) ->
+    string:lowercase(binary_to_list(binary:encode_hex(Digest))).
+
+decode(Data, Digest) ->
+    try binary_to_term(Data, [safe]) of
+        {?TAG, ?VERSION, Digest, Sum, Bin, Warnings} when is_binary(Bin), is_list(Warnings) ->
+            case erlang:md5(Bin) of
+                Sum -> {ok, Bin, Warnings};
+                _ -> miss
+            end;
+        _ ->
+            miss
+    catch
+        error:badarg -> miss
+    end.
+
+%% The oldest entries removed when there are too many (by modification time: an entry
+%% is written once).
+prune(Dir) ->
+    Entries = filelib:wildcard(filename:join(Dir, "*" ++ ?EXTENSION)),
+    case length(Entries) > ?MAX_ENTRIES of
+        true ->
+            Aged = lists:sort([{Time, F} || F <- Entries, {ok, Time} <- [mtime(F)]]),
+            {Old, _} = lists:split(max(0, length(Aged) - ?KEEP), Aged),
+            _ = [file:delete(F) || {_, F} <- Old],
+            ok;
+        false ->
+            ok
+    end.
+
+mtime(File) ->
+    case file:read_file_info(File, [{time, posix}]) of
+        {ok, #file_info{mtime = Time}} -> {ok, Time};
+        {error, _} -> error
+    end.
