@@ -1,8 +1,9 @@
 %%% @doc The least a run of the command line can cost, as an escript's main: it loads what
-%%% a run loads before its first job (`erlperf_cli_vm:preload/0': the compiler, what
-%%% compiling needs of stdlib, erlperf's own run modules) and halts. Every runner is
-%%% compiled, so no run starts faster. {@link erlperf_bench} packs it into an escript and
-%%% times it beside a bare VM and `./erlperf 'ok.' -l 1'.
+%%% a run loads before its first job (`erlperf_cli_vm:preload/0': erlperf's own run
+%%% modules, what generating a runner's module needs of stdlib) and halts. A run whose
+%%% runner comes from the compile cache loads nothing more (the compiler loads only to
+%%% compile). {@link erlperf_bench} packs it into an escript and times it beside a bare
+%%% VM and `./erlperf 'ok.' -l 1'.
 -module(erlperf_bench_preload).
 
 %% API: the escript's entry point.
