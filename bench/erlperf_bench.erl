@@ -231,7 +231,7 @@ preload_escript() ->
 command_many(undefined) ->
     io:format("100,000 busy workers, whole command: ./erlperf not built, skipped~n");
 command_many(Bare) ->
-    {Status, Ours} = run(filename:absname("erlperf"), ?MANY_ARGS),
+    {Status, Ours} = run(filename:absname("erlperf"), ?MANY_ARGS, []),
     Verdict = case Status of
                   0 -> "";
                   _ -> io_lib:format("  FAILED: exit status ~b", [Status])
