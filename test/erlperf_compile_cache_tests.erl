@@ -128,8 +128,16 @@ prune_test_() ->
                              end)}
               end).
 
+%% the reference: OTP's upper-case hexadecimal, lowered
 hex(Digest) ->
     string:lowercase(binary_to_list(binary:encode_hex(Digest))).
+
+hex_test_() ->
+    [?_assertEqual(hex(D), erlperf_compile_cache:hex(D))
+     || D <- [<<>>, <<0>>, <<255, 1, 16>>, erlang:md5(<<"x">>), random_bytes()]].
+
+random_bytes() ->
+    list_to_binary([rand:uniform(256) - 1 || _ <- lists:seq(1, 64)]).
 
 %% ERLPERF_CACHE: a directory, or off (also empty); unset, the user's cache directory.
 default_dir_test() ->

@@ -139,7 +139,7 @@ generate(Prepared, off) ->
     compile(Prepared, fresh_name());
 generate(Prepared, Dir) ->
     Digest = erlperf_codegen:digest(Prepared),
-    Module = list_to_atom(?PREFIX ++ string:lowercase(binary_to_list(binary:encode_hex(Digest)))),
+    Module = list_to_atom(?PREFIX ++ erlperf_compile_cache:hex(Digest)),
     case erlperf_compile_cache:fetch(Dir, Digest) of
         {ok, Bin, Warnings} ->
             {ok, Module, erlperf_codegen:restore(Prepared, Module, Bin, Warnings)};
