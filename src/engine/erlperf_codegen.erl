@@ -197,7 +197,9 @@ digest(#prepared{forms = Forms}) ->
     erlang:md5(term_to_binary({Forms, ?COMPILE_OPTS, Compiler, erlang:system_info(otp_release),
                                erlang:system_info(version), ?MODULE:module_info(md5)})).
 
-%% @doc The functions of other modules that forms call by name (`M:F(...)', `fun M:F/A').
+%% @doc The functions of other modules that forms call by name (`M:F(...)', `fun M:F/A'),
+%% as written: an auto-imported BIF (`halt()') is not among them; {@link calls/1} of the
+%% compiled module has every call.
 -spec forms_calls([erl_parse:abstract_form()]) -> [mfa()].
 forms_calls(Forms) ->
     lists:usort(remote_calls(Forms, [])).
@@ -224,12 +226,10 @@ source(#{runner := _} = Code) ->
         {error, Reason} -> erlang:error(Reason)
     end.
 
-%% @doc The functions of other modules that a prepared module's forms call by name, or
-%% that a generated module, or a module's object code, calls (its import table, read
-%% with `beam_lib').
--spec calls(prepared() | generated() | binary() | file:filename()) -> [mfa()].
-calls(#prepared{forms = Forms}) ->
-    forms_calls(Forms);
+%% @doc The functions of other modules that a generated module, or a module's object
+%% code, calls (its import table, read with `beam_lib': what the compiler made of the
+%% code, auto-imported BIFs and `apply' with literal arguments included).
+-spec calls(generated() | binary() | file:filename()) -> [mfa()].
 calls(#{binary := Binary}) ->
     calls(Binary);
 calls(Beam) ->

@@ -396,8 +396,8 @@ check_stopping(_CodeMaps, #{isolation := _}) ->
     ok;
 check_stopping(CodeMaps, _Opts) ->
     case [{erlperf_codegen:label(C), MFA}
-          || C <- CodeMaps, {ok, Prepared} <- [erlperf_codegen:prepare(C)],
-             MFA <- stops_vm(erlperf_codegen:calls(Prepared))] of
+          || C <- CodeMaps, {ok, _Module, Generated} <- [erlperf_job_code:generate(C)],
+             MFA <- stops_vm(erlperf_codegen:calls(Generated))] of
         [] -> ok;
         [{Label, MFA} | _] -> erlang:error({stops_vm, Label, MFA})
     end.
