@@ -99,16 +99,32 @@ timed_samples(Config) when is_list(Config) ->
 
 fresh_jobs() ->
     [{doc, "Each fork loads a freshly generated module in a new job with new workers, and "
-           "nothing of them is left after the run"}].
+           "nothing of them is left after the run: a module of its own without the compile "
+           "cache, the cached module loaded again (the same name) with it"}].
 fresh_jobs(Config) when is_list(Config) ->
-    {_, Lines} = run_traced([traced("a")], #{forks => 3, samples => 3}),
-    Inits = [parse_init(L) || "init " ++ _ = L <- Lines],
-    Workers = [parse_worker(L) || "worker " ++ _ = L <- Lines],
-    ?assertEqual(3, length(lists:usort([M || {_, M, _, _} <- Inits])), Inits),
-    ?assertEqual(3, length(lists:usort([J || {_, _, J, _} <- Inits])), Inits),
-    %% one worker per fork (concurrency 1), each of its fork's job
-    ?assertEqual([J || {_, _, J, _} <- Inits], [J || {_, J, _} <- Workers]),
-    assert_gone(Inits, Workers).
+    Cache = filename:join(?config(priv_dir, Config), "cache"),
+    Was = application:get_env(erlperf, compile_cache),
+    try
+        [begin
+             case Dir of
+                 off -> application:unset_env(erlperf, compile_cache);
+                 _ -> application:set_env(erlperf, compile_cache, Dir)
+             end,
+             {_, Lines} = run_traced([traced("a")], #{forks => 3, samples => 3}),
+             Inits = [parse_init(L) || "init " ++ _ = L <- Lines],
+             Workers = [parse_worker(L) || "worker " ++ _ = L <- Lines],
+             ?assertEqual(Names, length(lists:usort([M || {_, M, _, _} <- Inits])), {Dir, Inits}),
+             ?assertEqual(3, length(lists:usort([J || {_, _, J, _} <- Inits])), Inits),
+             %% one worker per fork (concurrency 1), each of its fork's job
+             ?assertEqual([J || {_, _, J, _} <- Inits], [J || {_, J, _} <- Workers]),
+             assert_gone(Inits, Workers)
+         end || {Dir, Names} <- [{off, 3}, {Cache, 1}]]
+    after
+        case Was of
+            {ok, Value} -> application:set_env(erlperf, compile_cache, Value);
+            undefined -> application:unset_env(erlperf, compile_cache)
+        end
+    end.
 
 order_sequential() ->
     [{doc, "compare => sequential: the codes take turns fork by fork, A B, B A, A B"}].
