@@ -38,7 +38,7 @@
 %% @doc Full reports in a format: their record (see {@link render/3}).
 %% `Options' are the text table's (see {@link erlperf_report:options()}) and
 %% `baselines': the rows of {@link erlperf_baseline:compare/3}, printed under the table
-%% and added to the record.
+%% and added to the record; Benchee's layout also takes {@link erlperf_benchee:options()}.
 -spec format(format(), [erlperf:report(), ...], map()) -> unicode:chardata().
 format(Format, Reports, Options) ->
     Record = erlperf_record:from_reports(Reports),
@@ -59,7 +59,8 @@ render(markdown, Record, _Options) ->
 render(html, Record, _Options) ->
     erlperf_html_bench:render(Record);
 render(benchee, Record, Options) ->
-    [erlperf_benchee:format(Record), baseline_lines(maps:get(baselines, Options, []))].
+    [erlperf_benchee:format(Record, maps:with([system, percentiles], Options)),
+     baseline_lines(maps:get(baselines, Options, []))].
 
 %% @doc Writes full reports to `File' in a format, atomically.
 -spec write(file:name_all(), format(), [erlperf:report(), ...]) -> ok | {error, {write, string(), term()}}.
