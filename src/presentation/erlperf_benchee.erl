@@ -139,14 +139,18 @@ statistics(Runs, Width, Percentiles) ->
 percentile_name(50) -> "median";
 percentile_name(P) -> [erlperf_units:value(P), "th %"].
 
-%% A median (calls timed one by one) far from the average (erlperf's loop), explained.
+%% Medians (calls timed one by one) far from the averages (erlperf's loop), explained once.
 gaps(Runs) ->
-    [io_lib:format("Note: the median of ~ts is ~tsx its average: the median is of calls timed one by one "
-                   "in a fresh process after the run, where garbage collections fall elsewhere than in "
-                   "the loop's batches (the figures erlperf compares)~n",
-                   [name(R), fixed(Median / Avg)])
-     || R <- Runs, Median <- [median(R)], Avg <- [average(R)], is_number(Median), Avg > 0,
-        Median > 2 * Avg orelse Median < Avg / 2].
+    case [[name(R), " ", fixed(Median / Avg), "x"]
+          || R <- Runs, Median <- [median(R)], Avg <- [average(R)], is_number(Median), Avg > 0,
+             Median > 2 * Avg orelse Median < Avg / 2] of
+        [] ->
+            [];
+        Far ->
+            ["Note: median over average: ", lists:join(", ", Far), ". The median is of calls timed one "
+             "by one in a fresh process after the run, where garbage collections fall elsewhere than "
+             "in the loop's batches, whose average erlperf compares\n"]
+    end.
 
 %% What each column is of: erlperf's loop, and the calls timed one by one when some were.
 sources(Runs) ->
@@ -210,13 +214,17 @@ reductions(Runs, Width) ->
         Measured ->
             Least = lists:min([N || {_, N} <- Measured]),
             ["\nReduction count statistics:\n\n", pad("Name", Width), lpad("Reduction count", ?COLUMN + 3), "\n"
-             | [[pad(name(R), Width), lpad(fixed(N), ?COLUMN + 3), count_against(N, Least), "\n"]
+             | [[pad(name(R), Width), lpad(count(N), ?COLUMN + 3), count_against(N, Least), "\n"]
                 || {R, N} <- lists:keysort(2, Measured)]]
     end.
 
 count_against(N, Least) when N == Least -> "";
-count_against(N, Least) when Least == 0 -> [" - +", fixed(N)];
-count_against(N, Least) -> [" - ", ratio(N / Least), " reduction count +", fixed(N - Least)].
+count_against(N, Least) when Least == 0 -> [" - +", count(N)];
+count_against(N, Least) -> [" - ", ratio(N / Least), " reduction count +", count(N - Least)].
+
+%% A count per call: whole when it is, else with Benchee's decimals.
+count(N) when N == round(N) -> integer_to_list(round(N));
+count(N) -> fixed(N).
 
 memory_against(B, Least) when B == Least -> "";
 memory_against(B, Least) when Least == 0 -> [" - +", bytes(B)];
