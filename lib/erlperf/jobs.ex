@@ -61,14 +61,17 @@ defmodule Erlperf.Jobs do
   end
 
   @doc false
-  # The per-call hooks alone, as a code map: what they add to each call.
+  # The per-call hooks alone, as a code map: before_each given the input, after_each
+  # given what the job returned when called once (`result`).
   def hooks_code(%{before_each: [], after_each: []}, _input, _has_input), do: nil
 
   def hooks_code(%{name: name} = j, input, has_input) do
+    result = call_once(%{j | before_each: [], after_each: []}, apply_all(j.before_each, input), has_input)
+
     runner =
       if has_input,
-        do: fn input -> j.after_each |> apply_all(apply_all(j.before_each, input)) end,
-        else: fn -> j.after_each |> apply_all(apply_all(j.before_each, nil)) end
+        do: fn input -> _ = apply_all(j.before_each, input); apply_all(j.after_each, result) end,
+        else: fn -> _ = apply_all(j.before_each, nil); apply_all(j.after_each, result) end
 
     with_input(%{runner: runner, label: name <> " (hooks alone)"}, input, has_input)
   end

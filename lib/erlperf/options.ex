@@ -196,7 +196,8 @@ defmodule Erlperf.Options do
   end
 
   defp invalid(key, value, expected) do
-    raise ArgumentError, "invalid value for option #{inspect(key)}: #{inspect(value)}; expected #{expected}"
+    raise ArgumentError,
+          "invalid value for option #{inspect(key)}: #{inspect(value, charlists: :as_lists)}; expected #{expected}"
   end
 
   defp print(true), do: @benchee.print

@@ -35,14 +35,15 @@ defmodule Erlperf.Results do
   end
 
   # The calls timed one by one, when there are some.
-  defp timed(%{"latency_us" => %{"calls" => calls, "average" => avg} = l}) when calls > 0 and avg > 0, do: l
+  defp timed(%{"latency_us" => %{"p50" => p50, "average" => avg} = l}) when is_number(p50) and is_number(avg), do: l
   defp timed(_run), do: nil
 
   defp ips(%{"iteration_ns" => ns}) when is_number(ns) and ns > 0, do: 1.0e9 / ns
   defp ips(%{"qps" => qps}), do: qps
 
   # Of the timed calls when there are some, else of the samples.
-  defp deviation(_run, %{"stddev" => sd, "average" => avg}), do: 100 * sd / avg
+  defp deviation(_run, %{"stddev" => sd, "average" => avg}) when avg > 0, do: 100 * sd / avg
+  defp deviation(_run, %{}), do: nil
   defp deviation(%{"stddev" => sd, "average" => avg}, nil) when is_number(sd) and avg != 0, do: 100 * sd / abs(avg)
   defp deviation(_run, _latency), do: nil
 

@@ -80,18 +80,19 @@ defmodule Erlperf.Runner do
   defp benchmark(codes, run, input_name) do
     :erlperf.benchmark(codes, run, :undefined)
   rescue
-    e in ErlangError -> translate(e.original, input_name)
+    e in ErlangError -> translate(e.original, codes, input_name)
   end
 
-  defp translate({:crashed, {_role, label}, {kind, reason, stack}}, input_name) do
+  defp translate({:crashed, {_role, label}, {kind, reason, stack}}, _codes, input_name) do
     raise_job_error(List.to_string(:unicode.characters_to_list(label)), input_name, kind, reason, stack)
   end
 
-  defp translate({:crashed, _role, {kind, reason, stack}}, input_name) do
-    raise_job_error("?", input_name, kind, reason, stack)
+  # one job: erlperf names no label
+  defp translate({:crashed, _role, {kind, reason, stack}}, [%{label: label}], input_name) do
+    raise_job_error(label, input_name, kind, reason, stack)
   end
 
-  defp translate(reason, _input_name) do
+  defp translate(reason, _codes, _input_name) do
     message = List.to_string(:erlperf.format_error(reason))
 
     if :erlperf.is_known_error(reason),
@@ -154,7 +155,7 @@ defmodule Erlperf.Runner do
       case {format, config.print.results} do
         {:console, false} -> :ok
         {:console, :text} -> IO.write(:erlperf_output.render(:text, record, %{format: :extended, width: :infinity, colour: false, baselines: baselines}))
-        {:console, _} -> IO.write([Console.title(config.title), :erlperf_output.render(:benchee, record, %{baselines: baselines, system: not config.print.configuration, percentiles: config.percentiles}), Console.hooks(hooks)])
+        {:console, _} -> IO.write([Console.title(config.title), :erlperf_output.render(:benchee, record, %{baselines: baselines, system: false, percentiles: config.percentiles}), Console.hooks(hooks)])
         _ -> write(elem(formatter, 1), format, record, baselines)
       end
     end

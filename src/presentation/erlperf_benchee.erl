@@ -102,9 +102,19 @@ system(System) ->
              {"Elixir", elixir()}],
     [[[Label, ": ", text(Value), "\n"] || {Label, Value} <- Lines, Value =/= null], "\n"].
 
-os(#{<<"os_name">> := Name}) -> Name;
-os(#{<<"os">> := Os}) -> Os;
+%% The system's name as Benchee writes it (Linux, macOS), from erlperf's family, name
+%% and kernel version (`unix:linux 6.1.0').
+os(#{<<"os_name">> := Name}) -> os_name(string:lexemes(Name, ": "));
+os(#{<<"os">> := Os}) -> os_name(string:lexemes(Os, ": "));
 os(_System) -> null.
+
+os_name([_Family, <<"linux">> | _]) -> <<"Linux">>;
+os_name([_Family, <<"darwin">> | _]) -> <<"macOS">>;
+os_name([_Family, <<"freebsd">> | _]) -> <<"FreeBSD">>;
+os_name([<<"win32">> | _]) -> <<"Windows">>;
+os_name([_Family, Name | _]) -> string:titlecase(Name);
+os_name([Name]) -> Name;
+os_name([]) -> null.
 
 %% The Elixir release of this VM, when Elixir is loaded (never started here).
 elixir() ->
