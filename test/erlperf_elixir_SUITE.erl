@@ -87,7 +87,7 @@ inputs_cli(Config) ->
                                  "--memory", "-s", "4", "-d", "100"]),
     ?assertEqual("", Err),
     [?assertNotEqual(nomatch, string:find(Out, Text), Text)
-     || Text <- ["Elixir: ", "##### With input small #####", "##### With input large #####",
+     || Text <- ["Elixir 1.", "##### With input small #####", "##### With input large #####",
                  "ips", "average", "deviation", "median", "99th %", "Comparison:",
                  "Memory usage statistics:", "x memory usage"]],
     %% each input compares the two, the slower one with its interval and what it knows

@@ -94,13 +94,18 @@ input(Run, Names) ->
                                || N <- Names, is_map_key(N, Params)])
     end.
 
+%% The system block as Benchee prints it.
 system(System) ->
-    Lines = [{"Operating System", os(System)},
-             {"CPU Information", maps:get(<<"cpu">>, System, null)},
-             {"Number of Available Cores", maps:get(<<"schedulers">>, System, null)},
-             {"Erlang/OTP", maps:get(<<"otp_release">>, System, null)},
-             {"Elixir", elixir()}],
-    [[[Label, ": ", text(Value), "\n"] || {Label, Value} <- Lines, Value =/= null], "\n"].
+    Lines = [{"Operating System: ", os(System)},
+             {"CPU Information: ", maps:get(<<"cpu">>, System, null)},
+             {"Number of Available Cores: ", maps:get(<<"schedulers">>, System, null)},
+             {"Elixir ", elixir()},
+             {"Erlang ", maps:get(<<"otp_release">>, System, null)},
+             {"JIT enabled: ", case maps:get(<<"emu_flavor">>, System, null) of
+                                   null -> null;
+                                   Flavor -> atom_to_list(Flavor =:= <<"jit">>)
+                               end}],
+    [[[Label, text(Value), "\n"] || {Label, Value} <- Lines, Value =/= null], "\n"].
 
 %% The system's name as Benchee writes it (Linux, macOS), from erlperf's family, name
 %% and kernel version (`unix:linux 6.1.0').
