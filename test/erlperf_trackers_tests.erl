@@ -57,6 +57,15 @@ bencher_test_() ->
      ?_assert(abs(maps:get(<<"lower_value">>, maps:get(<<"throughput">>, maps:get(<<"fast">>, Bmf))) - 0.9e6) < 1.0e-3),
      ?_assert(abs(maps:get(<<"upper_value">>, maps:get(<<"latency">>, maps:get(<<"fast">>, Bmf))) - 1.0e9 / 0.9e6) < 1.0e-6)].
 
+%% A suite's runs: each named with its own parameters, none lost.
+suite_names_test() ->
+    Record = record([run(<<"seq">>, #{<<"params">> => #{<<"N">> => 100}}),
+                     run(<<"seq">>, #{<<"params">> => #{<<"N">> => 10000}}), run(<<"sort">>, #{})]),
+    ?assertEqual([<<"seq (N=100)">>, <<"seq (N=10000)">>, <<"sort">>],
+                 lists:sort(maps:keys(decode(erlperf_trackers:bencher(Record))))),
+    ?assertEqual([<<"seq (N=100)">>, <<"seq (N=10000)">>, <<"sort">>],
+                 [N || #{<<"name">> := N} <- decode(erlperf_trackers:github_action_benchmark(Record))]).
+
 %% A run without a time (an open load's) has no time entry; the formats still parse.
 no_time_test() ->
     Record = record([#{<<"label">> => <<"x">>, <<"qps">> => 10.0, <<"samples">> => []}]),

@@ -34,19 +34,24 @@
 %% @doc The record as github-action-benchmark's `customSmallerIsBetter' JSON.
 -spec github_action_benchmark(erlperf_record:results()) -> iodata().
 github_action_benchmark(#{?RUNS := Runs} = Record) ->
-    Names = erlperf_record:param_names(Record),
-    Entries = lists:append([entries(erlperf_record:run_name(R, Names), R) || R <- Runs]),
+    Entries = lists:append([entries(name(R, Record), R) || R <- Runs]),
     [erlperf_json:encode(Entries, #{pretty => true}), $\n].
 
 %% @doc The record in the Bencher Metric Format.
 -spec bencher(erlperf_record:results()) -> iodata().
 bencher(#{?RUNS := Runs} = Record) ->
-    Names = erlperf_record:param_names(Record),
-    Benchmarks = maps:from_list([{erlperf_record:run_name(R, Names), measures(R)} || R <- Runs]),
+    Benchmarks = maps:from_list([{name(R, Record), measures(R)} || R <- Runs]),
     [erlperf_json:encode(Benchmarks, #{pretty => true}), $\n].
 
 %%--------------------------------------------------------------------
 %% Internal functions
+
+%% A run's name with its own parameters (a suite's runs have different ones), in the
+%% record's order of them where it has one.
+name(Run, Record) ->
+    Declared = erlperf_record:param_names(Record),
+    Own = lists:sort(maps:keys(maps:get(?PARAMS, Run, #{}))),
+    erlperf_record:run_name(Run, Declared ++ (Own -- Declared)).
 
 entries(Name, Run) ->
     Time = case time_bounds(Run) of
