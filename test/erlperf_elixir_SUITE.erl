@@ -353,7 +353,8 @@ save_load_formatters(Config) ->
     ?assertMatch({match, _}, re:run(Html, "<svg")).
 
 short_time() ->
-    [{doc, "time: 1 is 10 samples: a job ten times slower is called slower, not inconclusive"}].
+    [{doc, "time: 1 is 10 samples: a job ten times slower is called slower, not inconclusive; "
+           "print: true and profile_after"}].
 short_time(Config) ->
     %% (Enum.sum of a range is a formula: lists are summed)
     Script = "[_, slow] = Erlperf.run(%{\"ten\" => fn -> :lists.sum(:lists.seq(1, 10)) end,\n"
@@ -361,7 +362,12 @@ short_time(Config) ->
              "                        time: 1, warmup: 0, print: false)\n"
              "IO.puts(\"#{slow.name} #{slow.comparison.verdict} #{slow.comparison.significant}\")\n",
     {0, Out, _} = mix(Config, ["run", "-e", Script]),
-    ?assert(lists:member("hundred slower true", lines(Out)), Out).
+    ?assert(lists:member("hundred slower true", lines(Out)), Out),
+    %% print: true prints it all; profile_after: the profile after the statistics
+    {0, Profiled, _} = mix(Config, ["run", "-e", "Erlperf.run(%{\"seq\" => fn -> :lists.seq(1, 10) end}, "
+                                    "time: 0.3, warmup: 0, print: true, profile_after: :cprof)"]),
+    [?assertNotEqual(nomatch, string:find(Profiled, Text), Text)
+     || Text <- ["Configuration:", "Benchmarking seq ...", "ips", "cprof", "lists:seq"]].
 
 task_help() ->
     [{doc, "mix erlperf --help speaks of Elixir code and lists erlperf's options"}].

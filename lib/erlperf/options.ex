@@ -200,7 +200,7 @@ defmodule Erlperf.Options do
           "invalid value for option #{inspect(key)}: #{inspect(value, charlists: :as_lists)}; expected #{expected}"
   end
 
-  defp print(true), do: @benchee.print
+  defp print(true), do: print(@benchee.print)
   defp print(false), do: %{configuration: false, benchmarking: false, fast_warning: false, results: false}
   defp print(:text), do: Map.put(@benchee.print, :results, :text)
   defp print(map), do: @benchee.print |> Map.merge(Map.new(map)) |> Map.put_new(:results, true)

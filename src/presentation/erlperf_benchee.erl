@@ -75,7 +75,8 @@ format(#{?RUNS := Runs} = Record, Options) ->
      end,
      [section(Input, Group, Width, length(Inputs) > 1 orelse Names =/= [], Percentiles)
       || {Input, Group} <- Inputs],
-     sources(Runs)].
+     sources(Runs),
+     erlperf_report:profiles(Record)].
 
 %%--------------------------------------------------------------------
 %% Internal functions
