@@ -29,8 +29,7 @@ defmodule Erlperf.Options do
   # Benchee's options that erlperf cannot honour, and why.
   @refused %{
     exclude_outliers:
-      "erlperf keeps every sample; its intervals and verdicts are robust to outliers " <>
-        "rather than dropping them",
+      "erlperf keeps every sample: an outlier widens its interval rather than being dropped",
     measure_function_call_overhead:
       "erlperf compiles each job into its own loop, which adds no function call to measure",
     max_sample_size:

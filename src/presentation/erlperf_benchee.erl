@@ -239,7 +239,7 @@ count_against(N, Least) when Least == 0 -> [" - +", count(N)];
 count_against(N, Least) -> [" - ", ratio(N / Least), " reduction count +", count(N - Least)].
 
 %% A count per call: whole when it is, else with Benchee's decimals.
-count(N) when N == round(N) -> integer_to_list(round(N));
+count(N) when abs(N - round(N)) < 0.005 -> integer_to_list(round(N));
 count(N) -> fixed(N).
 
 memory_against(B, Least) when B == Least -> "";
