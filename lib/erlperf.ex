@@ -1,154 +1,107 @@
 defmodule Erlperf do
   @moduledoc """
-  erlperf from Elixir, in the spirit of `Benchee.run/2`.
+  erlperf from Elixir, with `Benchee.run/2`'s options and meaning.
 
       Erlperf.run(
         %{"flat_map" => fn input -> Enum.flat_map(input, &[&1, &1]) end,
           "map.flatten" => fn input -> input |> Enum.map(&[&1, &1]) |> List.flatten() end},
         inputs: %{"small" => Enum.to_list(1..100), "large" => Enum.to_list(1..10_000)},
-        time: 5, memory: true)
+        warmup: 0.5, time: 2, memory_time: 1, reduction_time: 1)
 
   Each job is a function (of no argument, or of one, the input), `{module, function, args}`,
-  Erlang source text, or a map of erlperf's code roles (`runner`, `init`, `init_runner`,
-  `done`). Functions are not called as funs where erlperf can avoid it: `&Mod.fun/arity` is a
-  remote call in erlperf's generated loop, and a `fn` written in a script, IEx or
-  `elixir -e` is compiled into the loop; a `fn` of compiled code costs a fun call.
+  Erlang source text, a map of erlperf's code roles (`runner`, `init`, `init_runner`,
+  `done`), or `{job, hooks}` with hooks of its own (below). Functions are not called as
+  funs where erlperf can avoid it: `&Mod.fun/arity` is a remote call in erlperf's generated
+  loop, and a `fn` written in a script, IEx or `elixir -e` is compiled into the loop; a
+  `fn` of compiled code costs a fun call.
 
-  Options (a keyword list or a map):
+  ## Benchee's options
 
-    * `:inputs` - named inputs (a map, or a list of `{name, value}`); every job runs once
-      per input, receiving it as its argument. Without inputs, jobs take no argument.
-    * `:time` - seconds of measurement per job and input (default 3): one sample a second,
-      or `:samples` and `:sample_duration` (milliseconds) as erlperf takes them.
-    * `:warmup` - seconds (samples) taken and discarded first (default 0).
-    * `:memory` - heap bytes per call (default false).
-    * `:parallel` - workers per job (erlperf's `:concurrency`, default 1).
-    * `:print` - print the results as Benchee does (default true), or `:text` for erlperf's
-      tables.
-    * `:save` - write erlperf's JSON results record to this path.
-    * any other erlperf run option (`:forks`, `:compare`, `:confidence`, `:noise`,
-      `:run_noise`, `:latency`, ...; see erlperf's doc/api.md). Per-call figures (median,
-      99th %) come from timing calls one by one, on unless `latency: false`.
+    * `:warmup`, `:time` - seconds (integers or floats; defaults 2 and 5) of warmup and of
+      measurement per job and input. erlperf measures in samples of 100 ms: `time: 2` is
+      20 samples, 3 at least.
+    * `:memory_time`, `:reduction_time` - above 0, memory and reductions per call are
+      measured too, exactly, from a batch of calls after the run (erlperf needs no time of
+      its own for them: any value above 0 turns both on).
+    * `:inputs` - named inputs (a map, or a list of `{name, value}` kept in its order);
+      every job runs once per input, receiving it as its argument.
+    * `:parallel` - processes running each job at once (erlperf's `:concurrency`).
+    * `:before_scenario`, `:after_scenario` - a function of the input, run before and after
+      each job and input; what `:before_scenario` returns is the job's input.
+    * `:before_each`, `:after_each` - run around every call: `:before_each` gets the input
+      and returns the job's argument, `:after_each` gets the job's result. They run inside
+      erlperf's loop, so their time is in every figure; erlperf measures them alone and
+      prints what they cost a call.
+    * `:pre_check` - `true`: each job is called once per input before anything is measured,
+      so that a job that raises fails at once; `:all_same`: the results must be equal too.
+    * `:title` - printed above the results.
+    * `:print` - `false` for nothing, a map of `:configuration`, `:benchmarking` and
+      `:fast_warning` (defaults true; erlperf's loop has no fast function to warn of), or
+      `:text` for erlperf's own tables instead of Benchee's layout.
+    * `:percentiles` - the percentiles of the calls timed one by one shown beside the median
+      (default `[50, 99]`; 50, 90, 99 and 99.9 are measured).
+    * `:unit_scaling` - `:best` (each figure in its own unit), the only one erlperf has.
+    * `:save` - `[path: "run.json", tag: "main"]`: the run's record (erlperf's JSON, see
+      doc/formats.md), tagged. `:load` - a path or a list of them: each saved run compared
+      with this one, as `--baseline` does.
+    * `:formatters` - where results go: `Benchee.Formatters.Console` or `:console`;
+      `{Benchee.Formatters.HTML, file: "x.html"}` or `{:html, file: ...}`, and the same for
+      `JSON`, `Markdown` (`:markdown`) and `CSV` (`:csv`): erlperf's own formats.
+    * `:profile_after` - `true` (erlperf's default profiler) or `:eprof`, `:fprof`,
+      `:cprof`, `:tprof` (OTP 27 and later): each job profiled after the run.
 
-  Returns one map per job and input, fastest first within each input:
-  `%{name:, input:, ips:, average_ns:, deviation_pct:, median_ns:, p99_ns:, memory_bytes:,
-  comparison:}` (`comparison` is nil for the fastest, else `%{slower_by:, ci: {low, high},
-  significant:, verdict:}`, the times slower, its 95% interval, and the verdict: "slower",
-  "no_difference", or "inconclusive" when there are too few samples to tell, as with one
-  sample a job).
+  Benchee's `:exclude_outliers`, `:measure_function_call_overhead`, `:max_sample_size`,
+  `:assigns` and `:input_names` raise an `ArgumentError` that says why erlperf has no such
+  thing; an unknown option raises one that lists the known options. None is ignored.
+
+  ## erlperf's own options
+
+  `:samples`, `:sample_duration` (milliseconds: then `:time` and `:warmup` are not used),
+  `:concurrency`, `:forks`, `:compare`, `:confidence`, `:noise`, `:run_noise`, `:latency`,
+  `:memory`, `:priority`, `:cv`, `:isolation`, `:profile` (see erlperf's doc/api.md).
+  The median and percentiles come from timing calls one by one, on unless `latency: false`.
+
+  ## Results
+
+  One `Erlperf.Scenario` per job and input, fastest first within each input. A job that
+  raises, exits or throws raises `Erlperf.JobError`, naming the job and the input.
   """
 
-  @erlperf_keys ~w(samples sample_duration concurrency forks compare confidence noise run_noise
-                   latency memory report priority cv isolation profile)a
+  alias Erlperf.Options
 
   @doc "Runs the jobs (a map or keyword list of name => job) and prints and returns the results."
   def run(jobs, options \\ []) do
-    options = Map.new(options)
-    inputs = inputs(Map.get(options, :inputs))
-    run_options = run_options(options)
-    reports =
-      for {input_name, input} <- inputs do
-        codes = for {name, job} <- jobs, do: code(to_string(name), job, input)
-        reports = :erlperf.benchmark(codes, run_options, :undefined)
-        case input_name do
-          nil -> reports
-          _ -> for r <- reports, do: Map.put(r, :params, [{:input, String.to_charlist(input_name)}])
-        end
-      end
-      |> List.flatten()
-
-    record = :erlperf_record.from_reports(reports)
-    print(Map.get(options, :print, true), record)
-    if path = options[:save], do: :ok = :erlperf_output.write_record(path, :json, record, %{})
-    results(record)
+    config = Options.check(options)
+    jobs = Enum.map(jobs, fn {name, job} -> Erlperf.Jobs.job(to_string(name), job, config) end)
+    Erlperf.Runner.run(jobs, config)
   end
+end
 
-  defp inputs(nil), do: [{nil, nil}]
-  defp inputs(inputs), do: Enum.map(inputs, fn {name, value} -> {to_string(name), value} end)
+defmodule Erlperf.JobError do
+  @moduledoc """
+  A job raised, exited or threw while erlperf ran it: `job` and `input` name it,
+  `message` says what happened in Elixir's terms (an exception by its
+  `Exception.message/1`).
+  """
+  defexception [:message, :job, :input]
+end
 
-  defp run_options(options) do
-    time = Map.get(options, :time, 3)
-    timing =
-      if Map.has_key?(options, :samples) or Map.has_key?(options, :sample_duration),
-        do: %{},
-        else: %{samples: max(1, round(time)), sample_duration: 1000}
+defmodule Erlperf.Scenario do
+  @moduledoc """
+  One job with one input, measured.
 
-    options
-    |> Map.take(@erlperf_keys)
-    |> Map.merge(timing, fn _, given, _ -> given end)
-    |> Map.put_new(:latency, true)
-    |> Map.put(:report, :full)
-    |> maybe(:warmup, Map.get(options, :warmup))
-    |> maybe(:concurrency, Map.get(options, :parallel))
-  end
-
-  defp maybe(map, _key, nil), do: map
-  defp maybe(map, key, value), do: Map.put(map, key, value)
-
-  # A job as erlperf's code map, labelled; with an input, the input is the runner's
-  # argument (erlperf's init_runner result).
-  defp code(name, %{} = code, nil), do: Map.put(code, :label, name)
-  defp code(name, %{} = code, input), do: code |> Map.put(:label, name) |> Map.put(:init_runner, given(input))
-  defp code(name, job, nil), do: %{runner: job, label: name}
-  defp code(name, job, input), do: %{runner: job, label: name, init_runner: given(input)}
-
-  # The input as erlperf's init_runner: a call returning it, which erlperf's generated code
-  # holds as a literal when it can be one (erlperf_cli's --input does the same).
-  defp given(input), do: {:erlang, :hd, [[input]]}
-
-  defp print(false, _record), do: :ok
-  defp print(:text, record), do: IO.write(:erlperf_output.render(:text, record, %{format: :extended, width: :infinity, colour: false}))
-  defp print(_, record), do: IO.write(:erlperf_benchee.format(record))
-
-  defp results(%{"runs" => runs}) do
-    runs
-    |> Enum.with_index()
-    |> Enum.sort_by(fn {run, i} -> {input_order(runs, run), -ips(run), i} end)
-    |> Enum.map(fn {run, _} -> result(run) end)
-  end
-
-  # Inputs in the order they ran.
-  defp input_order(runs, run) do
-    Enum.find_index(runs, &(get_in(&1, ["params", "input"]) == get_in(run, ["params", "input"])))
-  end
-
-  defp result(run) do
-    latency = run["latency_us"]
-
-    %{
-      name: run["label"],
-      input: get_in(run, ["params", "input"]),
-      ips: ips(run),
-      average_ns: run["iteration_ns"],
-      deviation_pct: deviation(run, latency),
-      median_ns: latency && latency["p50"] * 1000,
-      p99_ns: latency && latency["p99"] * 1000,
-      memory_bytes: run["bytes_per_iteration"],
-      comparison: comparison(run["comparison"])
-    }
-  end
-
-  defp ips(%{"iteration_ns" => ns}) when is_number(ns) and ns > 0, do: 1.0e9 / ns
-  defp ips(%{"qps" => qps}), do: qps
-
-  defp deviation(_run, %{"stddev" => sd, "average" => avg}) when avg > 0, do: 100 * sd / avg
-  defp deviation(%{"stddev" => sd, "average" => avg}, _) when avg != 0, do: 100 * sd / abs(avg)
-  defp deviation(_, _), do: nil
-
-  defp comparison(nil), do: nil
-
-  defp comparison(%{"change_pct" => change, "ci95_pct" => ci, "significant" => significant} = c) do
-    %{slower_by: times(change), ci: ci_times(ci), significant: significant, verdict: verdict(c)}
-  end
-
-  # "slower", "faster", "no_difference", or "inconclusive" (too few samples to tell).
-  defp verdict(%{"verdict" => verdict}), do: verdict
-  defp verdict(%{"significant" => true}), do: "slower"
-  defp verdict(_), do: "no_difference"
-
-  defp times(change) when is_number(change) and change > -100, do: 100 / (100 + change)
-  defp times(_), do: nil
-
-  defp ci_times([low, high]) when is_number(low) and is_number(high), do: {times(high), times(low)}
-  defp ci_times(_), do: nil
+    * `name`, `input` - the job's name and the input's (nil without inputs).
+    * `ips`, `average_ns` - erlperf's loop: calls a second of one process, and the time of
+      one call, with no clock read per call (the figures erlperf compares).
+    * `deviation_pct`, `median_ns`, `p99_ns`, `percentiles` (a map of percentile to
+      nanoseconds), `timed_average_ns` - the calls timed one by one after the run (their
+      average is `timed_average_ns`); with `latency: false`, the deviation of the samples.
+    * `memory_bytes`, `reductions` - per call (with `:memory_time` or `:reduction_time`).
+    * `comparison` - nil for the fastest of its input, else `%{slower_by:, ci: {low, high},
+      significant:, verdict:}`: times slower, its 95% interval, and erlperf's verdict,
+      "slower", "faster", "no_difference", or "inconclusive" when there are too few samples
+      to tell.
+  """
+  defstruct [:name, :input, :ips, :average_ns, :deviation_pct, :median_ns, :p99_ns,
+             :percentiles, :timed_average_ns, :memory_bytes, :reductions, :comparison]
 end

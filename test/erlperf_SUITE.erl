@@ -457,7 +457,20 @@ format_error_shapes(Config) when is_list(Config) ->
     ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(2, Reasons)), "line 1")),
     ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(2, Reasons)), "column 5")),
     ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(3, Reasons)), "init")),
-    ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(6, Reasons)), "badarg")).
+    ?assertNotEqual(nomatch, string:find(erlperf:format_error(lists:nth(6, Reasons)), "badarg")),
+    %% Elixir's: an exception by its name and message (its module not loaded here: the
+    %% struct's message field), a missing module in Elixir's notation with Mix's remedy
+    Raised = #{'__exception__' => true, '__struct__' => 'Elixir.RuntimeError', message => <<"boom">>},
+    ?assertEqual("runner of 'j' crashed: RuntimeError: boom",
+                 erlperf:format_error({crashed, {runner, <<"j">>}, {error, Raised, []}})),
+    Odd = #{'__exception__' => true, '__struct__' => 'Elixir.Odd', reason => 42},
+    ?assertEqual("runner crashed: Odd: #{reason => 42}",
+                 erlperf:format_error({crashed, runner, {error, Odd, []}})),
+    Missing = erlperf:format_error({crashed, runner, {error, undef, [{'Elixir.No.Such', f, [1], []}]}}),
+    ?assertEqual("runner crashed: undefined function No.Such.f/1 (module No.Such is not available: "
+                 "compile it with mix compile, or add the dependency that has it to mix.exs)", Missing),
+    ?assertNotEqual(nomatch, string:find(erlperf:format_error({crashed, runner, {error, undef, [{no_such, f, [], []}]}}),
+                                         "no_such:f/0 (module no_such is not available: add its directory with -pa")).
 
 format_error_pg2() ->
     [{doc, "A runner calling the removed pg2:join/2 crashes, and the text mentions pg2."}].

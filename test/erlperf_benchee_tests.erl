@@ -55,6 +55,49 @@ compared_test_() ->
      ?_assertNotEqual(nomatch, string:find(Text, "2.00 KB - 2.00x memory usage +1.00 KB")),
      ?_assert(pos(Text, "fast") < pos(Text, "slow"))].
 
+%% Benchee's name of the system, from erlperf's family, name and kernel version.
+os_name_test_() ->
+    Os = fun (Name) ->
+                 Record = (record([run(<<"a">>, 1000, #{})]))#{<<"system">> => #{<<"os_name">> => Name}},
+                 hd([L || L <- lines(Record), lists:prefix("Operating System: ", L)])
+         end,
+    [?_assertEqual("Operating System: Linux", Os(<<"unix:linux 6.18.44">>)),
+     ?_assertEqual("Operating System: macOS", Os(<<"unix:darwin 23.1.0">>)),
+     ?_assertEqual("Operating System: FreeBSD", Os(<<"unix:freebsd 14.0">>)),
+     ?_assertEqual("Operating System: Windows", Os(<<"win32:nt 10.0">>)),
+     ?_assertEqual("Operating System: Sunos", Os(<<"unix:sunos 5.11">>))].
+
+%% The percentiles asked for, from the calls timed one by one; reductions least first;
+%% a median far from the average explained once; each column's source named; no system
+%% block when asked.
+percentiles_reductions_test_() ->
+    Latency = #{<<"p50">> => 0.5, <<"p90">> => 0.9, <<"p99">> => 0.99, <<"p999">> => 2.0,
+                <<"average">> => 0.6, <<"stddev">> => 0.1},
+    A = run(<<"a">>, 1000, #{<<"latency_us">> => Latency, <<"reductions_per_iteration">> => 40.0,
+                            <<"comparison">> => #{<<"change_pct">> => 0.0, <<"ci95_pct">> => [-1.0, 1.0],
+                                                  <<"significant">> => false}}),
+    B = run(<<"b">>, 100, #{<<"latency_us">> => Latency#{<<"p50">> => 0.02}, <<"reductions_per_iteration">> => 10.5}),
+    Text = unicode:characters_to_list(erlperf_benchee:format(record([A, B]), #{system => false,
+                                                                            percentiles => [50, 90, 99.9]})),
+    Lines = string:split(Text, "
+", all),
+    [?_assertEqual(nomatch, string:find(Text, "Operating System")),
+     ?_assertEqual(["Name", "ips", "average", "deviation", "median", "90th", "%", "99.9th", "%"],
+                   string:lexemes(hd([L || L <- Lines, lists:prefix("Name", L)]), " ")),
+     ?_assertEqual(["a", "1.00", "M", "1.00", "μs", "±16.67%", "500.00", "ns", "900.00", "ns", "2.00", "μs"],
+                   string:lexemes(hd([L || L <- Lines, lists:prefix("a ", L)]), " ")),
+     ?_assertNotEqual(nomatch, string:find(Text, "Reduction count statistics:")),
+     ?_assertEqual([["b", "10.50"], ["a", "40", "-", "3.81x", "reduction", "count", "+29.50"]],
+                   begin
+                       ["Reduction count statistics:", "", _Header | Rest] =
+                           lists:dropwhile(fun (L) -> L =/= "Reduction count statistics:" end, Lines),
+                       [string:lexemes(L, " ") || L <- lists:takewhile(fun (L) -> L =/= "" end, Rest)]
+                   end),
+     %% b: a median of 20 ns against an average of 100 ns
+     ?_assertMatch([_], [L || L <- Lines, lists:prefix("Note: median over average: b 0.20x. ", L)]),
+     ?_assertNotEqual(nomatch, string:find(Text, "ips and average: erlperf's loop, no clock read per call; "
+                                                 "deviation, median and percentiles: calls timed one by one"))].
+
 not_significant_test() ->
     B = run(<<"b">>, 1010, #{<<"comparison">> => #{<<"change_pct">> => -1.0, <<"ci95_pct">> => [-3.0, 1.0],
                                                   <<"significant">> => false}}),

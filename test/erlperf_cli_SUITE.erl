@@ -21,7 +21,8 @@
 
 %% Test cases: open load (--rate), and standard output closed under a run
 -export([rate_usage/0, rate_usage/1, rate_tables/0, rate_tables/1, closed_output/0, closed_output/1,
-         compile_cache/0, compile_cache/1]).
+         compile_cache/0, compile_cache/1, github_actions/0, github_actions/1, tracker_formats/0,
+         tracker_formats/1]).
 
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1, init_per_group/2,
          end_per_group/2]).
@@ -117,7 +118,7 @@ groups() ->
       [no_arguments, help, parser_errors, command_errors, syntax_error, syntax_error_second_line,
        bad_pa, bad_arity, runner_crash, crash_among_several, undefined_function, init_crash, unreachable_node,
        interleaved_isolated, bad_baseline, sweep_usage, latency_crash, profile_tprof,
-       profile_nodes, forks_usage, rate_usage, closed_output, compile_cache]},
+       profile_nodes, forks_usage, rate_usage, closed_output, compile_cache, tracker_formats]},
      {options, [parallel],
       [aliases, one_sample, samples, report_formats, verbose, code_path, erl_libs, isolated,
        init_and_done, init_runner, label, all_runner_defaults, mfa_runner, inline_value,
@@ -139,7 +140,7 @@ groups() ->
      {options_timed, [],
       [sleep_plausible, concurrency, duration, warmup, loop, cv, squeeze_options, nodes,
        compare_modes, busy_100k, verdict_lines, unwritable_output, formats_stdout, output_files,
-       baseline_gate, inconclusive_gate, counts_gate, sweep_json, sweep_cartesian, sweep_bytes, sweep_compare_baseline,
+       baseline_gate, github_actions, inconclusive_gate, counts_gate, sweep_json, sweep_cartesian, sweep_bytes, sweep_compare_baseline,
        sweep_isolated, latency_sleep, sweep_latency, forks_auto, forks_explicit,
        forks_baseline]},
      {seed, [parallel],
@@ -523,6 +524,37 @@ baseline_gate(Config) ->
     {0, Reported} = run(Config, ["timer:sleep(5), timer:sleep(60)." | Opts] ++ ["--baseline", Base]),
     ?assertNotEqual(nomatch, string:find(Reported, "% slower (95% CI"), Reported).
 
+github_actions() ->
+    [{doc, "Under GitHub Actions: a regression beyond the gate is an ::error annotation on stderr "
+           "(stdout keeps the format asked for) and a row of the job summary; elsewhere neither"}].
+github_actions(Config) ->
+    Priv = ?config(priv_dir, Config),
+    Base = filename:join(Priv, "gha_base.json"),
+    Summary = filename:join(Priv, "summary.md"),
+    ok = file:write_file(Summary, <<"earlier step\n">>),
+    Opts = ["--label", "work", "-d", "200", "-s", "20"],
+    {0, _} = run(Config, ["timer:sleep(5)." | Opts] ++ ["--save", Base]),
+    Slow = ["timer:sleep(5), timer:sleep(60)." | Opts] ++ ["--baseline", Base, "--fail-on-regression", "75",
+                                                           "--format", "json"],
+    Env = [{"GITHUB_ACTIONS", "true"}, {"GITHUB_STEP_SUMMARY", Summary}],
+    {3, Out, Err} = run_split(Config, Slow, Env),
+    {ok, _} = erlperf_json:decode(unicode:characters_to_binary(Out)),
+    [Error] = [L || L <- lines(Err), lists:prefix("::", L)],
+    ?assertMatch("::error title=erlperf%3A work failed the gate::work against " ++ _, Error),
+    ?assertNotEqual(nomatch, string:find(Error, ": regressed: "), Error),
+    {ok, Md} = file:read_file(Summary),
+    [<<"earlier step">>, Heading, <<>>, Header, Rule, Row | _] = binary:split(Md, <<"\n">>, [global]),
+    ?assertEqual({<<"### erlperf: 1 failed, 0 to look at, 0 as before">>, <<"| | Benchmark | Against | Verdict |">>,
+                  <<"|---|---|---|---|">>}, {Heading, Header, Rule}),
+    [_, Mark, <<" work ">>, Against, Verdict, <<>>] = binary:split(Row, <<"|">>, [global]),
+    ?assertEqual(<<" ❌ "/utf8>>, Mark),
+    ?assertEqual(unicode:characters_to_binary([" ", Base, " "]), Against),
+    ?assertMatch({match, _}, re:run(Verdict, "^ [0-9.]+% slower \\(95% CI ")),
+    %% not under GitHub Actions: neither
+    {3, _, Plain} = run_split(Config, Slow, [{"GITHUB_ACTIONS", false}, {"GITHUB_STEP_SUMMARY", Summary}]),
+    ?assertEqual([], [L || L <- lines(Plain), lists:prefix("::", L)]),
+    ?assertEqual({ok, Md}, file:read_file(Summary)).
+
 noise_floor() ->
     [{doc, "A difference the test finds but that may be inside --noise is no verdict, called a "
            "significant change within the noise floor; --noise 0 calls it"}].
@@ -841,6 +873,23 @@ compile_cache(Config) ->
     %% unset: under XDG_CACHE_HOME
     {0, _} = run(Config, ["lists:seq(1, 8).", "-l", "1"], [{"ERLPERF_CACHE", false}, {"XDG_CACHE_HOME", Home}]),
     ?assertMatch([_], filelib:wildcard(filename:join([Home, "erlperf", "*.job"]))).
+
+tracker_formats() ->
+    [{doc, "--format github-action-benchmark and --format bencher: JSON each history service reads, "
+           "on stdout alone"}].
+tracker_formats(Config) ->
+    Args = ["lists:seq(1, 10).", "lists:seq(1, 100).", "--memory" | ?QUICK],
+    {0, Gab, ""} = run_split(Config, Args ++ ["--format", "github-action-benchmark"], []),
+    {ok, Entries} = erlperf_json:decode(unicode:characters_to_binary(Gab)),
+    ?assertEqual([<<"lists:seq(1, 10).">>, <<"lists:seq(1, 10). - bytes per call">>,
+                  <<"lists:seq(1, 10). - reductions per call">>, <<"lists:seq(1, 100).">>,
+                  <<"lists:seq(1, 100). - bytes per call">>, <<"lists:seq(1, 100). - reductions per call">>],
+                 lists:sort([N || #{<<"name">> := N} <- Entries])),
+    {0, Bmf, ""} = run_split(Config, Args ++ ["--format", "bencher"], []),
+    {ok, Benchmarks} = erlperf_json:decode(unicode:characters_to_binary(Bmf)),
+    ?assertMatch(#{<<"lists:seq(1, 10).">> := #{<<"latency">> := #{<<"value">> := _},
+                                                <<"throughput">> := #{<<"value">> := _},
+                                                <<"bytes">> := #{<<"value">> := 160.0}}}, Benchmarks).
 
 unreachable_node() ->
     [{doc, "--nodes with a node that cannot be reached names it, exit 1"}].
@@ -1639,6 +1688,20 @@ run(Config, Args, Env) ->
     ?assert(is_list(Out), {not_utf8, Bytes}),
     no_stack_trace(Bytes),
     {Status, Out}.
+
+%% Exit status, standard output and standard error, apart (each UTF-8 text).
+run_split(Config, Args, Env) ->
+    Err = filename:join(?config(priv_dir, Config), "stderr." ++ integer_to_list(erlang:unique_integer([positive]))),
+    Port = open_port({spawn_executable, "/bin/sh"},
+                     [exit_status, binary, {cd, root()},
+                      {args, ["-c", "exec \"$0\" \"$@\" 2>\"" ++ Err ++ "\"", ?config(escript, Config)
+                              | [argument(A) || A <- Args]]},
+                      {env, [{"COLUMNS", false}, {"NO_COLOR", false} | Env]}]),
+    {Status, Out} = collect(Port, []),
+    {ok, ErrBytes} = file:read_file(Err),
+    ct:log("erlperf ~p ~p~nexit ~b~n--- stdout~n~ts~n--- stderr~n~ts", [Env, Args, Status, printable(Out),
+                                                                       printable(ErrBytes)]),
+    {Status, unicode:characters_to_list(Out), unicode:characters_to_list(ErrBytes)}.
 
 %% Returns the output as bytes. An argument given as a binary is passed as these bytes;
 %% text is passed in UTF-8.

@@ -10,6 +10,11 @@
 %%%       and a `fn' that cannot be compiled named in a note;</li>
 %%%   <li>keyword options and string paths in the Erlang API;</li>
 %%%   <li>hostile input: Elixir that does not compile, an unknown option: one line, exit 2.</li>
+%%%   <li>a Benchee user's script: Benchee's README example with `Erlperf' for `Benchee',
+%%%       every section printed; Benchee's options with Benchee's meaning (floats of
+%%%       seconds, hooks, pre-check, save and load, formatters), ArgumentError for an
+%%%       unknown option or one erlperf cannot honour; a job's exception in Elixir's terms;
+%%%       `mix erlperf --help' in Elixir's terms.</li>
 %%% </ul>
 %%% Skipped, saying why, without Elixir (apt-get install elixir).
 -module(erlperf_elixir_SUITE).
@@ -20,6 +25,9 @@
 -export([suite/0, all/0, groups/0, init_per_suite/1, end_per_suite/1]).
 -export([inputs_cli/0, inputs_cli/1, suites/0, suites/1, api/0, api/1, inlined/0, inlined/1,
          interpreted_note/0, interpreted_note/1, erlang_api/0, erlang_api/1, hostile/0, hostile/1]).
+-export([benchee_readme/0, benchee_readme/1, benchee_options/0, benchee_options/1,
+         job_errors/0, job_errors/1, hooks/0, hooks/1, save_load_formatters/0, save_load_formatters/1,
+         short_time/0, short_time/1, task_help/0, task_help/1]).
 
 %% Longest one mix command may take (the first compiles erlperf).
 -define(MIX_TIMEOUT_MS, 240000).
@@ -35,7 +43,9 @@ all() ->
 
 %% The cases share one project; each run of its suites is compared with the one before.
 groups() ->
-    [{mix, [], [inputs_cli, suites, api, inlined, interpreted_note, erlang_api, hostile]}].
+    [{mix, [], [inputs_cli, suites, api, inlined, interpreted_note, erlang_api, hostile,
+                benchee_readme, benchee_options, job_errors, hooks, save_load_formatters,
+                short_time, task_help]}].
 
 init_per_suite(Config) ->
     case {os:find_executable("mix"), os:find_executable("elixir")} of
@@ -77,7 +87,7 @@ inputs_cli(Config) ->
                                  "--memory", "-s", "4", "-d", "100"]),
     ?assertEqual("", Err),
     [?assertNotEqual(nomatch, string:find(Out, Text), Text)
-     || Text <- ["Elixir: ", "##### With input small #####", "##### With input large #####",
+     || Text <- ["Elixir 1.", "##### With input small #####", "##### With input large #####",
                  "ips", "average", "deviation", "median", "99th %", "Comparison:",
                  "Memory usage statistics:", "x memory usage"]],
     %% each input compares the two, the slower one with its interval and what it knows
@@ -189,6 +199,185 @@ hostile(Config) ->
                              {["Enum.sum(1..100)", "--bogus"], "erlperf: unknown option --bogus"},
                              {["fn input -> input end", "--input", "x=Enum.to_list(1.."],
                               "erlperf: --input x: "}]].
+
+%%--------------------------------------------------------------------
+%% A Benchee user's script
+
+benchee_readme() ->
+    [{doc, "Benchee's README example with Erlperf for Benchee (two inputs, time: 2, memory_time: 1, "
+           "reduction_time: 1, warmup: 0.5): the system, the configuration, progress, statistics, "
+           "comparison, memory and reductions"}].
+benchee_readme(Config) ->
+    Script = "list = Enum.to_list(1..10_000)\n"
+             "map_fun = fn i -> [i, i * i] end\n"
+             "Erlperf.run(\n"
+             "  %{\"flat_map\" => fn input -> Enum.flat_map(input, map_fun) end,\n"
+             "    \"map.flatten\" => fn input -> input |> Enum.map(map_fun) |> List.flatten() end},\n"
+             "  inputs: %{\"Small\" => Enum.to_list(1..1_000), \"Bigger\" => list},\n"
+             "  time: 2, memory_time: 1, reduction_time: 1, warmup: 0.5)\n",
+    ok = file:write_file(filename:join(?config(project, Config), "readme.exs"), Script),
+    {0, Out, Err} = mix(Config, ["run", "readme.exs"]),
+    ?assertEqual("", Err),
+    %% in this order
+    Expected = ["Operating System: Linux", "CPU Information: ", "Number of Available Cores: ",
+                "Available memory: ", "Elixir 1.", "Erlang 2", "JIT enabled: ",
+                "Configuration:", "warmup: 500 ms, time: 2 s (20 samples of 100 ms)",
+                "memory and reductions per call: measured", "inputs: Bigger, Small",
+                "Estimated total run time: ",
+                "Benchmarking flat_map, map.flatten with input Bigger ...",
+                "Benchmarking flat_map, map.flatten with input Small ...",
+                "##### With input Bigger #####", "ips", "average", "deviation", "median", "99th %",
+                "Comparison:", "Memory usage statistics:", "Reduction count statistics:",
+                "##### With input Small #####", "Comparison:", "Memory usage statistics:",
+                "Reduction count statistics:", "ips and average: erlperf's loop"],
+    lists:foldl(fun (Text, Rest) ->
+                        case string:find(Rest, Text) of
+                            nomatch -> ct:fail({missing, Text, Out});
+                            Found -> string:slice(Found, string:length(Text))
+                        end
+                end, Out, Expected),
+    %% map.flatten makes more cons cells, and calls more functions, than flat_map
+    [?assertMatch([_, _], [L || L <- lines(Out), lists:prefix("map.flatten", L),
+                                string:find(L, What) =/= nomatch], What)
+     || What <- ["x memory usage +", "x reduction count +"]].
+
+benchee_options() ->
+    [{doc, "Benchee's options: seconds as floats; an unknown option and one erlperf cannot honour "
+           "raise ArgumentError saying so (the unknown one listing the known); a bad value names "
+           "what is expected"}].
+benchee_options(Config) ->
+    Script = "try_run = fn opts ->\n"
+             "  try do\n"
+             "    r = Erlperf.run(%{\"sum\" => fn -> Enum.sum(1..10) end}, [print: false] ++ opts)\n"
+             "    IO.puts(\"ok #{length(r)} #{match?([%Erlperf.Scenario{}], r)}\")\n"
+             "  rescue\n"
+             "    e in ArgumentError -> IO.puts(\"ArgumentError: \" <> e.message)\n"
+             "  end\n"
+             "end\n"
+             "try_run.(warmup: 0.1, time: 0.3)\n"
+             "try_run.(bogus: 1)\n"
+             "try_run.(exclude_outliers: true)\n"
+             "try_run.(measure_function_call_overhead: true)\n"
+             "try_run.(time: -1)\n"
+             "try_run.(percentiles: [50, 75])\n"
+             "try_run.(unit_scaling: :largest)\n"
+             "try_run.(formatters: [Benchee.Formatters.HTML])\n",
+    {0, Out, _} = mix(Config, ["run", "-e", Script]),
+    [Ok, Unknown, Outliers, Overhead, Time, Percentiles, Scaling, Html] = lines(Out),
+    ?assertEqual("ok 1 true", Ok),
+    ?assertMatch("ArgumentError: unknown option :bogus; the options are " ++ _, Unknown),
+    [?assertNotEqual(nomatch, string:find(Unknown, O), O)
+     || O <- [":warmup", ":time", ":memory_time", ":reduction_time", ":inputs", ":before_each", ":forks"]],
+    ?assertMatch("ArgumentError: option :exclude_outliers is Benchee's, and erlperf has no such thing: " ++ _, Outliers),
+    ?assertMatch("ArgumentError: option :measure_function_call_overhead is Benchee's" ++ _, Overhead),
+    ?assertEqual("ArgumentError: invalid value for option :time: -1; expected a number of seconds above 0", Time),
+    ?assertMatch("ArgumentError: invalid value for option :percentiles: [50, 75]; expected a list of the "
+                 "percentiles measured: 50, 90, 99, 99.9", Percentiles),
+    ?assertMatch("ArgumentError: invalid value for option :unit_scaling: :largest; expected :best" ++ _, Scaling),
+    ?assertMatch("ArgumentError: invalid value for option :formatters: " ++ _, Html),
+    ?assertNotEqual(nomatch, string:find(Html, "a :file for :html"), Html).
+
+job_errors() ->
+    [{doc, "A job that raises: Erlperf.JobError naming the job and the input, the exception by its "
+           "message; a missing module points at mix compile; mix erlperf says the same in one line"}].
+job_errors(Config) ->
+    Script = "for {name, job} <- [{\"boom\", fn _ -> raise \"boom\" end}, {\"gone\", fn _ -> NoSuch.Module.f() end}] do\n"
+             "  try do\n"
+             "    Erlperf.run(%{name => job}, inputs: [{\"one\", 1}], print: false, time: 0.3, warmup: 0)\n"
+             "  rescue\n"
+             "    e in Erlperf.JobError -> IO.puts(\"#{e.job}|#{e.input}|\" <> Exception.message(e))\n"
+             "  end\n"
+             "end\n",
+    {0, Out, _} = mix(Config, ["run", "-e", Script]),
+    [Boom, Gone] = lines(Out),
+    ?assertEqual("boom|one|job \"boom\" with input \"one\" failed: (RuntimeError) boom", Boom),
+    ?assertMatch("gone|one|job \"gone\" with input \"one\" failed: (UndefinedFunctionError) function "
+                 "NoSuch.Module.f/0 is undefined (module NoSuch.Module is not available)" ++ _, Gone),
+    ?assertNotEqual(nomatch, string:find(Gone, "mix compile"), Gone),
+    %% the command line
+    {1, _, Err} = mix(Config, ["erlperf", "raise \"boom\"", "-s", "1", "-d", "50"]),
+    ?assertNotEqual(nomatch, string:find(Err, "RuntimeError: boom"), Err),
+    ?assertEqual(nomatch, string:find(Err, "__exception__"), Err),
+    {1, _, Missing} = mix(Config, ["erlperf", "NoSuch.Module.f()", "-s", "1", "-d", "50"]),
+    ?assertNotEqual(nomatch, string:find(Missing, "undefined function NoSuch.Module.f/0 (module NoSuch.Module "
+                                                  "is not available: compile it with mix compile"), Missing).
+
+hooks() ->
+    [{doc, "before_scenario's result is the job's input, after_scenario gets it; before_each and "
+           "after_each run around every call, their cost measured and printed; pre_check: :all_same "
+           "refuses jobs that return different values"}].
+hooks(Config) ->
+    Script = "c = :counters.new(2, [:atomics])\n"
+             "r = Erlperf.run(%{\"len\" => fn l -> length(l) end},\n"
+             "  inputs: [{\"ten\", 10}], time: 0.3, warmup: 0, print: %{configuration: false, benchmarking: false},\n"
+             "  before_scenario: fn n -> Enum.to_list(1..n) end,\n"
+             "  after_scenario: fn l -> IO.puts(\"after_scenario #{length(l)}\") end,\n"
+             "  before_each: fn l -> :counters.add(c, 1, 1); l end,\n"
+             "  after_each: fn n -> :counters.add(c, 2, n) end)\n"
+             "calls = :counters.get(c, 1)\n"
+             "IO.puts(\"calls #{calls > 100} #{abs(:counters.get(c, 2) - 10 * calls) <= 10 * 100}\")\n"
+             "try do\n"
+             "  Erlperf.run(%{\"a\" => fn -> 1 end, \"b\" => fn -> 2 end}, pre_check: :all_same, print: false)\n"
+             "rescue\n"
+             "  e in ArgumentError -> IO.puts(e.message)\n"
+             "end\n",
+    {0, Out, _} = mix(Config, ["run", "-e", Script]),
+    ?assert(lists:member("after_scenario 10", lines(Out)), Out),
+    %% after_each gets the job's result (10) for each before_each (a call cut short by the
+    %% end of a sample is the exception)
+    ?assert(lists:member("calls true true", lines(Out)), Out),
+    ?assertEqual(nomatch, string:find(Out, "Operating System"), Out),
+    ?assertMatch([_], [L || L <- lines(Out), lists:prefix("Per-call hooks (:before_each, :after_each)", L)]),
+    ?assertMatch([_], [L || L <- lines(Out), lists:prefix("  len with input ten: ", L),
+                            lists:suffix(" a call", L)]),
+    ?assert(lists:member("pre_check: :all_same, but the jobs return different values: a returns 1; b returns 2",
+                         lines(Out)), Out).
+
+save_load_formatters() ->
+    [{doc, "save: [path:, tag:] writes the run's record; load: compares a run with it; formatters "
+           "write erlperf's HTML and JSON where Benchee's formatters were named"}].
+save_load_formatters(Config) ->
+    Script = "job = %{\"sum\" => fn -> Enum.sum(1..100) end}\n"
+             "Erlperf.run(job, time: 0.5, warmup: 0, print: false, save: [path: \"saved.json\", tag: \"first\"])\n"
+             "Erlperf.run(job, time: 0.5, warmup: 0, load: \"saved.json\", print: %{configuration: false},\n"
+             "  formatters: [{Benchee.Formatters.HTML, file: \"out.html\"}, {Benchee.Formatters.JSON, file: \"out.json\"},\n"
+             "               Benchee.Formatters.Console])\n",
+    {0, Out, _} = mix(Config, ["run", "-e", Script]),
+    Project = ?config(project, Config),
+    {ok, Saved} = erlperf_json:decode(element(2, file:read_file(filename:join(Project, "saved.json")))),
+    ?assertMatch(#{<<"tag">> := <<"first">>, <<"runs">> := [#{<<"label">> := <<"sum">>}]}, Saved),
+    ?assertMatch([_], [L || L <- lines(Out), lists:prefix("sum against saved.json: ", L)]),
+    {ok, Json} = erlperf_json:decode(element(2, file:read_file(filename:join(Project, "out.json")))),
+    ?assertMatch(#{<<"runs">> := [#{<<"baselines">> := [_]}]}, Json),
+    {ok, Html} = file:read_file(filename:join(Project, "out.html")),
+    ?assertMatch({match, _}, re:run(Html, "<svg")).
+
+short_time() ->
+    [{doc, "time: 1 is 10 samples: a job ten times slower is called slower, not inconclusive; "
+           "print: true and profile_after"}].
+short_time(Config) ->
+    %% (Enum.sum of a range is a formula: lists are summed)
+    Script = "[_, slow] = Erlperf.run(%{\"ten\" => fn -> :lists.sum(:lists.seq(1, 10)) end,\n"
+             "                          \"hundred\" => fn -> :lists.sum(:lists.seq(1, 100)) end},\n"
+             "                        time: 1, warmup: 0, print: false)\n"
+             "IO.puts(\"#{slow.name} #{slow.comparison.verdict} #{slow.comparison.significant}\")\n",
+    {0, Out, _} = mix(Config, ["run", "-e", Script]),
+    ?assert(lists:member("hundred slower true", lines(Out)), Out),
+    %% print: true prints it all; profile_after: the profile after the statistics
+    {0, Profiled, _} = mix(Config, ["run", "-e", "Erlperf.run(%{\"seq\" => fn -> :lists.seq(1, 10) end}, "
+                                    "time: 0.3, warmup: 0, print: true, profile_after: :cprof)"]),
+    [?assertNotEqual(nomatch, string:find(Profiled, Text), Text)
+     || Text <- ["Configuration:", "Benchmarking seq ...", "ips", "cprof", "lists:seq"]].
+
+task_help() ->
+    [{doc, "mix erlperf --help speaks of Elixir code and lists erlperf's options"}].
+task_help(Config) ->
+    {0, Out, _} = mix(Config, ["erlperf", "--help"]),
+    ?assertMatch("Usage: mix erlperf " ++ _, Out),
+    ?assertNotEqual(nomatch, string:find(Out, "CODE is an Elixir expression"), Out),
+    ?assertNotEqual(nomatch, string:find(Out, "--init_runner"), Out),
+    ?assertNotEqual(nomatch, string:find(Out, "Erlperf.run/2"), Out),
+    ?assertEqual(nomatch, string:find(Out, "source text ending in '.'"), Out).
 
 %%--------------------------------------------------------------------
 %% Helpers

@@ -44,7 +44,7 @@
 
 %% API: called by erlperf_cli (the benchmark and `--render') and erlperf_perf_cli
 %% (`--perf-test')
--export([command/1, parse/1, parse_perf_test/1, parse_render/1, defaults/0, help/0,
+-export([command/1, parse/1, parse_perf_test/1, parse_render/1, defaults/0, help/0, options_help/0,
          perf_test_help/0, format_error/1, exit_code/1, count/1, version/0]).
 %% Called by the project front ends: `rebar3 erlperf' (erlperf_rebar3) and `mix erlperf'.
 -export([project/1]).
@@ -167,7 +167,7 @@ help() ->
      "Benchmarks Erlang code. CODE is source text ending in '.' or an {M, F, A} tuple.\n"
      "Per-runner options are read in the order of the CODEs: the first --init_runner\n"
      "belongs to the first CODE, the second to the second, wherever they stand.\n\n"
-     "Options:\n" | [help_line(O, defaults()) || O <- options(benchmark)]]
+     | options_help()]
         ++ ["\nEnvironment: ERL_LIBS (extra libraries), COLUMNS (width of the table),\n"
             "NO_COLOR (no colour on a terminal).\n"
             "Exit status: 0 success, 1 benchmark failed, 2 usage error (also: no arguments),\n"
@@ -175,6 +175,12 @@ help() ->
             "\nReports: erlperf --render RESULTS.json [-o DIR] writes an HTML report of a saved\n"
             "record (--save, --format json, or a --perf-test results.json) to DIR (default: beside it).\n"]
         ++ perf_test_help().
+
+%% @doc The benchmark options' part of {@link help/0}, for other front ends' help
+%% (`mix erlperf --help').
+-spec options_help() -> iodata().
+options_help() ->
+    ["Options:\n" | [help_line(O, defaults()) || O <- options(benchmark)]].
 
 %% @doc Help text of `--perf-test', defaults from `erlperf_perf_test:defaults/0'.
 -spec perf_test_help() -> iodata().

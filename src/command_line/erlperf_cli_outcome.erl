@@ -47,9 +47,11 @@ compare_options(#{run_options := Run, gate := Gate} = Parsed) ->
 %% inconclusive verdict is a warning on stderr, and fails the gate too with
 %% `--fail-on-inconclusive'.
 -spec gate(#{gate := number() | none, _ => _},  [erlperf_baseline:row()]) -> non_neg_integer().
-gate(#{gate := none}, _Rows) ->
+gate(#{gate := none} = Parsed, Rows) ->
+    ok = erlperf_github:report(Rows, none, maps:get(fail_on_inconclusive, Parsed, false)),
     erlperf_args:exit_code(success);
 gate(#{gate := Percent} = Parsed, Rows) ->
+    ok = erlperf_github:report(Rows, Percent, maps:get(fail_on_inconclusive, Parsed, false)),
     Regressions = erlperf_baseline:regressions(Rows, Percent),
     _ = [io:put_chars(standard_error, ["erlperf: regression: ", Line, "\n"])
          || {Name, Entries} <- Regressions, E <- Entries, Line <- regression_lines(Name, E, Percent)],

@@ -589,20 +589,53 @@ forks_why(cv) -> "cv samples one run until it is stable".
 
 format_crash(error, undef, [{M, F, Args, _} | _]) ->
     Arity = if is_list(Args) -> length(Args); true -> Args end,
-    Hint = case M of
-               pg2 -> " (pg2 was removed in OTP 24; use pg instead)";
-               _ -> case code:which(M) of
-                        non_existing -> flat(" (module ~ts is not available: add its directory with -pa "
-                                             "or ERL_LIBS)", [M]);
-                        _ -> ""
-                    end
+    Hint = case {M, code:which(M)} of
+               {pg2, _} -> " (pg2 was removed in OTP 24; use pg instead)";
+               {_, non_existing} -> missing_module(atom_to_list(M));
+               _ -> ""
            end,
-    flat("undefined function ~ts~ts", [erlperf_units:function_name({M, F, Arity}), Hint]);
+    flat("undefined function ~ts~ts", [language_name(M, F, Arity), Hint]);
+format_crash(error, #{'__exception__' := true, '__struct__' := Struct} = Exception, Stack) ->
+    %% an Elixir exception: its name and message, as Elixir prints them
+    flat("~ts: ~ts~ts", [elixir_name(Struct), elixir_message(Struct, Exception), where(Stack)]);
 format_crash(error, erlperf_state_erased, _Stack) ->
     "the runner erased the process dictionary key '$erlperf_publish', where the worker loop "
     "keeps its counter";
 format_crash(Class, Reason, Stack) ->
     flat("~ts:~0tP~ts", [Class, Reason, ?FORMAT_DEPTH, where(Stack)]).
+
+%% Where a missing module's code is found: Mix for an Elixir module, -pa for Erlang's.
+missing_module("Elixir." ++ Name) ->
+    flat(" (module ~ts is not available: compile it with mix compile, or add the dependency "
+         "that has it to mix.exs)", [Name]);
+missing_module(Name) ->
+    flat(" (module ~ts is not available: add its directory with -pa or ERL_LIBS)", [Name]).
+
+%% A function as its language writes it: Elixir's `Foo.bar/0', Erlang's `foo:bar/0'.
+language_name(M, F, Arity) ->
+    case atom_to_list(M) of
+        "Elixir." ++ _ when is_integer(Arity) -> flat("~ts.~ts/~b", [elixir_name(M), F, Arity]);
+        _ -> erlperf_units:function_name({M, F, Arity})
+    end.
+
+elixir_name(Struct) ->
+    case atom_to_list(Struct) of
+        "Elixir." ++ Name -> Name;
+        Name -> Name
+    end.
+
+%% The exception's message/1, when its module is loaded and the call returns a string;
+%% else the struct's `message' field, or the struct itself.
+elixir_message(Struct, Exception) ->
+    try Struct:message(Exception) of
+        Message when is_binary(Message) -> Message;
+        _ -> field_message(Exception)
+    catch
+        _:_ -> field_message(Exception)
+    end.
+
+field_message(#{message := Message}) when is_binary(Message) -> Message;
+field_message(Exception) -> flat("~0tP", [maps:without(['__exception__', '__struct__'], Exception), ?FORMAT_DEPTH]).
 
 where([{M, F, Args, Loc} | _]) when is_atom(M) ->
     Arity = if is_list(Args) -> length(Args); true -> Args end,

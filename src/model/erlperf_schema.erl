@@ -205,7 +205,9 @@ benchmark() ->
      {optional, ?SYSTEM, {map_of, {either, [text, number, bool, null]}}},
      {optional, ?OPTIONS, {fields, [{optional, ?PARAMS, {list, {fields, param()}}},
                                          {optional, <<"bytes">>, {either, [number, text, null]}}]}},
-     {optional, ?COMPARE, text}].
+     {optional, ?COMPARE, text},
+     %% a run saved by Erlperf.run/2's `save: [tag: ...]'
+     {optional, <<"tag">>, text}].
 
 %% A sweep's parameter in the record's options.
 -spec param() -> [field()].

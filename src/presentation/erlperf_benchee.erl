@@ -33,7 +33,14 @@
 -module(erlperf_benchee).
 
 %% API: called by the command line and the Elixir API.
--export([format/1]).
+-export([format/1, format/2]).
+
+-export_type([options/0]).
+
+%% `system': the system block first (default true: Erlperf.run/2 prints it before the
+%% run); `percentiles': the columns of the calls timed one by one, of 50, 90, 99 and
+%% 99.9 (default [50, 99]).
+-type options() :: #{system => boolean(), percentiles => [number()]}.
 
 -include("model/erlperf_schema.hrl").
 
@@ -49,15 +56,27 @@
 %% @doc The Benchee-style text of a record: the system, then per input the statistics,
 %% the comparison and the memory usage.
 -spec format(erlperf_record:results()) -> unicode:chardata().
-format(#{?RUNS := [#{<<"rate">> := _} | _]} = Record) ->
+format(Record) ->
+    format(Record, #{}).
+
+%% @doc {@link format/1} with options.
+-spec format(erlperf_record:results(), options()) -> unicode:chardata().
+format(#{?RUNS := [#{<<"rate">> := _} | _]} = Record, _Options) ->
     %% an open load has no Benchee layout: its own tables (rate, response and service times)
     erlperf_report:render(Record, #{});
-format(#{?RUNS := Runs} = Record) ->
+format(#{?RUNS := Runs} = Record, Options) ->
     Names = erlperf_record:param_names(Record),
     Inputs = inputs(Runs, Names),
     Width = max(?NAME_MIN, lists:max([string:length(name(R)) || R <- Runs]) + 2),
-    [system(maps:get(?SYSTEM, Record, #{})),
-     [section(Input, Group, Width, length(Inputs) > 1 orelse Names =/= []) || {Input, Group} <- Inputs]].
+    Percentiles = maps:get(percentiles, Options, [50, 99]),
+    [case maps:get(system, Options, true) of
+         true -> system(maps:get(?SYSTEM, Record, #{}));
+         false -> []
+     end,
+     [section(Input, Group, Width, length(Inputs) > 1 orelse Names =/= [], Percentiles)
+      || {Input, Group} <- Inputs],
+     sources(Runs),
+     erlperf_report:profiles(Record)].
 
 %%--------------------------------------------------------------------
 %% Internal functions
@@ -76,17 +95,32 @@ input(Run, Names) ->
                                || N <- Names, is_map_key(N, Params)])
     end.
 
+%% The system block as Benchee prints it.
 system(System) ->
-    Lines = [{"Operating System", os(System)},
-             {"CPU Information", maps:get(<<"cpu">>, System, null)},
-             {"Number of Available Cores", maps:get(<<"schedulers">>, System, null)},
-             {"Erlang/OTP", maps:get(<<"otp_release">>, System, null)},
-             {"Elixir", elixir()}],
-    [[[Label, ": ", text(Value), "\n"] || {Label, Value} <- Lines, Value =/= null], "\n"].
+    Lines = [{"Operating System: ", os(System)},
+             {"CPU Information: ", maps:get(<<"cpu">>, System, null)},
+             {"Number of Available Cores: ", maps:get(<<"schedulers">>, System, null)},
+             {"Elixir ", elixir()},
+             {"Erlang ", maps:get(<<"otp_release">>, System, null)},
+             {"JIT enabled: ", case maps:get(<<"emu_flavor">>, System, null) of
+                                   null -> null;
+                                   Flavor -> atom_to_list(Flavor =:= <<"jit">>)
+                               end}],
+    [[[Label, text(Value), "\n"] || {Label, Value} <- Lines, Value =/= null], "\n"].
 
-os(#{<<"os_name">> := Name}) -> Name;
-os(#{<<"os">> := Os}) -> Os;
+%% The system's name as Benchee writes it (Linux, macOS), from erlperf's family, name
+%% and kernel version (`unix:linux 6.1.0').
+os(#{<<"os_name">> := Name}) -> os_name(string:lexemes(Name, ": "));
+os(#{<<"os">> := Os}) -> os_name(string:lexemes(Os, ": "));
 os(_System) -> null.
+
+os_name([_Family, <<"linux">> | _]) -> <<"Linux">>;
+os_name([_Family, <<"darwin">> | _]) -> <<"macOS">>;
+os_name([_Family, <<"freebsd">> | _]) -> <<"FreeBSD">>;
+os_name([<<"win32">> | _]) -> <<"Windows">>;
+os_name([_Family, Name | _]) -> string:titlecase(Name);
+os_name([Name]) -> Name;
+os_name([]) -> null.
 
 %% The Elixir release of this VM, when Elixir is loaded (never started here).
 elixir() ->
@@ -95,7 +129,7 @@ elixir() ->
         undefined -> null
     end.
 
-section(Input, Runs, Width, Titled) ->
+section(Input, Runs, Width, Titled, Percentiles) ->
     Title = case Titled of
                 true -> ["##### With input ", Input, " #####\n"];
                 false -> []
@@ -104,16 +138,43 @@ section(Input, Runs, Width, Titled) ->
     case lists:any(fun (R) -> is_map_key(?COMPARISON, R) end, Runs) of
         true ->
             Sorted = lists:sort(fun (A, B) -> ips(A) >= ips(B) end, Runs),
-            [Title, statistics(Sorted, Width), comparison(Sorted, Width), memory(Sorted, Width), "\n"];
+            [Title, statistics(Sorted, Width, Percentiles), comparison(Sorted, Width),
+             memory(Sorted, Width), reductions(Sorted, Width), "\n"];
         false ->
-            [Title, statistics(Runs, Width), memory(Runs, Width), "\n"]
+            [Title, statistics(Runs, Width, Percentiles), memory(Runs, Width), reductions(Runs, Width), "\n"]
     end.
 
-statistics(Runs, Width) ->
-    Header = [pad("Name", Width), [lpad(H, ?COLUMN) || H <- ["ips", "average", "deviation", "median", "99th %"]], "\n"],
+statistics(Runs, Width, Percentiles) ->
+    Header = [pad("Name", Width),
+              [lpad(H, ?COLUMN) || H <- ["ips", "average", "deviation" | [percentile_name(P) || P <- Percentiles]]],
+              "\n"],
     [Header | [[pad(name(R), Width), lpad(ips_text(ips(R)), ?COLUMN), lpad(time(average(R)), ?COLUMN),
-                lpad(deviation(R), ?COLUMN), lpad(time(median(R)), ?COLUMN), lpad(time(p99(R)), ?COLUMN), "\n"]
-               || R <- Runs]].
+                lpad(deviation(R), ?COLUMN), [lpad(time(percentile(R, P)), ?COLUMN) || P <- Percentiles], "\n"]
+               || R <- Runs] ++ gaps(Runs)].
+
+percentile_name(50) -> "median";
+percentile_name(P) -> [erlperf_units:value(P), "th %"].
+
+%% Medians (calls timed one by one) far from the averages (erlperf's loop), explained once.
+gaps(Runs) ->
+    case [[name(R), " ", fixed(Median / Avg), "x"]
+          || R <- Runs, Median <- [median(R)], Avg <- [average(R)], is_number(Median), Avg > 0,
+             Median > 2 * Avg orelse Median < Avg / 2] of
+        [] ->
+            [];
+        Far ->
+            ["Note: median over average: ", lists:join(", ", Far), ". The median is of calls timed one "
+             "by one in a fresh process after the run, where garbage collections fall elsewhere than "
+             "in the loop's batches, whose average erlperf compares\n"]
+    end.
+
+%% What each column is of: erlperf's loop, and the calls timed one by one when some were.
+sources(Runs) ->
+    case lists:any(fun (R) -> is_map_key(<<"latency_us">>, R) end, Runs) of
+        true -> "ips and average: erlperf's loop, no clock read per call; deviation, median and "
+                "percentiles: calls timed one by one after it\n";
+        false -> "ips and average: erlperf's loop; deviation, median and percentiles: of its samples\n"
+    end.
 
 comparison([_], _Width) ->
     [];
@@ -162,6 +223,25 @@ memory(Runs, Width) ->
                 || {R, B} <- Sorted]]
     end.
 
+reductions(Runs, Width) ->
+    case [{R, N} || R <- Runs, N <- [maps:get(<<"reductions_per_iteration">>, R, null)], is_number(N)] of
+        [] ->
+            [];
+        Measured ->
+            Least = lists:min([N || {_, N} <- Measured]),
+            ["\nReduction count statistics:\n\n", pad("Name", Width), lpad("Reduction count", ?COLUMN + 3), "\n"
+             | [[pad(name(R), Width), lpad(count(N), ?COLUMN + 3), count_against(N, Least), "\n"]
+                || {R, N} <- lists:keysort(2, Measured)]]
+    end.
+
+count_against(N, Least) when N == Least -> "";
+count_against(N, Least) when Least == 0 -> [" - +", count(N)];
+count_against(N, Least) -> [" - ", ratio(N / Least), " reduction count +", count(N - Least)].
+
+%% A count per call: whole when it is, else with Benchee's decimals.
+count(N) when abs(N - round(N)) < 0.005 -> integer_to_list(round(N));
+count(N) -> fixed(N).
+
 memory_against(B, Least) when B == Least -> "";
 memory_against(B, Least) when Least == 0 -> [" - +", bytes(B)];
 memory_against(B, Least) -> [" - ", ratio(B / Least), " memory usage +", bytes(B - Least)].
@@ -183,14 +263,28 @@ deviation(#{<<"stddev">> := Sd, ?AVERAGE := Avg}) when is_number(Sd), Avg /= 0 -
 deviation(_Run) ->
     "-".
 
-median(#{<<"latency_us">> := #{<<"p50">> := P50}}) -> 1000 * P50;
-median(Run) -> per_iteration(Run, <<"median">>).
+median(Run) -> percentile(Run, 50).
 
-p99(#{<<"latency_us">> := #{<<"p99">> := P99}}) -> 1000 * P99;
-p99(#{?MODE := <<"timed">>} = Run) -> per_iteration(Run, <<"p99">>);
-%% continuous: the slowest 1% of samples are the lowest throughput
-p99(#{?SAMPLES := Samples} = Run) ->
-    scale_to_iteration(Run, erlperf_stat:percentile(Samples, 1)).
+%% Of the calls timed one by one; else of the samples, as time per iteration.
+percentile(#{<<"latency_us">> := Latency}, P) ->
+    case maps:get(latency_key(P), Latency, null) of
+        V when is_number(V) -> 1000 * V;
+        _ -> null
+    end;
+percentile(Run, 50) -> per_iteration(Run, <<"median">>);
+percentile(#{?MODE := <<"timed">>} = Run, 99) -> per_iteration(Run, <<"p99">>);
+percentile(#{?MODE := <<"timed">>, ?SAMPLES := Samples} = Run, P) ->
+    scale_to_iteration(Run, erlperf_stat:percentile(Samples, P));
+%% continuous: the slowest P% of samples are the lowest throughput
+percentile(#{?SAMPLES := Samples} = Run, P) ->
+    scale_to_iteration(Run, erlperf_stat:percentile(Samples, 100 - P));
+percentile(_Run, _P) ->
+    null.
+
+latency_key(50) -> <<"p50">>;
+latency_key(90) -> <<"p90">>;
+latency_key(99) -> <<"p99">>;
+latency_key(99.9) -> <<"p999">>.
 
 per_iteration(Run, Key) ->
     scale_to_iteration(Run, maps:get(Key, Run, null)).

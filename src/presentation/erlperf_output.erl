@@ -1,8 +1,9 @@
 %%% @doc Results in every output format, to standard output or to files, each drawn
 %%% from one results record ({@link erlperf_record}): text tables
 %%% ({@link erlperf_report}), JSON (the complete record, {@link erlperf_record}), CSV
-%%% ({@link erlperf_csv}), Markdown ({@link erlperf_markdown}) and an HTML page with
-%%% charts ({@link erlperf_html_bench}).
+%%% ({@link erlperf_csv}), Markdown ({@link erlperf_markdown}), an HTML page with
+%%% charts ({@link erlperf_html_bench}), Benchee's layout ({@link erlperf_benchee}) and
+%%% the formats of benchmark history services ({@link erlperf_trackers}).
 %%%
 %%% Files are written atomically ({@link erlperf_file}): a reader never sees half a file,
 %%% and an interrupted run leaves the previous file as it was.
@@ -24,10 +25,10 @@
 
 -export_type([format/0]).
 
--type format() :: text | json | csv | markdown | html | benchee.
+-type format() :: text | json | csv | markdown | html | benchee | 'github-action-benchmark' | bencher.
 
 %% Every format, as `--format' names it.
--define(FORMATS, [text, json, csv, markdown, html, benchee]).
+-define(FORMATS, [text, json, csv, markdown, html, benchee, 'github-action-benchmark', bencher]).
 %% A file's extension (in any case) and the format it asks for.
 -define(EXTENSIONS, [{".json", json}, {".csv", csv}, {".md", markdown}, {".markdown", markdown},
                      {".txt", text}, {".html", html}, {".htm", html}]).
@@ -38,7 +39,7 @@
 %% @doc Full reports in a format: their record (see {@link render/3}).
 %% `Options' are the text table's (see {@link erlperf_report:options()}) and
 %% `baselines': the rows of {@link erlperf_baseline:compare/3}, printed under the table
-%% and added to the record.
+%% and added to the record; Benchee's layout also takes {@link erlperf_benchee:options()}.
 -spec format(format(), [erlperf:report(), ...], map()) -> unicode:chardata().
 format(Format, Reports, Options) ->
     Record = erlperf_record:from_reports(Reports),
@@ -58,8 +59,13 @@ render(markdown, Record, _Options) ->
     erlperf_markdown:format(Record);
 render(html, Record, _Options) ->
     erlperf_html_bench:render(Record);
+render('github-action-benchmark', Record, _Options) ->
+    erlperf_trackers:github_action_benchmark(Record);
+render(bencher, Record, _Options) ->
+    erlperf_trackers:bencher(Record);
 render(benchee, Record, Options) ->
-    [erlperf_benchee:format(Record), baseline_lines(maps:get(baselines, Options, []))].
+    [erlperf_benchee:format(Record, maps:with([system, percentiles], Options)),
+     baseline_lines(maps:get(baselines, Options, []))].
 
 %% @doc Writes full reports to `File' in a format, atomically.
 -spec write(file:name_all(), format(), [erlperf:report(), ...]) -> ok | {error, {write, string(), term()}}.

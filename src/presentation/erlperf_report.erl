@@ -37,6 +37,8 @@
 
 %% API: called by erlperf_output and erlperf_cli (erlperf 2.3's format/2).
 -export([format/2, render/2, resolve_format/2]).
+%% API: the Benchee layout (erlperf_benchee) ends with the same profiles.
+-export([profiles/1]).
 
 -export_type([format/0, options/0]).
 
@@ -115,6 +117,12 @@ render(#{?RUNS := Runs} = Record, Options) ->
      interference_note(View, Sorted),
      latency_table(View, Sorted),
      [profile(View, R, P) || #{<<"profile">> := P} = R <- Sorted]].
+
+%% @doc The profiles of a record's runs (`--profile'), each under a line naming it, as
+%% the tables end with them.
+-spec profiles(erlperf_record:results()) -> unicode:chardata().
+profiles(#{?RUNS := Runs}) ->
+    [profile(#{}, R, P) || #{<<"profile">> := P} = R <- Runs].
 
 %% @doc Resolves `auto' to `basic' or `extended' from the number of samples collected.
 -spec resolve_format(format() | auto, erlperf_record:results()) -> format().

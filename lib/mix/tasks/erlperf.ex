@@ -24,8 +24,34 @@ defmodule Mix.Tasks.Erlperf do
 
   use Mix.Task
 
+  # The first lines of `mix erlperf --help`: erlperf's options follow, then these.
+  @usage """
+  Usage: mix erlperf [OPTION]... CODE [PER-RUNNER OPTION]... [CODE [PER-RUNNER OPTION]...]...
+         mix erlperf [OPTION]...   (no CODE: the suite files of bench/, .exs and .erl)
+  Benchmarks Elixir code of this project, compiled first (its modules, dependencies and
+  consolidated protocols on the code path). CODE is an Elixir expression, run once per
+  iteration, or a fn taking the --init_runner value: "fn list -> Enum.sort(list) end";
+  --init, --init_runner and --done are Elixir expressions too. Each CODE is compiled into
+  erlperf's loop: no fun call and no interpretation per iteration.
+
+  """
+
+  @epilogue """
+
+  Exit status: 0 success, 1 a benchmark failed, 2 usage error, 3 a regression gate failed.
+  From a script or IEx: Erlperf.run/2, with Benchee's options (doc/elixir.md).
+  """
+
   @impl Mix.Task
   def run(args) do
+    if Enum.any?(args, &(&1 in ["--help", "-h"])) do
+      IO.write([@usage, :erlperf_args.options_help(), @epilogue])
+    else
+      run_args(args)
+    end
+  end
+
+  defp run_args(args) do
     Mix.Task.run("compile", [])
     consolidated = Mix.Project.consolidation_path()
     if File.dir?(consolidated), do: Code.prepend_path(consolidated)

@@ -1,0 +1,108 @@
+defmodule Erlperf.Console do
+  @moduledoc false
+  # What Erlperf.run/2 prints besides the results: the system and the configuration
+  # before the run, a line as each input starts, the title, the cost of per-call hooks.
+
+  @doc false
+  def configuration(jobs, config) do
+    run = config.run
+    sample_ms = Map.get(run, :sample_duration, 1000)
+    samples = Map.get(run, :samples, 3)
+    warmup = Map.get(run, :warmup, 0)
+    inputs = for {name, _} <- config.inputs, name != nil, do: name
+    scenarios = length(jobs) * max(1, length(inputs))
+    # the jobs of an input run side by side, one after another when compared so
+    per_input = (samples + warmup) * sample_ms * length(jobs)
+    measuring = per_input * max(1, length(inputs))
+    extra = if Map.get(run, :memory, false), do: " (and memory and reductions after each input)", else: ""
+
+    [system(),
+     "\nConfiguration:\n",
+     "  warmup: #{duration(warmup * sample_ms)}, time: #{duration(samples * sample_ms)} ",
+     "(#{samples} samples of #{sample_ms} ms) per scenario\n",
+     "  memory and reductions per call: #{if Map.get(run, :memory, false), do: "measured", else: "not measured"}\n",
+     "  parallel: #{Map.get(run, :concurrency, 1)}\n",
+     "  inputs: #{if inputs == [], do: "none", else: Enum.join(inputs, ", ")}\n",
+     "  percentiles: #{Enum.join(config.percentiles, ", ")}\n",
+     "Estimated total run time: #{duration(measuring)}#{extra}, #{scenarios} scenarios\n\n"]
+  end
+
+  @doc false
+  # The system, as Benchee prints it.
+  def system do
+    info = :erlperf_system.info()
+
+    ["Operating System: #{os_name()}\n",
+     "CPU Information: #{info.cpu}\n",
+     "Number of Available Cores: #{:erlang.system_info(:logical_processors_available) |> cores()}\n",
+     "Available memory: #{memory()}\n",
+     "Elixir #{System.version()}\n",
+     "Erlang #{otp_version()}\n",
+     "JIT enabled: #{:erlang.system_info(:emu_flavor) == :jit}\n"]
+  end
+
+  @doc false
+  def benchmarking(jobs, input_name) do
+    names = Enum.map_join(jobs, ", ", & &1.name)
+    if input_name, do: "Benchmarking #{names} with input #{input_name} ...", else: "Benchmarking #{names} ..."
+  end
+
+  @doc false
+  def title(nil), do: []
+  def title(title), do: ["\n*** ", title, " ***\n\n"]
+
+  @doc false
+  # What :before_each and :after_each cost a call, measured alone.
+  def hooks([]), do: []
+
+  def hooks(measured) do
+    ["\nPer-call hooks (:before_each, :after_each) run inside erlperf's loop: their cost is in every figure above.\n"
+     | for {name, input, report} <- measured do
+         %{"runs" => [run]} = :erlperf_record.from_reports([report])
+         "  #{name}#{if input, do: " with input #{input}", else: ""}: #{time(run["iteration_ns"])} a call\n"
+       end]
+  end
+
+  defp time(ns) when not is_number(ns), do: "-"
+  defp time(ns) when ns >= 1.0e6, do: "#{Float.round(ns / 1.0e6, 2)} ms"
+  defp time(ns) when ns >= 1.0e3, do: "#{Float.round(ns / 1.0e3, 2)} μs"
+  defp time(ns), do: "#{Float.round(ns * 1.0, 2)} ns"
+
+  defp cores(:unknown), do: :erlang.system_info(:schedulers_online)
+  defp cores(n), do: n
+
+  defp os_name do
+    case :os.type() do
+      {:unix, :linux} -> "Linux"
+      {:unix, :darwin} -> "macOS"
+      {:unix, :freebsd} -> "FreeBSD"
+      {:win32, _} -> "Windows"
+      {_, name} -> name |> Atom.to_string() |> String.capitalize()
+    end
+  end
+
+  # The machine's memory (Linux's MemTotal), "N/A" where it cannot be read.
+  defp memory do
+    with {:ok, text} <- File.read("/proc/meminfo"),
+         [_, kb] <- Regex.run(~r/^MemTotal:\s+(\d+) kB/m, text) do
+      "#{Float.round(String.to_integer(kb) / 1_048_576, 2)} GB"
+    else
+      _ -> "N/A"
+    end
+  end
+
+  # The OTP version in full (25.2.3), as the release's OTP_VERSION file has it.
+  defp otp_version do
+    release = List.to_string(:erlang.system_info(:otp_release))
+
+    case File.read(Path.join([List.to_string(:code.root_dir()), "releases", release, "OTP_VERSION"])) do
+      {:ok, version} -> String.trim(version)
+      {:error, _} -> release
+    end
+  end
+
+  defp duration(ms) when ms >= 60_000, do: "#{div(ms, 60_000)} min #{duration(rem(ms, 60_000))}"
+  defp duration(ms) when ms >= 1000 and rem(ms, 1000) == 0, do: "#{div(ms, 1000)} s"
+  defp duration(ms) when ms >= 1000, do: "#{Float.round(ms / 1000, 1)} s"
+  defp duration(ms), do: "#{ms} ms"
+end

@@ -1,0 +1,112 @@
+%%% @doc The verdicts of a run against its baselines (`--baseline', the suites' previous
+%%% run) where GitHub Actions shows them, when the run is a step of a workflow
+%%% (`GITHUB_ACTIONS=true'):
+%%% <ul>
+%%%   <li><b>annotations</b>: a runner that regressed beyond `--fail-on-regression' is an
+%%%       `::error' workflow command, one that regressed without a gate, or whose verdict
+%%%       is inconclusive, a `::warning' (an `::error' with `--fail-on-inconclusive'). They
+%%%       go to standard error, which the runner reads for workflow commands as it reads
+%%%       standard output, so that standard output keeps only what `--format' asked for.</li>
+%%%   <li><b>job summary</b>: when `GITHUB_STEP_SUMMARY' names a file, the verdicts as a
+%%%       Markdown table appended to it (the workflow run's summary page shows it).</li>
+%%% </ul>
+%%% Elsewhere nothing is written.
+%%%
+%%% Example (in a workflow step):
+%%% ```
+%%% $ ./erlperf --suite bench --fail-on-regression 10
+%%% ::error title=erlperf%3A sort regressed::sort against HEAD~1: regressed: 14.2% slower ...
+%%% '''
+-module(erlperf_github).
+
+%% API: called by the regression gate (erlperf_cli_outcome).
+-export([report/3]).
+
+%% The verdicts by what they say: `error', `warning' or nothing.
+-type level() :: error | warning | none.
+
+%%--------------------------------------------------------------------
+%% API
+
+%% @doc Annotations and the job summary for the rows, under GitHub Actions: `Percent'
+%% is the gate (`none' without one), `FailsInconclusive' whether an inconclusive
+%% verdict fails it.
+-spec report([erlperf_baseline:row()], number() | none, boolean()) -> ok.
+report(Rows, Percent, FailsInconclusive) ->
+    case os:getenv("GITHUB_ACTIONS") of
+        "true" ->
+            Verdicts = verdicts(Rows, Percent, FailsInconclusive),
+            _ = [io:put_chars(standard_error, annotation(Level, Name, Line))
+                 || {Level, Name, _File, Line} <- Verdicts, Level =/= none],
+            summary(os:getenv("GITHUB_STEP_SUMMARY"), Verdicts);
+        _ ->
+            ok
+    end.
+
+%%--------------------------------------------------------------------
+%% Internal functions
+
+%% Each runner against each baseline: its level, name, baseline and line of text.
+-spec verdicts([erlperf_baseline:row()], number() | none, boolean()) ->
+    [{level(), binary(), string(), unicode:chardata()}].
+verdicts(Rows, Percent, FailsInconclusive) ->
+    Regressed = case Percent of
+                    none -> [];
+                    _ -> [{N, F} || {N, Entries} <- erlperf_baseline:regressions(Rows, Percent),
+                                    #{file := F} <- Entries]
+                end,
+    [{level(E, lists:member({Name, File}, Regressed), FailsInconclusive), Name, File,
+      string:trim(erlperf_baseline:format([Row#{baselines := [E]}]), trailing)}
+     || #{name := Name, baselines := Entries} = Row <- Rows, #{file := File} = E <- Entries].
+
+level(_Entry, true, _FailsInconclusive) -> error;
+level(#{verdict := inconclusive}, false, true) -> error;
+level(#{verdict := inconclusive}, false, false) -> warning;
+level(#{verdict := slower, significant := true}, false, _) -> warning;
+level(_Entry, false, _) -> none.
+
+%% `::error title=...::message', escaped as workflow commands are.
+annotation(Level, Name, Line) ->
+    Title = ["erlperf: ", Name, case Level of error -> " failed the gate"; warning -> "" end],
+    ["::", atom_to_list(Level), " title=", escape(Title, property), "::", escape(Line, data), "\n"].
+
+escape(Text, Kind) ->
+    lists:flatmap(fun ($%) -> "%25";
+                      ($\r) -> "%0D";
+                      ($\n) -> "%0A";
+                      ($:) when Kind =:= property -> "%3A";
+                      ($,) when Kind =:= property -> "%2C";
+                      (C) -> [C]
+                  end, unicode:characters_to_list(Text)).
+
+summary(File, Verdicts) when is_list(File), File =/= "" ->
+    Counts = [{L, length([V || {Level, _, _, _} = V <- Verdicts, Level =:= L])} || L <- [error, warning, none]],
+    Heading = io_lib:format("### erlperf: ~b failed, ~b to look at, ~b as before~n~n",
+                            [proplists:get_value(L, Counts) || L <- [error, warning, none]]),
+    Table = ["| | Benchmark | Against | Verdict |\n|---|---|---|---|\n"
+             | [["| ", mark(Level), " | ", cell(Name), " | ", cell(F), " | ", cell(verdict_text(Line)), " |\n"]
+                || {Level, Name, F, Line} <- Verdicts]],
+    %% appended, as every step's summary is: the file is shared by the job's steps
+    case file:write_file(File, unicode:characters_to_binary([Heading, Table, "\n"]), [append]) of
+        ok -> ok;
+        {error, Reason} ->
+            io:format(standard_error, "erlperf: warning: cannot write GITHUB_STEP_SUMMARY ~ts: ~ts~n",
+                      [File, file:format_error(Reason)])
+    end;
+summary(_File, _Verdicts) ->
+    ok.
+
+mark(error) -> "❌";
+mark(warning) -> "⚠️";
+mark(none) -> "✅".
+
+%% The verdicts of lines "NAME against FILE: VERDICT" (the time's, then each exact count
+%% that changed), one cell.
+verdict_text(Lines) ->
+    lists:join("<br>", [case string:split(L, ": ") of
+                            [_, Verdict] -> Verdict;
+                            _ -> L
+                        end || L <- string:split(Lines, "\n", all)]).
+
+cell(Text) ->
+    string:replace(unicode:characters_to_list(Text), "|", "\\|", all).
