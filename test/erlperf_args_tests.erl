@@ -232,7 +232,7 @@ benchmark_errors_test_() ->
          {["ok.", "--run-noise", "x"], {bad_value, "--run-noise", "x", noise},
           "--run-noise: 'x' is not a percentage from 0 to 100"},
          {["ok.", "--format", "xml"], {bad_value, "--format", "xml", output_format},
-          "--format: 'xml' is not text, json, csv, markdown, html or benchee"},
+          "--format: 'xml' is not text, json, csv, markdown, html, benchee, github-action-benchmark or bencher"},
          {["ok.", "-o", "results.xyz"], {bad_value, "-o", "results.xyz", out_file},
           "-o: 'results.xyz' has no known extension (.json, .csv, .md, .markdown, .txt, .html, .htm)"},
          {["ok.", "--fail-on-regression", "-1"], {bad_value, "--fail-on-regression", "-1", gate},

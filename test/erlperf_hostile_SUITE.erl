@@ -206,7 +206,7 @@ version_and_help(Config) ->
                   ++ ", ERTS " ++ erlang:system_info(version) ++ ")"], lines(Out)),
     #{status := 0, out := Help} = run(Config, ["--help"]),
     [?assertNotEqual(nomatch, string:find(Help, Text), Text)
-     || Text <- ["text, json, csv, markdown, html or benchee", ".markdown", ".html", ".htm", "--version"]].
+     || Text <- ["text, json, csv, markdown, html, benchee, github-action-benchmark or bencher", ".markdown", ".html", ".htm", "--version"]].
 
 %% erlperf_output takes file names as binaries, as Elixir passes them.
 binary_path_api(Config) ->

@@ -116,13 +116,13 @@ render(#{?RUNS := Runs} = Record, Options) ->
                    R <- Sorted],
      interference_note(View, Sorted),
      latency_table(View, Sorted),
-     [profile(View, R, P) || #{<<"profile">> := P} = R <- Sorted]].
+     [profile(R, P) || #{<<"profile">> := P} = R <- Sorted]].
 
 %% @doc The profiles of a record's runs (`--profile'), each under a line naming it, as
 %% the tables end with them.
 -spec profiles(erlperf_record:results()) -> unicode:chardata().
 profiles(#{?RUNS := Runs}) ->
-    [profile(#{}, R, P) || #{<<"profile">> := P} = R <- Runs].
+    [profile(R, P) || #{<<"profile">> := P} = R <- Runs].
 
 %% @doc Resolves `auto' to `basic' or `extended' from the number of samples collected.
 -spec resolve_format(format() | auto, erlperf_record:results()) -> format().
@@ -522,8 +522,8 @@ rate_notes(#{<<"rate">> := Rate} = R) ->
 
 %% With `profile => Tool': a runner's top functions (see erlperf_profile), under a line
 %% naming the tool, how long it watched and what.
--spec profile(view(), run(), map()) -> unicode:chardata().
-profile(_View, R, Profile) ->
+-spec profile(run(), map()) -> unicode:chardata().
+profile(R, Profile) ->
     ["\n", profile_title(R, Profile), profile_table(Profile)].
 
 profile_title(R, #{<<"tool">> := Tool, <<"duration_ms">> := Ms, <<"workers">> := Workers} = Profile) ->
