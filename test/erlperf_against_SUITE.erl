@@ -444,7 +444,7 @@ start(Config, Cwd, Args, Env) ->
     ct:log("erlperf ~p in ~ts", [Args, Cwd]),
     open_port({spawn_executable, "/bin/sh"},
               [exit_status, binary, {cd, Cwd}, {args, ["-c", Script, ?config(escript, Config) | Args]},
-               {env, [{"COLUMNS", false}, {"NO_COLOR", false}, {"TMPDIR", ?config(tmp, Config)},
+               {env, [{"COLUMNS", false}, {"NO_COLOR", false}, {"GITHUB_ACTIONS", false}, {"TMPDIR", ?config(tmp, Config)},
                       {"GIT_CEILING_DIRECTORIES", Dir} | Env]}]).
 
 finish(Port, Dir) ->

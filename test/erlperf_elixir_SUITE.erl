@@ -33,7 +33,7 @@
 -define(MIX_TIMEOUT_MS, 240000).
 %% Environment variables of this node that would change what Mix or the VM does.
 -define(UNSET, ["ERL_LIBS", "ERL_FLAGS", "ERL_AFLAGS", "ERL_ZFLAGS", "MIX_ENV", "MIX_TARGET",
-                "MIX_EXS", "MIX_BUILD_PATH", "MIX_DEPS_PATH", "MIX_REBAR3"]).
+                "MIX_EXS", "MIX_BUILD_PATH", "MIX_DEPS_PATH", "MIX_REBAR3", "GITHUB_ACTIONS"]).
 
 suite() ->
     [{timetrap, {minutes, 10}}].

@@ -103,7 +103,7 @@ escript(Args, Env) ->
     Port = open_port({spawn_executable, escript_path()},
                      [exit_status, stderr_to_stdout, binary, {cd, root()},
                       {args, [unicode:characters_to_binary(A) || A <- Args]},
-                      {env, [{"COLUMNS", false}, {"NO_COLOR", false} | Env]}]),
+                      {env, [{"COLUMNS", false}, {"NO_COLOR", false}, {"GITHUB_ACTIONS", false} | Env]}]),
     {Status, Bytes} = collect(Port, []),
     Out = unicode:characters_to_list(Bytes),
     ct:log("erlperf ~p ~p~n~ts~nexit ~b", [Env, Args, Bytes, Status]),
