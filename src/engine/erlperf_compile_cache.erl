@@ -22,8 +22,8 @@
 %%%
 %%% Example:
 %%% ```
-%%% ok = erlperf_compile_cache:store("/tmp/c", Digest, Bin, []),
-%%% {ok, Bin, []} = erlperf_compile_cache:fetch("/tmp/c", Digest).
+%%% ok = erlperf_compile_cache:store("cache", Digest, Bin, []),
+%%% {ok, Bin, []} = erlperf_compile_cache:fetch("cache", Digest).
 %%% '''
 -module(erlperf_compile_cache).
 
