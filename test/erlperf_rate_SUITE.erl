@@ -116,25 +116,44 @@ even_rate(Config) when is_list(Config) ->
 coordinated_omission() ->
     [{doc, "One call in 100 stalls 50 ms, at 1000 a second with one worker: the calls due "
            "during a stall wait for it, so the response-time p90 is tens of milliseconds (as "
-           "a queue of the schedule computes it), while the service-time p90 is under a "
-           "millisecond"}].
+           "a queue of the schedule computes it, its other calls' cost fitted to the late "
+           "calls counted; only a floor on a saturated host), while the service-time p90 is "
+           "under a millisecond"}].
 coordinated_omission(Config) when is_list(Config) ->
     Runner = "r() -> N = case get(calls) of undefined -> 1; C -> C + 1 end, put(calls, N), "
              "case N rem 100 of 0 -> timer:sleep(50); _ -> ok end.",
     #{result := #{rate := Rate}} =
         erlperf:run(Runner, #{rate => 1000, concurrency => 1, report => full}),
-    #{service := Service, response := Response, started := Started} = Rate,
+    #{service := Service, response := Response, started := Started, late := Late} = Rate,
     ServiceP90 = erlperf_histogram:percentile(Service, 90),
     ResponseP90 = erlperf_histogram:percentile(Response, 90),
-    %% the schedule's queue: calls 1 ms apart, one server, every 100th call taking the
-    %% stall, the others none. The stall is the median of the stalled calls' service
-    %% times (they are the slowest 1%: p99.5), which a sleep of 50 ms ending on a later
-    %% tick lengthens; not the longest, which one call held up by a loaded host makes
-    Stall = erlperf_histogram:percentile(Service, 99.5),
-    Expected = erlperf_histogram:percentile(erlperf_histogram:from_values(queue(Started, 1000000, Stall)), 90),
     ?assert(ServiceP90 < 1000000, {service_p90, ServiceP90}),
     ?assert(ResponseP90 > 20000000, {response_p90, ResponseP90}),
-    ?assert(abs(ResponseP90 - Expected) =< 0.25 * Expected, {ResponseP90, Expected}).
+    %% The schedule's queue: calls 1 ms apart, one server, every 100th call taking the
+    %% stall. The stall is the median of the stalled calls' service times (they are the
+    %% slowest 1%: p99.5), which a sleep of 50 ms ending on a later tick lengthens. The
+    %% other calls cost next to nothing on a quiet host; on a loaded one the worker loses
+    %% the CPU between and within them, so the queue behind a stall drains more slowly.
+    %% That cost is not guessed: it is the one at which the queue has as many late calls
+    %% as the run counted (a count independent of the response histogram).
+    Stall = erlperf_histogram:percentile(Service, 99.5),
+    Cost = fit_cost(Started, Stall, Late),
+    {Responses, ModelLate} = queue(Started, 1000000, Stall, Cost),
+    Expected = erlperf_histogram:percentile(erlperf_histogram:from_values(Responses), 90),
+    Model = #{response_p90 => ResponseP90, expected => Expected, stall => Stall,
+              cost => Cost, late => Late, model_late => ModelLate, started => Started},
+    ct:pal("queue model: ~p", [Model]),
+    %% Near a full server (the stall and 99 calls taking 95 ms of every 100), a small
+    %% error in the cost moves the p90 a lot, and a host that loaded runs the worker in
+    %% bursts no cost describes: the queue is then a floor, not an estimate.
+    Busy = Stall + 99 * Cost,
+    case abs(ModelLate - Late) =< Started div 100 andalso Busy < 95000000 of
+        true ->
+            ?assert(abs(ResponseP90 - Expected) =< 0.25 * Expected, Model);
+        false ->
+            ?assert(ResponseP90 >= 0.75 * Expected, Model),
+            {comment, "host saturated: the queue model is a floor"}
+    end.
 
 pool_grows() ->
     [{doc, "Calls of 10 ms at 500 a second need 5 workers at least: without a cap the pool "
@@ -284,15 +303,32 @@ gaps([A, B | Rest]) -> [B - A | gaps([B | Rest])].
 
 %% Response times of a one-server queue: calls due Period apart, every 100th taking
 %% Stall, the others nothing.
-queue(Calls, Period, Stall) ->
-    {Responses, _} = lists:mapfoldl(
-                       fun (I, Free) ->
+%% The responses and the number of late calls (started more than a millisecond after
+%% their intended start) of a queue of `Calls' calls `Period' ns apart on one server,
+%% every 100th call taking `Stall' ns and the others `Cost'.
+queue(Calls, Period, Stall, Cost) ->
+    {Responses, {_, Late}} =
+        lists:mapfoldl(fun (I, {Free, Late}) ->
                                Due = I * Period,
                                Start = max(Due, Free),
-                               End = Start + case I rem 100 of 0 -> Stall; _ -> 0 end,
-                               {End - Due, End}
-                       end, 0, lists:seq(1, Calls)),
-    Responses.
+                               End = Start + case I rem 100 of 0 -> Stall; _ -> Cost end,
+                               {End - Due, {End, Late + if Start - Due > 1000000 -> 1; true -> 0 end}}
+                       end, {0, 0}, lists:seq(1, Calls)),
+    {Responses, Late}.
+
+%% The cost of the calls that do not stall at which the queue has `Late' late calls
+%% (bisection: late calls grow with the cost), at most a period (then no call is on time).
+fit_cost(Calls, Stall, Late) ->
+    fit_cost(Calls, Stall, Late, 0, 1000000, 20).
+
+fit_cost(_Calls, _Stall, _Late, Low, _High, 0) ->
+    Low;
+fit_cost(Calls, Stall, Late, Low, High, Steps) ->
+    Mid = (Low + High) div 2,
+    case queue(Calls, 1000000, Stall, Mid) of
+        {_, ModelLate} when ModelLate >= Late -> fit_cost(Calls, Stall, Late, Low, Mid, Steps - 1);
+        _ -> fit_cost(Calls, Stall, Late, Mid, High, Steps - 1)
+    end.
 
 catch_error(Fun) ->
     try {ok, Fun()} catch error:Reason -> {error, Reason} end.
