@@ -72,27 +72,12 @@ unchanged(Config) ->
     Sha = repository(Config, [{"bench/work_bench.erl", suite(["count(20000)"])}]),
     commit(Config, [], "unchanged"),
     #{status := Status, out := Out, err := Err} =
-        unsaturated(fun () -> against(Config, ["HEAD~1", "--fail-on-regression", "20" | ?QUICK]) end, 3),
+        against(Config, ["HEAD~1", "--fail-on-regression", "20" | ?QUICK]),
     ?assertEqual(0, Status, {Out, Err}),
     ?assertMatch([_], verdicts("countdown", Sha, Out), Out),
     ?assertEqual(0, count("regressed", Out ++ Err), {Out, Err}),
     ?assertNot(filelib:is_dir(filename:join(?config(repo, Config), "_build"))),
     clean(Config).
-
-%% A run that failed while other programs took half the schedulers' time or more (a CI
-%% host running three test legs on two cores) is tried again, `Tries' times at most: the
-%% paired forks then share a saturated host, where CPU time per call itself grows with the
-%% contention. On a host that is not saturated the first run counts.
-unsaturated(Run, Tries) ->
-    #{status := Status, out := Out} = Result = Run(),
-    Saturated = case re:run(Out, "took ([0-9]+)% of the schedulers' time", [{capture, all_but_first, list}]) of
-                    {match, [Taken]} -> list_to_integer(Taken) >= 50;
-                    nomatch -> false
-                end,
-    case Status =/= 0 andalso Saturated andalso Tries > 1 of
-        true -> ct:log("saturated host, run again:~n~ts", [Out]), unsaturated(Run, Tries - 1);
-        false -> Result
-    end.
 
 twice() ->
     [{doc, "The benchmark doing its work twice: regressed against HEAD~1, exit 3 with "

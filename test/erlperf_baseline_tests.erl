@@ -279,6 +279,35 @@ paired_forks_test() ->
     ?assertMatch(#{significant := false, comparison := #{test := welch}},
                  one(Fork(Base), Fork(Now), #{})).
 
+%% A host whose other programs took half the schedulers' time or more, in either run:
+%% the CPU figure scales the samples 2x or more, and its change (here 30% slower, in
+%% paired forks) is no verdict; below that it stands. Wall-clock verdicts keep their
+%% rules (load only slows code).
+saturated_host_test_() ->
+    Load = fun (Share) -> #{share => Share, others => 0.9, demand => 1.0} end,
+    Fork = fun (Cpu, Share) -> measured(<<"a">>, scaled(Cpu, 1 - Share), Cpu, Load(Share)) end,
+    Slower = scaled(?QUIET_SAMPLES, 0.7),
+    [?_assertMatch(#{figure := cpu, verdict := inconclusive, reason := {saturated, 0.72},
+                     significant := false},
+                   one(Fork(?QUIET_SAMPLES, 0.72), Fork(Slower, 0.72), #{paired => true})),
+     ?_assertMatch(#{figure := cpu, verdict := inconclusive, reason := {saturated, 0.55}},
+                   one(Fork(?QUIET_SAMPLES, 0.55), Fork(Slower, 0.5), #{paired => true})),
+     ?_assertMatch(#{figure := cpu, verdict := slower, significant := true},
+                   one(Fork(?QUIET_SAMPLES, 0.45), Fork(Slower, 0.45), #{paired => true})),
+     %% no difference stays no difference
+     ?_assertMatch(#{figure := cpu, verdict := no_difference},
+                   one(Fork(?QUIET_SAMPLES, 0.72), Fork(?QUIET_SAMPLES, 0.72), #{paired => true})),
+     %% the gate does not fail on it; the line says why
+     ?_test(begin
+                Rows = erlperf_baseline:compare([{"p", record([Fork(?QUIET_SAMPLES, 0.72)])}],
+                                                record([Fork(Slower, 0.72)]), #{paired => true}),
+                ?assertEqual([], erlperf_baseline:regressions(Rows, 10)),
+                Text = unicode:characters_to_list(erlperf_baseline:format(Rows)),
+                ?assertNotEqual(nomatch, string:find(Text, "inconclusive: the host was saturated (its "
+                                                           "other programs took 72% of the schedulers' "
+                                                           "time), too busy for a time verdict: 30.0% slower"), Text)
+            end)].
+
 %% Code that waits, its share of the schedulers' time taken risen: a change no larger
 %% than what waiting for a CPU added to a call (the wait over the wall-clock time, times
 %% the time of a call) is the load's; a sleeper gone from 2 to 30 ms a call is not.

@@ -51,7 +51,7 @@
 -type entry() :: #{file := string(), match := label | code | none,
                    verdict => faster | slower | no_difference | inconclusive,
                    reason => too_few_samples | {load_changed, float(), float()}
-                           | {too_wide, float(), float()},
+                           | {saturated, float()} | {too_wide, float(), float()},
                    figure => cpu | wall,
                    interference => {float() | undefined, float() | undefined},
                    environment => [{binary(), term(), term()}],
@@ -83,6 +83,12 @@
 %% and the code 40% slower), and a wall-clock change in the direction of the load's
 %% is inconclusive.
 -define(LOAD_CHANGE, 0.10).
+%% The share of the scheduler threads' time the host's other programs took (in either
+%% run) from which no time verdict stands: the CPU figure then scales the samples by
+%% 1 / (1 - share), over 2x, and the scaling cannot take out the caches and cores the
+%% others share. Measured on 2 vCPUs with three test VMs beside the run (72% taken):
+%% unchanged code, its forks paired with the revision's, 29.8% slower in CPU time.
+-define(SATURATED, 0.5).
 %% An interval of no significant difference wider than this (percentage points) tells
 %% nothing: inconclusive.
 -define(TOO_WIDE_PCT, 50).
@@ -267,6 +273,7 @@ entry(File, Run, #{?RUNS := BaseRuns} = Base, Stat) ->
             Environment = environment(maps:get(system, Stat, #{}), maps:get(?SYSTEM, Base, #{})),
             Cmp = inconclusive(Cmp0#{figure => Figure, interference => Interference,
                                      computes => Computes,
+                                     taken => max_share([BaseRun, Run]),
                                      waited => {waited(BaseRun), waited(Run)},
                                      time_ns => {maps:get(<<"iteration_ns">>, BaseRun, null),
                                                  maps:get(<<"iteration_ns">>, Run, null)},
@@ -349,13 +356,28 @@ figure_mean(_Run, wall) -> undefined.
 middle(Values) ->
     element(2, erlperf_stat:quartiles(Values)).
 
+%% The largest share of the scheduler threads' time the host's other programs took in
+%% the runs (`undefined' when none measured it).
+max_share(Runs) ->
+    case [S || #{<<"interference">> := #{<<"share">> := S}} <- Runs, is_number(S)] of
+        [] -> undefined;
+        Shares -> float(lists:max(Shares))
+    end.
+
 %% A verdict the evidence cannot carry is inconclusive, with the reason: too few
 %% samples to test; a change in the direction the host's load moved it (slower when
 %% the load rose by more than ?LOAD_CHANGE, faster when it fell: load only ever slows
-%% code, so a change against it stands); or an interval too wide to tell (a gate's
-%% change within it, or wider than ?TOO_WIDE_PCT points).
+%% code, so a change against it stands); a change of the CPU figure measured on a
+%% saturated host (the others took ?SATURATED of the schedulers' time or more, in
+%% either run); or an
+%% interval too wide to tell (a gate's change within it, or wider than ?TOO_WIDE_PCT
+%% points).
 inconclusive(#{p := undefined} = Cmp, _Stat) ->
     Cmp#{verdict := inconclusive, significant := false, reason => too_few_samples};
+inconclusive(#{significant := true, verdict := Verdict, figure := cpu, taken := Taken} = Cmp, _Stat)
+  when is_float(Taken), Taken >= ?SATURATED ->
+    Cmp#{verdict := inconclusive, significant := false, reason => {saturated, Taken},
+         verdict_without => Verdict};
 inconclusive(#{significant := true, verdict := Verdict, interference := {A, B}} = Cmp, _Stat)
   when is_number(A), is_number(B) ->
     case explained(Cmp, Verdict, A, B) of

@@ -104,6 +104,7 @@ baseline(#{file := File, match := Match} = E) ->
 reason(undefined) -> null;
 reason(too_few_samples) -> <<"too_few_samples">>;
 reason({load_changed, _, _}) -> <<"load_changed">>;
+reason({saturated, _}) -> <<"saturated">>;
 reason({too_wide, _, _}) -> <<"too_wide">>.
 
 %% Where a comparison's run noise came from: "default", "history" or "given".

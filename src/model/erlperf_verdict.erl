@@ -158,6 +158,9 @@ reason_text({load_changed, A, B}, #{verdict_without := Without} = Comparison) ->
     ["the host's load changed between the runs enough to explain it (load ",
      erlperf_units:share(A), ", then ", erlperf_units:share(B), "); ",
      text(Comparison#{verdict := Without})];
+reason_text({saturated, Taken}, #{verdict_without := Without} = Comparison) ->
+    ["the host was saturated (its other programs took ", erlperf_units:share(Taken),
+     " of the schedulers' time), too busy for a time verdict: ", text(Comparison#{verdict := Without})];
 reason_text({too_wide, _Lo, _Hi}, Comparison) ->
     ["an interval too wide to tell", detail(Comparison, 1)].
 
