@@ -113,6 +113,9 @@
 -define(MAX_TIME_ITERATIONS, (1 bsl 30)).
 %% Heap (words) of a batch's worker when the caller names none (an ordinary heap).
 -define(DEFAULT_HEAP_WORDS, 233).
+%% Reading a worker that has not reached its receive yet: tries (a yield between them)
+%% before the figures are taken as they are.
+-define(READ_TRIES, 10000).
 
 %%--------------------------------------------------------------------
 %% API
@@ -254,12 +257,23 @@ time_iterations(infinity) -> 1;
 time_iterations(Ns) when Ns =< 0 -> ?MAX_TIME_ITERATIONS;
 time_iterations(Ns) -> max(1, min(?MAX_TIME_ITERATIONS, round(?TIME_BATCH_NS / Ns))).
 
-%% The worker's heap top (words) and reductions, and the VM's CPU time (ms), now.
+%% The worker's heap top (words) and reductions, and the VM's CPU time (ms), once it
+%% waits in its receive: having sent its message it may still be running (or put back
+%% in the run queue on a busy host) on its way there, with reductions not yet counted.
 reading(Worker) ->
+    reading(Worker, ?READ_TRIES).
+
+reading(Worker, Tries) ->
     {CpuMs, _} = erlang:statistics(runtime),
-    [{garbage_collection_info, Gc}, {reductions, Reds}] =
-        erlang:process_info(Worker, [garbage_collection_info, reductions]),
-    {proplists:get_value(heap_size, Gc) + proplists:get_value(mbuf_size, Gc), Reds, CpuMs}.
+    [{status, Status}, {garbage_collection_info, Gc}, {reductions, Reds}] =
+        erlang:process_info(Worker, [status, garbage_collection_info, reductions]),
+    case Status =/= waiting andalso Tries > 1 of
+        true ->
+            erlang:yield(),
+            reading(Worker, Tries - 1);
+        false ->
+            {proplists:get_value(heap_size, Gc) + proplists:get_value(mbuf_size, Gc), Reds, CpuMs}
+    end.
 
 delta({Words0, Reds0, Cpu0}, {Words1, Reds1, Cpu1}, Nanoseconds) ->
     #{words => Words1 - Words0, reductions => Reds1 - Reds0, wall_ns => Nanoseconds,
