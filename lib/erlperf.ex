@@ -47,12 +47,13 @@ defmodule Erlperf do
     * `:formatters` - where results go: `Benchee.Formatters.Console` or `:console`;
       `{Benchee.Formatters.HTML, file: "x.html"}` or `{:html, file: ...}`, and the same for
       `JSON`, `Markdown` (`:markdown`) and `CSV` (`:csv`): erlperf's own formats.
-    * `:profile_after` - `true` (erlperf's default profiler) or `:eprof`, `:fprof`,
+    * `:profile_after` - `true` (eprof) or `:eprof`, `:fprof`,
       `:cprof`, `:tprof` (OTP 27 and later): each job profiled after the run.
 
   Benchee's `:exclude_outliers`, `:measure_function_call_overhead`, `:max_sample_size`,
   `:assigns` and `:input_names` raise an `ArgumentError` that says why erlperf has no such
-  thing; an unknown option raises one that lists the known options. None is ignored.
+  thing; an unknown option raises one that lists the known options. None is ignored but a
+  Benchee formatter's own settings (`file:` is taken).
 
   ## erlperf's own options
 

@@ -444,8 +444,8 @@ start(Config, Cwd, Args, Env) ->
     ct:log("erlperf ~p in ~ts", [Args, Cwd]),
     open_port({spawn_executable, "/bin/sh"},
               [exit_status, binary, {cd, Cwd}, {args, ["-c", Script, ?config(escript, Config) | Args]},
-               {env, [{"COLUMNS", false}, {"NO_COLOR", false}, {"GITHUB_ACTIONS", false}, {"TMPDIR", ?config(tmp, Config)},
-                      {"GIT_CEILING_DIRECTORIES", Dir} | Env]}]).
+               {env, erlperf_test_lib:escript_env([{"TMPDIR", ?config(tmp, Config)},
+                                                   {"GIT_CEILING_DIRECTORIES", Dir} | Env])}]).
 
 finish(Port, Dir) ->
     Status = receive {Port, {exit_status, S}} -> S

@@ -844,7 +844,8 @@ init_crash(Config) ->
 compile_cache() ->
     [{doc, "A runner compiled once loads from the cache the next time, without the compiler; "
            "a damaged entry is compiled and written again; ERLPERF_CACHE=off keeps nothing; "
-           "a cache that cannot be written is none; unset, the user's cache directory"}].
+           "a cache that cannot be written is none; one writable by all is not read; unset, "
+           "the user's cache directory, none without HOME"}].
 compile_cache(Config) ->
     Priv = ?config(priv_dir, Config),
     Dir = filename:join(Priv, "cache"),
@@ -872,7 +873,17 @@ compile_cache(Config) ->
     {0, _} = run(Config, ["lists:seq(1, 7).", "-l", "1"], [{"ERLPERF_CACHE", filename:join(Blocked, "c")}]),
     %% unset: under XDG_CACHE_HOME
     {0, _} = run(Config, ["lists:seq(1, 8).", "-l", "1"], [{"ERLPERF_CACHE", false}, {"XDG_CACHE_HOME", Home}]),
-    ?assertMatch([_], filelib:wildcard(filename:join([Home, "erlperf", "*.job"]))).
+    ?assertMatch([_], filelib:wildcard(filename:join([Home, "erlperf", "*.job"]))),
+    %% writable by all: what another user put there is not run (the compiler is)
+    ok = file:change_mode(Dir, 8#777),
+    {1, Shared} = run(Config, Args, Env),
+    ?assertNotEqual(nomatch, string:find(Shared, "compiler_loaded"), Shared),
+    ok = file:change_mode(Dir, 8#755),
+    {0, _} = run(Config, Args, Env),
+    %% no HOME (a service's environment): no cache, and the run as without one
+    {0, NoHome} = run(Config, ["lists:seq(1, 9).", "-l", "1"],
+                      [{"ERLPERF_CACHE", false}, {"XDG_CACHE_HOME", false}, {"HOME", false}]),
+    ?assertNotEqual(nomatch, string:find(NoHome, "lists:seq(1, 9)."), NoHome).
 
 tracker_formats() ->
     [{doc, "--format github-action-benchmark and --format bencher: JSON each history service reads, "
@@ -1701,7 +1712,7 @@ run_split(Config, Args, Env) ->
                      [exit_status, binary, {cd, root()},
                       {args, ["-c", "exec \"$0\" \"$@\" 2>\"" ++ Err ++ "\"", ?config(escript, Config)
                               | [argument(A) || A <- Args]]},
-                      {env, [{"COLUMNS", false}, {"NO_COLOR", false}, {"GITHUB_ACTIONS", false} | Env]}]),
+                      {env, erlperf_test_lib:escript_env(Env)}]),
     {Status, Out} = collect(Port, []),
     {ok, ErrBytes} = file:read_file(Err),
     ct:log("erlperf ~p ~p~nexit ~b~n--- stdout~n~ts~n--- stderr~n~ts", [Env, Args, Status, printable(Out),
@@ -1714,7 +1725,7 @@ run_raw(Config, Args, Env) ->
     Port = open_port({spawn_executable, ?config(escript, Config)},
                      [exit_status, stderr_to_stdout, binary, {cd, root()},
                       {args, [argument(A) || A <- Args]},
-                      {env, [{"COLUMNS", false}, {"NO_COLOR", false}, {"GITHUB_ACTIONS", false} | Env]}]),
+                      {env, erlperf_test_lib:escript_env(Env)}]),
     {Status, Out} = collect(Port, []),
     ct:log("erlperf ~p ~p~n~ts~nexit ~b", [Env, Args, printable(Out), Status]),
     ?assertEqual(nomatch, binary:match(Out, <<"\e[">>), "escape sequence when not a terminal"),

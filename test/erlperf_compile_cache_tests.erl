@@ -223,6 +223,59 @@ same_code_twice_test_() ->
                               end)
                end).
 
+%% A job killed before it could unload leaves its module loaded: the next job of the
+%% same code takes the name back (no second compile), and unloads it.
+killed_job_test_() ->
+    with_cache(fun (_Dir) ->
+                       ?_test(begin
+                                  Code = #{runner => "lists:seq(1, 6)."},
+                                  A = erlperf_job_started(Code),
+                                  #{module := M} = erlperf_job:info(A),
+                                  Mon = monitor(process, A),
+                                  unlink(A),
+                                  exit(A, kill),
+                                  receive {'DOWN', Mon, process, A, _} -> ok end,
+                                  ?assert(erlang:module_loaded(M)),
+                                  B = erlperf_job_started(Code),
+                                  ?assertMatch(#{module := M}, erlperf_job:info(B)),
+                                  ok = erlperf_job:stop(B),
+                                  ?assertNot(erlang:module_loaded(M))
+                              end)
+               end).
+
+%% An entry that holds another module's object code (its checksum right): the job
+%% compiles its own, and runs.
+foreign_entry_test_() ->
+    with_cache(fun (Dir) ->
+                       ?_test(begin
+                                  Code = #{runner => "lists:seq(1, 4)."},
+                                  {ok, Prepared} = erlperf_codegen:prepare(#{runner => "lists:seq(1, 40)."}),
+                                  {ok, #{binary := Other}} = erlperf_codegen:compile(Prepared, erlperf_foreign_entry),
+                                  ok = erlperf_compile_cache:store(Dir, digest(Code), Other, []),
+                                  Job = erlperf_job_started(Code),
+                                  ok = erlperf_job:set_concurrency(Job, 1),
+                                  Before = erlperf_job:sample(Job),
+                                  timer:sleep(50),
+                                  ?assert(erlperf_job:sample(Job) > Before),
+                                  ok = erlperf_job:stop(Job),
+                                  ?assertNot(erlang:module_loaded(erlperf_foreign_entry))
+                              end)
+               end).
+
+%% A directory writable by all is not read: another user could have put code there.
+untrusted_dir_test_() ->
+    with_dir(fun (Dir) ->
+                     ?_test(begin
+                                Digest = digest(#{runner => "ok."}),
+                                ok = erlperf_compile_cache:store(Dir, Digest, <<"bin">>, []),
+                                ?assertMatch({ok, <<"bin">>, []}, erlperf_compile_cache:fetch(Dir, Digest)),
+                                ok = file:change_mode(Dir, 8#777),
+                                ?assertEqual(miss, erlperf_compile_cache:fetch(Dir, Digest)),
+                                ok = file:change_mode(Dir, 8#755),
+                                ?assertMatch({ok, <<"bin">>, []}, erlperf_compile_cache:fetch(Dir, Digest))
+                            end)
+             end).
+
 erlperf_job_started(Code) ->
     {ok, Job} = erlperf_job:start(Code),
     Job.

@@ -72,7 +72,7 @@ check(Dir, #{command := Command, status := Status, shown := Shown}) ->
 shell(Dir, Command) ->
     Port = open_port({spawn_executable, "/bin/sh"},
                      [exit_status, stderr_to_stdout, binary, {cd, Dir}, {args, ["-c", Command]},
-                      {env, [{"COLUMNS", false}, {"NO_COLOR", false}, {"GITHUB_ACTIONS", false}]}]),
+                      {env, erlperf_test_lib:escript_env([])}]),
     collect(Port, []).
 
 %%--------------------------------------------------------------------

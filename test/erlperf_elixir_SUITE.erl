@@ -261,9 +261,10 @@ benchee_options(Config) ->
              "try_run.(time: -1)\n"
              "try_run.(percentiles: [50, 75])\n"
              "try_run.(unit_scaling: :largest)\n"
-             "try_run.(formatters: [Benchee.Formatters.HTML])\n",
+             "try_run.(formatters: [Benchee.Formatters.HTML])\n"
+             "try_run.(samples: \"x\")\n",
     {0, Out, _} = mix(Config, ["run", "-e", Script]),
-    [Ok, Unknown, Outliers, Overhead, Time, Percentiles, Scaling, Html] = lines(Out),
+    [Ok, Unknown, Outliers, Overhead, Time, Percentiles, Scaling, Html, Samples] = lines(Out),
     ?assertEqual("ok 1 true", Ok),
     ?assertMatch("ArgumentError: unknown option :bogus; the options are " ++ _, Unknown),
     [?assertNotEqual(nomatch, string:find(Unknown, O), O)
@@ -275,7 +276,9 @@ benchee_options(Config) ->
                  "percentiles measured: 50, 90, 99, 99.9", Percentiles),
     ?assertMatch("ArgumentError: invalid value for option :unit_scaling: :largest; expected :best" ++ _, Scaling),
     ?assertMatch("ArgumentError: invalid value for option :formatters: " ++ _, Html),
-    ?assertNotEqual(nomatch, string:find(Html, "a :file for :html"), Html).
+    ?assertNotEqual(nomatch, string:find(Html, "a :file for :html"), Html),
+    %% erlperf's own options are checked before anything runs, in Elixir's terms
+    ?assertMatch("ArgumentError: invalid value for option :samples: \"x\"; expected erlperf's samples: " ++ _, Samples).
 
 job_errors() ->
     [{doc, "A job that raises: Erlperf.JobError naming the job and the input, the exception by its "
@@ -307,15 +310,17 @@ hooks() ->
            "after_each run around every call, their cost measured and printed; pre_check: :all_same "
            "refuses jobs that return different values"}].
 hooks(Config) ->
-    Script = "c = :counters.new(2, [:atomics])\n"
+    Script = "c = :counters.new(4, [:atomics])\n"
              "r = Erlperf.run(%{\"len\" => fn l -> length(l) end},\n"
              "  inputs: [{\"ten\", 10}], time: 0.3, warmup: 0, print: %{configuration: false, benchmarking: false},\n"
-             "  before_scenario: fn n -> Enum.to_list(1..n) end,\n"
-             "  after_scenario: fn l -> IO.puts(\"after_scenario #{length(l)}\") end,\n"
-             "  before_each: fn l -> :counters.add(c, 1, 1); l end,\n"
+             "  pre_check: true,\n"
+             "  before_scenario: fn n -> :counters.add(c, 3, 1); Enum.to_list(1..n) end,\n"
+             "  after_scenario: fn l -> :persistent_term.put(:torn_down, true); IO.puts(\"after_scenario #{length(l)}\") end,\n"
+             "  before_each: fn l -> :counters.add(c, 1, 1); if :persistent_term.get(:torn_down, false), do: :counters.add(c, 4, 1); l end,\n"
              "  after_each: fn n -> :counters.add(c, 2, n) end)\n"
              "calls = :counters.get(c, 1)\n"
              "IO.puts(\"calls #{calls > 100} #{abs(:counters.get(c, 2) - 10 * calls) <= 10 * 100}\")\n"
+             "IO.puts(\"before_scenario #{:counters.get(c, 3)}, calls after after_scenario #{:counters.get(c, 4)}\")\n"
              "try do\n"
              "  Erlperf.run(%{\"a\" => fn -> 1 end, \"b\" => fn -> 2 end}, pre_check: :all_same, print: false)\n"
              "rescue\n"
@@ -326,6 +331,9 @@ hooks(Config) ->
     %% after_each gets the job's result (10) for each before_each (a call cut short by the
     %% end of a sample is the exception)
     ?assert(lists:member("calls true true", lines(Out)), Out),
+    %% Benchee's order: before_scenario once (the pre-check takes its input too), and
+    %% nothing calls the job once after_scenario ran (the hooks measured alone neither)
+    ?assert(lists:member("before_scenario 1, calls after after_scenario 0", lines(Out)), Out),
     ?assertEqual(nomatch, string:find(Out, "Operating System"), Out),
     ?assertMatch([_], [L || L <- lines(Out), lists:prefix("Per-call hooks (:before_each, :after_each)", L)]),
     ?assertMatch([_], [L || L <- lines(Out), lists:prefix("  len with input ten: ", L),
@@ -346,6 +354,9 @@ save_load_formatters(Config) ->
     Project = ?config(project, Config),
     {ok, Saved} = erlperf_json:decode(element(2, file:read_file(filename:join(Project, "saved.json")))),
     ?assertMatch(#{<<"tag">> := <<"first">>, <<"runs">> := [#{<<"label">> := <<"sum">>}]}, Saved),
+    %% saved to be compared, as the command line's -o x.json: in forks, with exact counts
+    #{<<"runs">> := [#{<<"forks">> := #{<<"sizes">> := Sizes}, <<"counts">> := #{<<"reductions_per_iteration">> := _}}]} = Saved,
+    ?assert(length(Sizes) > 1, Sizes),
     ?assertMatch([_], [L || L <- lines(Out), lists:prefix("sum against saved.json: ", L)]),
     {ok, Json} = erlperf_json:decode(element(2, file:read_file(filename:join(Project, "out.json")))),
     ?assertMatch(#{<<"runs">> := [#{<<"baselines">> := [_]}]}, Json),

@@ -327,7 +327,7 @@ start(Config, Args, Env, Wrapper) ->
     open_port({spawn_executable, "/bin/sh"},
               [exit_status, binary, {cd, Dir},
                {args, ["-c", Script | Wrapper ++ [?config(escript, Config) | Args]]},
-               {env, [{"COLUMNS", false}, {"NO_COLOR", false}, {"GITHUB_ACTIONS", false} | Env]}]).
+               {env, erlperf_test_lib:escript_env(Env)}]).
 
 finish(Port, Dir, Timeout) ->
     Status = receive {Port, {exit_status, S}} -> S

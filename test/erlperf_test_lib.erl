@@ -2,7 +2,7 @@
 %%% escript under test (built from the code under test).
 -module(erlperf_test_lib).
 
--export([wait_for/2, wait_for/3, capture/0, app_without_monitor/1, restore_app/1,
+-export([escript_env/1, wait_for/2, wait_for/3, capture/0, app_without_monitor/1, restore_app/1,
          prop_check/3, prop_forall/2, with_proper/1, root/0, escript_path/0, escript/2,
          with_escript/1, build_escript/0, default_sigint/0]).
 
@@ -96,6 +96,16 @@ read(File) ->
     {ok, Bin} = file:read_file(File),
     Bin.
 
+%% @doc The environment of a run of the escript (or of a command running it) in a test:
+%% `Env' over what would make its output depend on the machine's (terminal width, colour,
+%% GitHub Actions), and a compile cache of the tests' own under _build/test, not the
+%% user's.
+-spec escript_env([{string(), string() | false}]) -> [{string(), string() | false}].
+escript_env(Env) ->
+    Base = [{"COLUMNS", false}, {"NO_COLOR", false}, {"GITHUB_ACTIONS", false},
+            {"ERLPERF_CACHE", filename:join([root(), "_build", "test", "erlperf_cache"])}],
+    [{K, V} || {K, V} <- Base, not lists:keymember(K, 1, Env)] ++ Env.
+
 %% @doc Runs the escript from the repository root with more environment; returns its exit
 %% status and output (stdout and stderr), which must be UTF-8 without a stack trace.
 -spec escript([string()], [{string(), string() | false}]) -> {non_neg_integer(), string()}.
@@ -103,7 +113,7 @@ escript(Args, Env) ->
     Port = open_port({spawn_executable, escript_path()},
                      [exit_status, stderr_to_stdout, binary, {cd, root()},
                       {args, [unicode:characters_to_binary(A) || A <- Args]},
-                      {env, [{"COLUMNS", false}, {"NO_COLOR", false}, {"GITHUB_ACTIONS", false} | Env]}]),
+                      {env, escript_env(Env)}]),
     {Status, Bytes} = collect(Port, []),
     Out = unicode:characters_to_list(Bytes),
     ct:log("erlperf ~p ~p~n~ts~nexit ~b", [Env, Args, Bytes, Status]),

@@ -5,27 +5,48 @@ defmodule Erlperf.Console do
 
   @doc false
   def configuration(jobs, config) do
-    run = config.run
-    sample_ms = Map.get(run, :sample_duration, 1000)
-    samples = Map.get(run, :samples, 3)
-    warmup = Map.get(run, :warmup, 0)
+    %{samples: samples, warmup: warmup} = run = Erlperf.Options.with_defaults(config.run)
     inputs = for {name, _} <- config.inputs, name != nil, do: name
     scenarios = length(jobs) * max(1, length(inputs))
-    # the jobs of an input run side by side, one after another when compared so
-    per_input = (samples + warmup) * sample_ms * length(jobs)
-    measuring = per_input * max(1, length(inputs))
-    extra = if Map.get(run, :memory, false), do: " (and memory and reductions after each input)", else: ""
+    extra = if run.memory, do: " (and memory and reductions after each input)", else: ""
 
     [system(),
      "\nConfiguration:\n",
-     "  warmup: #{duration(warmup * sample_ms)}, time: #{duration(samples * sample_ms)} ",
-     "(#{samples} samples of #{sample_ms} ms) per scenario\n",
-     "  memory and reductions per call: #{if Map.get(run, :memory, false), do: "measured", else: "not measured"}\n",
-     "  parallel: #{Map.get(run, :concurrency, 1)}\n",
+     timing(run.sample_duration, samples, warmup),
+     "  memory and reductions per call: #{if run.memory, do: "measured", else: "not measured"}\n",
+     "  parallel: #{run.concurrency}\n",
      "  inputs: #{if inputs == [], do: "none", else: Enum.join(inputs, ", ")}\n",
      "  percentiles: #{Enum.join(config.percentiles, ", ")}\n",
-     "Estimated total run time: #{duration(measuring)}#{extra}, #{scenarios} scenarios\n\n"]
+     "Estimated total run time: #{estimate(jobs, run, max(1, length(inputs)))}#{extra}, ",
+     "#{scenarios} scenarios\n\n"]
   end
+
+  defp timing(ms, samples, warmup) when is_integer(ms) do
+    "  warmup: #{duration(warmup * ms)}, time: #{duration(samples * ms)} " <>
+      "(#{samples} samples of #{ms} ms) per scenario\n"
+  end
+
+  defp timing(_timed, samples, warmup), do: "  warmup: #{warmup} samples, time: #{samples} samples per scenario\n"
+
+  # The measuring: per input, the warmup (erlperf's in each fork) and the samples, once for
+  # the jobs run side by side (the default), once per job when they take turns; then each
+  # job's per-call hooks alone, measured the same way; then each job's calls timed one by
+  # one (erlperf gives them a budget).
+  defp estimate(jobs, %{sample_duration: ms} = run, inputs) when is_integer(ms) do
+    once = fn codes, run ->
+      %{warmup: warmup} = Erlperf.Runner.fork_run(run, codes)
+      (:erlperf_forks.resolve(codes, run, :undefined) * warmup + run.samples) * ms
+    end
+
+    side_by_side = if run.compare == :parallel, do: 1, else: length(jobs)
+    hooked = Enum.count(jobs, &(&1.before_each != [] or &1.after_each != []))
+    measured = once.(length(jobs), run) * side_by_side + hooked * once.(1, %{run | forks: 1})
+    # the calls timed one by one after the samples, each code at most this long
+    timed = if run.latency, do: length(jobs) * :erlperf_latency.budget_ms(), else: 0
+    duration((measured + timed) * inputs)
+  end
+
+  defp estimate(_jobs, _run, _inputs), do: "as long as the timed samples take"
 
   @doc false
   # The system, as Benchee prints it.

@@ -59,8 +59,6 @@ defmodule Erlperf.Options do
     Benchee.Formatters.CSV => :csv
   }
 
-  @profilers [:eprof, :fprof, :cprof, :tprof]
-
   @doc false
   # The configuration: Benchee's options with their defaults, `:run` erlperf's run options.
   def check(options) when is_list(options) or is_map(options) do
@@ -95,7 +93,7 @@ defmodule Erlperf.Options do
     |> Map.put(:inputs, inputs(config.inputs))
     |> Map.put(:formatters, Enum.map(config.formatters, &formatter/1))
     |> Map.put(:load, List.wrap(if config.load == false, do: [], else: config.load))
-    |> Map.put(:run, run_options(config, Map.take(given, @erlperf)))
+    |> Map.put(:run, checked_run(run_options(config, Map.take(given, @erlperf))))
   end
 
   def check(options) do
@@ -105,9 +103,6 @@ defmodule Erlperf.Options do
   @doc false
   # Every option's name, sorted.
   def known, do: Enum.sort(Map.keys(@benchee) ++ @erlperf)
-
-  @doc false
-  def percentiles, do: @percentiles
 
   defp check(key, value) when key in [:warmup, :memory_time, :reduction_time] do
     is_number(value) and value >= 0 or invalid(key, value, "a number of seconds, 0 or more")
@@ -137,7 +132,10 @@ defmodule Erlperf.Options do
   defp check(:print, value) when is_boolean(value) or value == :text, do: true
 
   defp check(:print, value) when is_map(value) or is_list(value) do
-    Enum.all?(value, fn {k, v} -> k in [:configuration, :benchmarking, :fast_warning] and is_boolean(v) end) or
+    Enum.all?(value, fn
+      {k, v} -> k in [:configuration, :benchmarking, :fast_warning] and is_boolean(v)
+      _ -> false
+    end) or
       invalid(:print, value, "true, false, :text, or a map of :configuration, :benchmarking and :fast_warning to booleans")
   end
 
@@ -165,7 +163,8 @@ defmodule Erlperf.Options do
   defp check(:save, value) when is_list(value) or is_map(value) do
     case Map.new(value) do
       %{path: path} = save when is_binary(path) ->
-        Enum.all?(Map.keys(save), &(&1 in [:path, :tag])) or invalid(:save, value, "[path: \"file.json\", tag: \"name\"]")
+        (Enum.all?(Map.keys(save), &(&1 in [:path, :tag])) and (is_nil(save[:tag]) or is_binary(save[:tag]))) or
+          invalid(:save, value, "[path: \"file.json\", tag: \"name\"]")
 
       _ ->
         invalid(:save, value, "[path: \"file.json\", tag: \"name\"]")
@@ -186,8 +185,8 @@ defmodule Erlperf.Options do
   defp check(:formatters, value), do: invalid(:formatters, value, "a list of formatters")
 
   defp check(:profile_after, value) do
-    is_boolean(value) or value in @profilers or
-      invalid(:profile_after, value, "true, false or a profiler: " <> Enum.map_join(@profilers, ", ", &inspect/1))
+    is_boolean(value) or value in :erlperf_options.profilers() or
+      invalid(:profile_after, value, "true, false or a profiler: " <> List.to_string(:erlperf_options.profiler_choices()))
   end
 
   defp check(hook, value) when hook in [:before_scenario, :after_scenario, :before_each, :after_each] do
@@ -244,9 +243,36 @@ defmodule Erlperf.Options do
 
     %{concurrency: config.parallel, latency: true, report: :full}
     |> Map.merge(if config.memory_time > 0 or config.reduction_time > 0, do: %{memory: true}, else: %{})
+    # compared or saved to be compared: forks and exact counts, as the command line's
+    # --baseline and -o x.json
+    |> Map.merge(if config.save != false or config.load != false, do: %{verdicts: true}, else: %{})
     |> Map.merge(profile(config.profile_after))
     |> Map.merge(timing)
     |> Map.merge(erlperf)
+  end
+
+  # erlperf's run options, checked before anything runs (and passed on as given: erlperf
+  # tells some defaults from options given, see with_defaults/1).
+  defp checked_run(run) do
+    _ = with_defaults(run)
+    run
+  rescue
+    e in ErlangError ->
+      case e.original do
+        {:invalid_option, key, value} -> invalid(key, value, erlperf_help(key))
+        other -> raise ArgumentError, List.to_string(:erlperf.format_error(other))
+      end
+  end
+
+  @doc false
+  # The run options with erlperf's defaults for those not given: what a run reads.
+  def with_defaults(run), do: :erlperf_options.check(:run, run)
+
+  defp erlperf_help(key) do
+    case :erlperf_options.find(:run, key) do
+      {:ok, %{help: help}} -> "erlperf's #{key}: " <> List.to_string(help)
+      _ -> "what erlperf's #{key} takes (doc/api.md)"
+    end
   end
 
   defp profile(false), do: %{}

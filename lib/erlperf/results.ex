@@ -3,11 +3,12 @@ defmodule Erlperf.Results do
   # A results record's runs as Erlperf.Scenario structs, fastest first within each input.
 
   @doc false
-  def scenarios(%{"runs" => runs}) do
+  # `percentiles`: those the :percentiles option asked for.
+  def scenarios(%{"runs" => runs}, percentiles) do
     runs
     |> Enum.with_index()
     |> Enum.sort_by(fn {run, i} -> {input_order(runs, run), -ips(run), i} end)
-    |> Enum.map(fn {run, _} -> scenario(run) end)
+    |> Enum.map(fn {run, _} -> scenario(run, percentiles) end)
   end
 
   # Inputs in the order they ran.
@@ -15,7 +16,7 @@ defmodule Erlperf.Results do
     Enum.find_index(runs, &(get_in(&1, ["params", "input"]) == get_in(run, ["params", "input"])))
   end
 
-  defp scenario(run) do
+  defp scenario(run, asked) do
     latency = timed(run)
 
     %Erlperf.Scenario{
@@ -26,7 +27,7 @@ defmodule Erlperf.Results do
       deviation_pct: deviation(run, latency),
       median_ns: latency && latency["p50"] * 1000,
       p99_ns: latency && latency["p99"] * 1000,
-      percentiles: percentiles(latency),
+      percentiles: Map.take(percentiles(latency), asked),
       timed_average_ns: latency && latency["average"] * 1000,
       memory_bytes: run["bytes_per_iteration"],
       reductions: run["reductions_per_iteration"],

@@ -8,8 +8,9 @@ defmodule Erlperf.Runner do
   @doc false
   def run(jobs, config) do
     has_input = config.inputs != [{nil, nil}]
+    # read before the run: a bad file costs no run
+    loaded = load(config.load)
     if config.print.configuration, do: IO.write(Console.configuration(jobs, config))
-    if config.pre_check, do: pre_check(jobs, config, has_input)
 
     {reports, hooks} =
       config.inputs
@@ -17,11 +18,11 @@ defmodule Erlperf.Runner do
       |> Enum.unzip()
 
     record = :erlperf_record.from_reports(List.flatten(reports))
-    baselines = baselines(config.load, record)
+    baselines = if loaded == [], do: [], else: :erlperf_baseline.compare(loaded, record, %{})
     record = :erlperf_record.with_baselines(record, baselines)
     save(config.save, record)
     outputs(config, record, baselines, List.flatten(hooks))
-    Results.scenarios(record)
+    Results.scenarios(record, config.percentiles)
   end
 
   defp run_input(jobs, input_name, input, config, has_input) do
@@ -29,16 +30,20 @@ defmodule Erlperf.Runner do
       IO.puts(Console.benchmarking(jobs, input_name))
     end
 
+    # Benchee's order: each job's before_scenario hooks, the pre-check, the run, and
+    # after_scenario once nothing more calls the job
     inputs = Enum.map(jobs, &Jobs.scenario_input(&1, input))
+    if config.pre_check, do: pre_check(jobs, inputs, input_name, config.pre_check, has_input)
     codes = for {job, i} <- Enum.zip(jobs, inputs), do: Jobs.code(job, i, has_input)
     reports = benchmark(codes, config.run, input_name)
-    Enum.each(Enum.zip(jobs, inputs), fn {job, i} -> Jobs.after_scenario(job, i) end)
 
     hooks =
       for {job, i} <- Enum.zip(jobs, inputs), code = Jobs.hooks_code(job, i, has_input), code != nil do
-        [report] = benchmark([code], Map.drop(config.run, [:memory, :profile, :forks]), input_name)
+        [report] = benchmark([code], Map.merge(config.run, %{memory: false, counts: false, profile: :undefined, forks: 1}), input_name)
         {job.name, input_name, report}
       end
+
+    Enum.each(Enum.zip(jobs, inputs), fn {job, i} -> Jobs.after_scenario(job, i) end)
 
     reports =
       case input_name do
@@ -49,28 +54,24 @@ defmodule Erlperf.Runner do
     {reports, hooks}
   end
 
-  # Each job called once per input before anything is measured; with :all_same, their
-  # results must be equal.
-  defp pre_check(jobs, config, has_input) do
-    for {input_name, input} <- config.inputs do
-      results =
-        for job <- jobs do
-          i = Jobs.scenario_input(job, input)
-
-          try do
-            {job.name, Jobs.call_once(job, i, has_input)}
-          catch
-            kind, reason -> raise_job_error(job.name, input_name, kind, reason, __STACKTRACE__)
-          end
+  # Each job called once with its scenario's input before it is measured; with
+  # :all_same, their results must be equal.
+  defp pre_check(jobs, inputs, input_name, how, has_input) do
+    results =
+      for {job, i} <- Enum.zip(jobs, inputs) do
+        try do
+          {job.name, Jobs.call_once(job, i, has_input)}
+        catch
+          kind, reason -> raise_job_error(job.name, input_name, kind, reason, __STACKTRACE__)
         end
-
-      called = Enum.reject(results, &match?({_, {:not_called, _}}, &1))
-
-      if config.pre_check == :all_same and length(Enum.uniq_by(called, &elem(&1, 1))) > 1 do
-        raise ArgumentError,
-              "pre_check: :all_same, but the jobs return different values#{with_input(input_name)}: " <>
-                Enum.map_join(called, "; ", fn {name, value} -> "#{name} returns #{inspect(value, limit: 5)}" end)
       end
+
+    called = Enum.reject(results, &match?({_, {:not_called, _}}, &1))
+
+    if how == :all_same and length(Enum.uniq_by(called, &elem(&1, 1))) > 1 do
+      raise ArgumentError,
+            "pre_check: :all_same, but the jobs return different values#{with_input(input_name)}: " <>
+              Enum.map_join(called, "; ", fn {name, value} -> "#{name} returns #{inspect(value, limit: 5)}" end)
     end
 
     :ok
@@ -78,10 +79,20 @@ defmodule Erlperf.Runner do
 
   # erlperf's benchmark, its errors in Elixir's terms.
   defp benchmark(codes, run, input_name) do
-    :erlperf.benchmark(codes, run, :undefined)
+    :erlperf.benchmark(codes, fork_run(run, length(codes)), :undefined)
   rescue
     e in ErlangError -> translate(e.original, codes, input_name)
   end
+
+  @doc false
+  # The run options of `codes` codes with Benchee's warmup, which is of the whole run,
+  # spread over erlperf's forks (erlperf warms up in each), a sample each at least.
+  def fork_run(%{warmup: warmup} = run, codes) when warmup > 0 do
+    forks = :erlperf_forks.resolve(codes, Erlperf.Options.with_defaults(run), :undefined)
+    %{run | warmup: max(1, round(warmup / forks))}
+  end
+
+  def fork_run(run, _codes), do: run
 
   defp translate({:crashed, {_role, label}, {kind, reason, stack}}, _codes, input_name) do
     raise_job_error(List.to_string(:unicode.characters_to_list(label)), input_name, kind, reason, stack)
@@ -121,18 +132,13 @@ defmodule Erlperf.Runner do
 
   defp hint(_kind, _reason, _stack), do: ""
 
-  defp baselines([], _record), do: []
-
-  defp baselines(files, record) do
-    loaded =
-      for file <- files do
-        case :erlperf_baseline.load(file) do
-          {:ok, saved} -> {file, saved}
-          {:error, reason} -> raise ArgumentError, "load: " <> List.to_string(:erlperf_baseline.format_error(reason))
-        end
+  defp load(files) do
+    for file <- files do
+      case :erlperf_baseline.load(file) do
+        {:ok, saved} -> {file, saved}
+        {:error, reason} -> raise ArgumentError, "load: " <> List.to_string(:erlperf_baseline.format_error(reason))
       end
-
-    :erlperf_baseline.compare(loaded, record, %{})
+    end
   end
 
   defp save(false, _record), do: :ok

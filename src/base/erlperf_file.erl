@@ -58,7 +58,8 @@ target(Name, Links) ->
 
 -spec replace(string(), string(), iodata()) -> ok | {error, {write, string(), term()}}.
 replace(Name, Target, Bytes) ->
-    Tmp = Target ++ ".tmp." ++ os:getpid(),
+    %% unique to this VM (its pid) and to this write in it
+    Tmp = Target ++ ".tmp." ++ os:getpid() ++ "." ++ integer_to_list(erlang:unique_integer([positive])),
     case file:write_file(Tmp, Bytes) of
         ok ->
             case file:rename(Tmp, Target) of

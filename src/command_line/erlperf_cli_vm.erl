@@ -77,9 +77,10 @@ preload() ->
 %% names a directory already.
 -spec compile_cache() -> ok.
 compile_cache() ->
-    case {erlperf_compile_cache:dir(), erlperf_compile_cache:default_dir()} of
-        {off, Dir} when Dir =/= off -> application:set_env(erlperf, compile_cache, Dir, [{persistent, true}]);
-        _ -> ok
+    case erlperf_compile_cache:dir() =:= off andalso erlperf_compile_cache:default_dir() of
+        false -> ok;
+        off -> ok;
+        Dir -> application:set_env(erlperf, compile_cache, Dir, [{persistent, true}])
     end.
 
 %% @doc Adds each `-pa' directory to the front of the code path, in order; stops at the

@@ -10,7 +10,9 @@
 %%%   <li><b>job summary</b>: when `GITHUB_STEP_SUMMARY' names a file, the verdicts as a
 %%%       Markdown table appended to it (the workflow run's summary page shows it).</li>
 %%% </ul>
-%%% Elsewhere nothing is written.
+%%% A runner no baseline has is `new' in the table, with no annotation; an exact count
+%%% that regressed without a gate is a `::warning'. A run compared with nothing (no
+%%% baseline) writes nothing. Elsewhere nothing is written.
 %%%
 %%% Example (in a workflow step):
 %%% ```
@@ -22,8 +24,9 @@
 %% API: called by the regression gate (erlperf_cli_outcome).
 -export([report/3]).
 
-%% The verdicts by what they say: `error', `warning' or nothing.
--type level() :: error | warning | none.
+%% The verdicts by what they say: `error', `warning', `new' (no baseline had the
+%% runner) or nothing.
+-type level() :: error | warning | new | none.
 
 %%--------------------------------------------------------------------
 %% API
@@ -32,12 +35,15 @@
 %% is the gate (`none' without one), `FailsInconclusive' whether an inconclusive
 %% verdict fails it.
 -spec report([erlperf_baseline:row()], number() | none, boolean()) -> ok.
+report([], _Percent, _FailsInconclusive) ->
+    %% nothing compared: no annotation, no summary
+    ok;
 report(Rows, Percent, FailsInconclusive) ->
     case os:getenv("GITHUB_ACTIONS") of
         "true" ->
             Verdicts = verdicts(Rows, Percent, FailsInconclusive),
             _ = [io:put_chars(standard_error, annotation(Level, Name, Line))
-                 || {Level, Name, _File, Line} <- Verdicts, Level =/= none],
+                 || {Level, Name, _File, Line} <- Verdicts, Level =:= error orelse Level =:= warning],
             summary(os:getenv("GITHUB_STEP_SUMMARY"), Verdicts);
         _ ->
             ok
@@ -60,9 +66,16 @@ verdicts(Rows, Percent, FailsInconclusive) ->
      || #{name := Name, baselines := Entries} = Row <- Rows, #{file := File} = E <- Entries].
 
 level(_Entry, true, _FailsInconclusive) -> error;
+level(#{match := none}, false, _) -> new;
 level(#{verdict := inconclusive}, false, true) -> error;
 level(#{verdict := inconclusive}, false, false) -> warning;
 level(#{verdict := slower, significant := true}, false, _) -> warning;
+level(#{counts := Counts}, false, _) ->
+    %% an exact count that regressed, with no gate to fail
+    case lists:any(fun (#{verdict := V}) -> V =:= regressed end, Counts) of
+        true -> warning;
+        false -> none
+    end;
 level(_Entry, false, _) -> none.
 
 %% `::error title=...::message', escaped as workflow commands are.
@@ -80,9 +93,13 @@ escape(Text, Kind) ->
                   end, unicode:characters_to_list(Text)).
 
 summary(File, Verdicts) when is_list(File), File =/= "" ->
-    Counts = [{L, length([V || {Level, _, _, _} = V <- Verdicts, Level =:= L])} || L <- [error, warning, none]],
-    Heading = io_lib:format("### erlperf: ~b failed, ~b to look at, ~b as before~n~n",
-                            [proplists:get_value(L, Counts) || L <- [error, warning, none]]),
+    Count = fun (L) -> length([V || {Level, _, _, _} = V <- Verdicts, Level =:= L]) end,
+    New = case Count(new) of
+              0 -> "";
+              N -> io_lib:format(", ~b new", [N])
+          end,
+    Heading = io_lib:format("### erlperf: ~b failed, ~b to look at, ~b as before~ts~n~n",
+                            [Count(error), Count(warning), Count(none), New]),
     Table = ["| | Benchmark | Against | Verdict |\n|---|---|---|---|\n"
              | [["| ", mark(Level), " | ", cell(Name), " | ", cell(F), " | ", cell(verdict_text(Line)), " |\n"]
                 || {Level, Name, F, Line} <- Verdicts]],
@@ -98,6 +115,7 @@ summary(_File, _Verdicts) ->
 
 mark(error) -> "❌";
 mark(warning) -> "⚠️";
+mark(new) -> "🆕";
 mark(none) -> "✅".
 
 %% The verdicts of lines "NAME against FILE: VERDICT" (the time's, then each exact count

@@ -188,14 +188,21 @@ rename(#{forms := Forms} = Gen, Module) ->
     {ok, Module, Bin, _Warnings} = compile:noenv_forms(Named, ?COMPILE_OPTS),
     Gen#{module := Module, binary := Bin, forms := Named}.
 
-%% @doc A digest of what the compiled module depends on: the prepared forms, the
-%% compiler's options and version, the OTP release and emulator, and this module's own
-%% code (which decides the warnings). The compiler is not loaded to tell its version.
+%% @doc A digest of what the compiled module depends on: the prepared forms, which
+%% roles are interpreted funs (the forms of one that could not be inlined are those of
+%% a compiled closure; the warnings differ), the compiler's options and version, the
+%% OTP release and emulator, and this module's own code (which decides the warnings).
+%% The compiler is not loaded to tell its version.
 -spec digest(prepared()) -> binary().
-digest(#prepared{forms = Forms}) ->
-    Compiler = filename:basename(code:lib_dir(compiler)),
-    erlang:md5(term_to_binary({Forms, ?COMPILE_OPTS, Compiler, erlang:system_info(otp_release),
-                               erlang:system_info(version), ?MODULE:module_info(md5)})).
+digest(#prepared{forms = Forms, roles = Roles}) ->
+    Compiler = case code:lib_dir(compiler) of
+                   Dir when is_list(Dir) -> filename:basename(Dir);
+                   {error, _} -> none
+               end,
+    Interpreted = [N || #role{name = N, interpreted = true} <- Roles],
+    erlang:md5(term_to_binary({Forms, Interpreted, ?COMPILE_OPTS, Compiler,
+                               erlang:system_info(otp_release), erlang:system_info(version),
+                               ?MODULE:module_info(md5)})).
 
 %% @doc The functions of other modules that forms call by name (`M:F(...)', `fun M:F/A'),
 %% as written: an auto-imported BIF (`halt()') is not among them; {@link calls/1} of the

@@ -61,18 +61,20 @@ dir() ->
 -spec default_dir() -> file:filename() | off.
 default_dir() ->
     case os:getenv(?ENV) of
-        false -> filename:basedir(user_cache, "erlperf");
+        false -> user_cache();
         "off" -> off;
         "" -> off;
         Dir -> Dir
     end.
 
-%% @doc The object code and warnings kept for a digest, or `miss'.
+%% @doc The object code and warnings kept for a digest, or `miss'. A directory that
+%% others may write to (not the user's own, or writable by all) is not read: what it
+%% holds would be loaded and run.
 -spec fetch(file:filename(), binary()) -> {ok, binary(), [erlperf_codegen:warning()]} | miss.
 fetch(Dir, Digest) ->
-    case file:read_file(entry(Dir, Digest)) of
+    case trusted(Dir) andalso file:read_file(entry(Dir, Digest)) of
         {ok, Data} -> decode(Data, Digest);
-        {error, _} -> miss
+        _ -> miss
     end.
 
 %% @doc Keeps the object code and warnings for a digest; a failure to write is ignored
@@ -98,6 +100,26 @@ hex(Digest) ->
 entry(Dir, Digest) ->
     filename:join(Dir, hex(Digest) ++ ?EXTENSION).
 
+%% The user's cache directory; `off' when the system cannot tell it (no HOME).
+user_cache() ->
+    try filename:basedir(user_cache, "erlperf")
+    catch error:_ -> off
+    end.
+
+%% Whether the directory is the user's (its owner this process's user, where Linux tells
+%% it) and not writable by all.
+trusted(Dir) ->
+    case file:read_file_info(Dir) of
+        {ok, #file_info{type = directory, uid = Owner, mode = Mode}} ->
+            Mode band 8#002 =:= 0 andalso
+                case file:read_file_info("/proc/self") of
+                    {ok, #file_info{uid = Me}} -> Owner =:= Me;
+                    {error, _} -> true
+                end;
+        _ ->
+            false
+    end.
+
 
 decode(Data, Digest) ->
     try binary_to_term(Data, [safe]) of
@@ -115,7 +137,7 @@ decode(Data, Digest) ->
 %% The oldest entries removed when there are too many (by modification time: an entry
 %% is written once).
 prune(Dir) ->
-    Entries = filelib:wildcard(filename:join(Dir, "*" ++ ?EXTENSION)),
+    Entries = [filename:join(Dir, F) || F <- filelib:wildcard("*" ++ ?EXTENSION, Dir)],
     case length(Entries) > ?MAX_ENTRIES of
         true ->
             Aged = lists:sort([{Time, F} || F <- Entries, {ok, Time} <- [mtime(F)]]),

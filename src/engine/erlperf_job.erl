@@ -36,7 +36,8 @@
 %%% ok = erlperf_job:stop(Job).
 %%% '''
 %%%
-%%% Cost and safety: a job loads one module (`erlperf_job_N', see {@link erlperf_job_code}),
+%%% Cost and safety: a job loads one module (`erlperf_job_N', or `erlperf_job_' and a
+%%% digest with the compile cache, see {@link erlperf_job_code}),
 %%% owns one ETS table (the handle) and spawns one process per worker, linked to the
 %%% controller. New workers run `init_runner', report ready and wait at a start line:
 %%% {@link set_concurrency/2} returns once all of them have started together. When the

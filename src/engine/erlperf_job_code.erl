@@ -163,21 +163,34 @@ compile(Prepared, Module) ->
 fresh_name() ->
     list_to_atom(?PREFIX ++ integer_to_list(erlang:unique_integer([positive]))).
 
-install(Module, #{binary := Bin, forms := Forms} = Gen) ->
-    {module, Module} = code:load_binary(Module, ?FILENAME, Bin),
+%% A binary that does not load (a cache entry holding another module's code) is
+%% compiled again from the forms.
+install(Module, #{binary := Bin, forms := Forms} = Gen0) ->
+    Gen = case code:load_binary(Module, ?FILENAME, Bin) of
+              {module, Module} ->
+                  Gen0;
+              {error, _} ->
+                  ok = erlperf_loader:compiler(),
+                  #{binary := Compiled} = Recompiled = erlperf_codegen:rename(Gen0, Module),
+                  {module, Module} = code:load_binary(Module, ?FILENAME, Compiled),
+                  Recompiled
+          end,
     _ = [code:ensure_loaded(M) || M <- lists:usort([M || {M, _, _} <- erlperf_codegen:forms_calls(Forms)])],
     {Module, Gen}.
 
-%% The module's name registered to the calling process, unless a module of that name is
-%% loaded or another process holds the name.
+%% The module's name registered to the calling process, unless another process holds
+%% it. A job registers before it loads its module and unregisters after it purged it,
+%% so a module of that name loaded now is left by a job killed before it could unload:
+%% it goes.
 claim(Module) ->
-    case erlang:module_loaded(Module) of
+    try register(Module, self()) of
         true ->
-            false;
-        false ->
-            try register(Module, self())
-            catch error:badarg -> false
-            end
+            _ = code:purge(Module),
+            _ = code:delete(Module),
+            _ = code:purge(Module),
+            true
+    catch error:badarg ->
+            false
     end.
 
 is_hex(C) -> (C >= $0 andalso C =< $9) orelse (C >= $a andalso C =< $f).

@@ -45,7 +45,7 @@
 -module(erlperf_latency).
 
 %% API: called by erlperf_local after a benchmark, with the job's workers stopped.
--export([measure/2]).
+-export([measure/2, budget_ms/0]).
 
 %% Internal exports: the arithmetic, pure (tested on its own); calls timed in a worker,
 %% unsummarised (tests check the worker and the wait).
@@ -95,6 +95,12 @@
 
 %%--------------------------------------------------------------------
 %% API
+
+%% @doc The most time the calls of one code are given (milliseconds): what a run with
+%% `latency' takes longer for each code, at most.
+-spec budget_ms() -> pos_integer().
+budget_ms() ->
+    ?BUDGET_MS.
 
 %% @doc Times calls of the job's runner one by one; `IterationNs' (the benchmark's time
 %% per call, `infinity' when none completed) sizes the wait for a call that does not

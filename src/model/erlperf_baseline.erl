@@ -359,7 +359,8 @@ middle(Values) ->
 %% The largest share of the scheduler threads' time the host's other programs took in
 %% the runs (`undefined' when none measured it).
 max_share(Runs) ->
-    case [S || #{<<"interference">> := #{<<"share">> := S}} <- Runs, is_number(S)] of
+    %% the load of code that waits is the share alone
+    case [S || R <- Runs, S <- [erlperf_record:host_load(R, false)], is_number(S)] of
         [] -> undefined;
         Shares -> float(lists:max(Shares))
     end.
