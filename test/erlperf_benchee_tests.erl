@@ -96,7 +96,11 @@ percentiles_reductions_test_() ->
      %% b: a median of 20 ns against an average of 100 ns
      ?_assertMatch([_], [L || L <- Lines, lists:prefix("Note: median over average: b 0.20x. ", L)]),
      ?_assertNotEqual(nomatch, string:find(Text, "ips and average: erlperf's loop, no clock read per call; "
-                                                 "deviation, median and percentiles: calls timed one by one"))].
+                                                 "deviation, median and percentiles: calls timed one by one")),
+     %% a percentile not measured: refused, with or without calls timed one by one
+     ?_assertError({invalid_option, percentiles, [95]}, erlperf_benchee:format(record([A, B]), #{percentiles => [95]})),
+     ?_assertError({invalid_option, percentiles, [95]},
+                   erlperf_benchee:format(record([maps:remove(<<"latency_us">>, B)]), #{percentiles => [95]}))].
 
 not_significant_test() ->
     B = run(<<"b">>, 1010, #{<<"comparison">> => #{<<"change_pct">> => -1.0, <<"ci95_pct">> => [-3.0, 1.0],

@@ -47,9 +47,6 @@ defmodule Erlperf.Options do
   @sample_ms 100
   @min_samples 3
 
-  # The percentiles of the calls timed one by one.
-  @percentiles [50, 90, 99, 99.9]
-
   # Benchee's formatters and erlperf's output formats.
   @formatters %{
     Benchee.Formatters.Console => :console,
@@ -144,8 +141,10 @@ defmodule Erlperf.Options do
   end
 
   defp check(:percentiles, value) do
-    (is_list(value) and value != [] and Enum.all?(value, &(&1 in @percentiles))) or
-      invalid(:percentiles, value, "a list of the percentiles measured: " <> Enum.map_join(@percentiles, ", ", &to_string/1))
+    measured = for {p, _key} <- :erlperf_benchee.percentiles(), do: p
+
+    (is_list(value) and value != [] and Enum.all?(value, &(&1 in measured))) or
+      invalid(:percentiles, value, "a list of the percentiles measured: " <> Enum.map_join(measured, ", ", &to_string/1))
   end
 
   defp check(:unit_scaling, :best), do: true

@@ -51,7 +51,7 @@ defmodule Erlperf.Results do
   defp percentiles(nil), do: %{}
 
   defp percentiles(l) do
-    for {key, p} <- [{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p999", 99.9}], is_number(l[key]), into: %{},
+    for {p, key} <- :erlperf_benchee.percentiles(), is_number(l[key]), into: %{},
         do: {p, l[key] * 1000}
   end
 

@@ -33,7 +33,7 @@
 -module(erlperf_benchee).
 
 %% API: called by the command line and the Elixir API.
--export([format/1, format/2]).
+-export([format/1, format/2, percentiles/0]).
 
 -export_type([options/0]).
 
@@ -47,6 +47,8 @@
 %% Width of the Name column at least, and of each figure column.
 -define(NAME_MIN, 16).
 -define(COLUMN, 13).
+%% The percentile columns when none are asked for (Benchee's).
+-define(DEFAULT_PERCENTILES, [50, 99]).
 %% Decimals of every figure, as Benchee writes them.
 -define(DECIMALS, 2).
 
@@ -59,7 +61,14 @@
 format(Record) ->
     format(Record, #{}).
 
-%% @doc {@link format/1} with options.
+%% @doc The percentiles of the calls timed one by one that a report can show, with their
+%% keys in a record's `latency_us'.
+-spec percentiles() -> [{number(), binary()}].
+percentiles() ->
+    [{50, <<"p50">>}, {90, <<"p90">>}, {99, <<"p99">>}, {99.9, <<"p999">>}].
+
+%% @doc {@link format/1} with options; raises `{invalid_option, percentiles, Value}' for
+%% a percentile not among {@link percentiles/0}.
 -spec format(erlperf_record:results(), options()) -> unicode:chardata().
 format(#{?RUNS := [#{<<"rate">> := _} | _]} = Record, _Options) ->
     %% an open load has no Benchee layout: its own tables (rate, response and service times)
@@ -68,7 +77,9 @@ format(#{?RUNS := Runs} = Record, Options) ->
     Names = erlperf_record:param_names(Record),
     Inputs = inputs(Runs, Names),
     Width = max(?NAME_MIN, lists:max([string:length(name(R)) || R <- Runs]) + 2),
-    Percentiles = maps:get(percentiles, Options, [50, 99]),
+    Percentiles = maps:get(percentiles, Options, ?DEFAULT_PERCENTILES),
+    [] =:= [P || P <- Percentiles, not lists:keymember(P, 1, percentiles())] orelse
+        erlang:error({invalid_option, percentiles, Percentiles}),
     [case maps:get(system, Options, true) of
          true -> system(maps:get(?SYSTEM, Record, #{}));
          false -> []
@@ -281,10 +292,9 @@ percentile(#{?SAMPLES := Samples} = Run, P) ->
 percentile(_Run, _P) ->
     null.
 
-latency_key(50) -> <<"p50">>;
-latency_key(90) -> <<"p90">>;
-latency_key(99) -> <<"p99">>;
-latency_key(99.9) -> <<"p999">>.
+latency_key(P) ->
+    {P, Key} = lists:keyfind(P, 1, percentiles()),
+    Key.
 
 per_iteration(Run, Key) ->
     scale_to_iteration(Run, maps:get(Key, Run, null)).
