@@ -46,7 +46,7 @@
 %%% '''
 -module(erlperf_options).
 
--export([all/0, find/1, find/2, defaults/1, default/1, valid/3, check/2, valid_type/2, limit/1, limit_reason/1,
+-export([all/0, auto_budget/0, find/1, find/2, defaults/1, default/1, valid/3, check/2, valid_type/2, limit/1, limit_reason/1,
          rules/0, why/2, rebar3/0, suite_dir/0, profilers/0, profiler_choices/0]).
 
 -export_type([option/0, scope/0, type/0, arg/0, rule/0]).
@@ -94,6 +94,8 @@
 %% Calls a second of an open load: one pacer hands each call to a worker in a message,
 %% which costs about a microsecond (see doc/cli.md, "Open load").
 -define(MAX_RATE, 1000000).
+%% Seconds a run of several runners measures until decided, when `budget' is `auto'.
+-define(AUTO_BUDGET_S, 30).
 %% Where suite runs are kept unless `--store' says.
 -define(STORE, "_build/erlperf").
 %% The suite files' directory of a project (rebar3 erlperf, mix erlperf).
@@ -135,6 +137,12 @@ find(Key) ->
 -spec defaults(scope()) -> #{atom() => term()}.
 defaults(Scope) ->
     maps:from_list([{K, D} || #{key := K, scope := S, default := D} <- all(), S =:= Scope]).
+
+%% @doc Seconds a run of several runners measures until decided when `budget' is
+%% `auto'.
+-spec auto_budget() -> pos_integer().
+auto_budget() ->
+    ?AUTO_BUDGET_S.
 
 %% @doc One option's default.
 -spec default(atom()) -> term().
@@ -395,6 +403,12 @@ benchmark() ->
        type => {one_of, [parallel, sequential, interleaved]}, default => parallel,
        help => "several runners: parallel (at the same time), sequential or interleaved "
                "(taking turns)"},
+     #{key => budget, scope => run, names => ["--budget"], arg => forks, metavar => "SECONDS",
+       type => {either, [{value, undefined}, {value, auto}, ?COUNT(budget)]},
+       default => undefined, cli_default => auto,
+       help => "several runners: measure them taking turns, in forks, until every verdict is "
+               "decided (a sequential test: the interval holds over all its looks), for at most "
+               "SECONDS; auto: " ++ integer_to_list(?AUTO_BUDGET_S) ++ " when -s is not given"},
      #{key => confidence, scope => run, names => ["--confidence"], arg => percent,
        type => ?PERCENT, default => 95, help => "confidence of intervals and verdicts, percent"},
      #{key => noise, scope => run, names => ["--noise"], arg => noise, type => ?NOISE,
@@ -449,6 +463,10 @@ benchmark() ->
        help => "run on these nodes at once (a@h,b@h), add results up"},
      #{key => progress, scope => run, names => [], type => {function, 1},
        help => "a fun called with each progress event"},
+     #{key => turn_gate, scope => run, names => [], type => {function, 1},
+       help => "compare interleaved: a fun called before each turn (start) and after it "
+               "({done, Iterations, NativeTime}), so that turns can be taken with jobs of "
+               "other nodes"},
      #{key => squeeze, scope => cli, names => ["-q", "--squeeze"], arg => flag, type => boolean,
        default => false, help => "concurrency estimation: add workers while throughput grows"},
      #{key => min, scope => concurrency, names => ["--min"], arg => count, type => ?COUNT(min),

@@ -162,7 +162,7 @@
 %% single run).
 -type run_samples() :: {Values :: [number(), ...], Sizes :: [pos_integer(), ...]}.
 
--type test() :: welch | paired | mann_whitney.
+-type test() :: welch | paired | mann_whitney | ratio.
 
 %% Options of compare/3; the defaults are compare_defaults/0.
 %% `test': the test (welch). `confidence': percent in (0, 100) (the option's default).
@@ -170,9 +170,13 @@
 %% `lower' (time, timed mode) (higher); it only names the verdict. `noise': the noise
 %% floor, percent (the option's default). `run_noise': the run noise, percent (0; see the glossary), for
 %% `welch' only: the other tests compare samples taken in one run.
+%% `looks': the comparison is one of at most so many looks at a run measured until
+%% decided (erlperf_forks:until/4); its interval holds at `confidence' over all of them
+%% at once (each look's at 1 - α/looks, Bonferroni), so that stopping at the first
+%% decided look keeps the error rate α.
 -type compare_options() :: #{test => test(), confidence => number(),
                              better => higher | lower, noise => number(),
-                             run_noise => number()}.
+                             run_noise => number(), looks => pos_integer()}.
 
 %% The result of compare/3. `change_pct' and `ci_pct' are `undefined' when A's mean
 %% is 0; `ci_pct' and `p' are `undefined' when there are too few samples to test (then
@@ -194,7 +198,7 @@
                         significant := boolean(), p := float() | undefined,
                         statistic => float(), df => float(),
                         basis => forks | single_run, forks => pos_integer(),
-                        run_noise => number()}.
+                        run_noise => number(), looks => pos_integer()}.
 
 %% Tukey's multiples of the IQR for mild and severe outliers.
 -define(MILD_IQR, 1.5).
@@ -423,7 +427,7 @@ compare(A, B) ->
 compare([_ | _] = A, [_ | _] = B, Options) when is_map(Options) ->
     #{test := Test, confidence := Confidence, better := Better} = Opts =
         maps:fold(fun compare_option/3, compare_defaults(), Options),
-    Alpha = alpha(Confidence),
+    Alpha = alpha(Confidence) / maps:get(looks, Opts, 1),
     #{direction := Direction} = Result =
         case maps:get(run_noise, Opts, 0) of
             Zero when Zero == 0 -> run_test(Test, A, B, Alpha);
@@ -457,6 +461,18 @@ compare([_ | _] = A, [_ | _] = B, Options) when is_map(Options) ->
 %% `Options'. The comparison says which with `basis' (`forks' or `single_run') and,
 %% for forks, `forks' (B's count).
 -spec compare_runs(A :: run_samples(), B :: run_samples(), compare_options()) -> comparison().
+compare_runs({A, [_, _ | _] = Sizes}, {B, Sizes}, #{test := ratio} = Options) ->
+    Forks = [median([math:log(Y / X) || {X, Y} <- lists:zip(FA, FB), X > 0, Y > 0])
+             || {FA, FB} <- lists:zip(split(A, Sizes), split(B, Sizes)),
+                lists:any(fun ({X, Y}) -> X > 0 andalso Y > 0 end, lists:zip(FA, FB))],
+    Comparison = case length(Forks) >= 2 of
+                     true -> ratio_comparison(Forks, Options);
+                     false -> compare(fork_means(A, Sizes), fork_means(B, Sizes), Options#{test => paired})
+                 end,
+    Comparison#{basis => forks, forks => length(Sizes)};
+compare_runs(A, B, #{test := ratio} = Options) ->
+    %% runs not of paired forks: their fork means, or samples, paired when they can be
+    compare_runs(A, B, Options#{test => paired});
 compare_runs({A, [_, _ | _] = SizesA}, {B, [_, _ | _] = SizesB}, Options) ->
     Comparison = compare(fork_means(A, SizesA), fork_means(B, SizesB), Options),
     Comparison#{basis => forks, forks => length(SizesB)};
@@ -578,7 +594,8 @@ alpha(Confidence) ->
 %%--------------------------------------------------------------------
 %% Internal functions: comparisons
 
-compare_option(test, Test, Acc) when Test =:= welch; Test =:= paired; Test =:= mann_whitney ->
+compare_option(test, Test, Acc) when Test =:= welch; Test =:= paired; Test =:= mann_whitney;
+                                     Test =:= ratio ->
     Acc#{test => Test};
 compare_option(confidence, C, Acc) when is_number(C), C > 0, C < 100 ->
     Acc#{confidence => C};
@@ -588,8 +605,31 @@ compare_option(noise, Noise, Acc) when is_number(Noise), Noise >= 0 ->
     Acc#{noise => Noise};
 compare_option(run_noise, R, Acc) when is_number(R), R >= 0, R < 100 ->
     Acc#{run_noise => R};
+compare_option(looks, K, Acc) when is_integer(K), K >= 1 ->
+    Acc#{looks => K};
 compare_option(Key, Value, _Acc) ->
     erlang:error({invalid_option, Key, Value}).
+
+%% The `ratio' test of compare_runs/3: a t-test of the forks' statistics, each the
+%% median of a fork's log ratios B(i)/A(i) of samples taken in the same round; the
+%% change is exp(mean) - 1, its interval the t interval's bounds so transformed.
+ratio_comparison(Forks, Options) ->
+    #{confidence := Confidence, better := Better} = Opts =
+        maps:fold(fun compare_option/3, compare_defaults(), Options),
+    Alpha = alpha(Confidence) / maps:get(looks, Opts, 1),
+    {Mean, Var, N} = moments(Forks),
+    #{ci := {Lo, Hi}, p := P, direction := Direction} = Test =
+        t_test(Mean, math:sqrt(Var / N), N - 1, Alpha),
+    Pct = fun (L) -> 100 * (math:exp(L) - 1) end,
+    CiPct = {Pct(Lo), Pct(Hi)},
+    Change = Pct(Mean),
+    Rejected = P < Alpha,
+    Significant = Rejected andalso beyond_noise(CiPct, Change, maps:get(noise, Opts)),
+    maps:merge(maps:with([statistic, df], Test),
+               Opts#{test => ratio, verdict => verdict(Significant, Direction, Better),
+                     significant => Significant, p => P,
+                     within_noise => Rejected andalso not Significant,
+                     change_pct => Change, ci_pct => CiPct}).
 
 %% Whether the change (its interval, when there is one) lies outside ±Noise percent.
 beyond_noise(_CiPct, _Change, Noise) when Noise == 0 -> true;

@@ -52,7 +52,8 @@
 
 %% API: called by every output, the monitors, the command line, the verdicts and the
 %% sweep's errors.
--export([count/1, count/2, count_range/2, time/1, us/1, duration/1, size/1, rate/1, number/1, fixed/2,
+-export([count/1, count/2, count_range/2, time/1, us/1, duration/1, elapsed/1, size/1, rate/1,
+         number/1, fixed/2,
          significant/2, percent/1, share/1, change/1, p_value/1, exact/1, setting/1]).
 -export([value/1, record_value/1, record_text/1, combination/1, function_name/1]).
 
@@ -107,6 +108,11 @@ us(_NoFigure) -> "-".
 -spec duration(non_neg_integer()) -> string().
 duration(Ms) when Ms rem 1000 =:= 0 -> integer_to_list(Ms div 1000) ++ " s";
 duration(Ms) -> integer_to_list(Ms) ++ " ms".
+
+%% @doc Milliseconds a run took, as seconds with one decimal: `18.3 s', `0.4 s'.
+-spec elapsed(non_neg_integer()) -> string().
+elapsed(Ms) ->
+    fixed(Ms / 1000, 1) ++ " s".
 
 %% @doc Bytes in powers of 1024: `900 Kb', `63488 Kb', `200 Mb', `3072 Gb'.
 -spec size(number()) -> string().

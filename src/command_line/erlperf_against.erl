@@ -83,6 +83,10 @@
 -define(LOAD_TIMEOUT_MS, 120000).
 %% A fork runs as long as its options say (samples, sample duration): no time limit.
 -define(RUN_TIMEOUT, infinity).
+%% Measured until decided: seconds of a benchmark's budget unless given.
+-define(BUDGET_S, 45).
+%% Milliseconds a turn may take beyond its sample duration (a loaded machine).
+-define(TURN_TIMEOUT_MS, 60000).
 %% Milliseconds a cleanup command (git worktree remove, prune) may take.
 -define(CLEANUP_TIMEOUT_MS, 60000).
 %% Milliseconds a killed build, or the watchdog told to stand down, gets to exit.
@@ -306,14 +310,15 @@ output_lines(Output) ->
 %%--------------------------------------------------------------------
 %% Measuring
 
-measure(#{suites := Paths, filter := Filter, run_options := Given, paths := UserPaths},
+measure(#{suites := Paths, filter := Filter, run_options := Given, paths := UserPaths} = Parsed,
         Options, {Rev, Source}, Root, Places) ->
     Extra = [filename:absname(P) || P <- UserPaths] ++ code_paths(Root),
-    Modules = erlperf_isolation:object_code([erlperf, erlperf_suite]),
+    Modules = erlperf_isolation:object_code([erlperf, erlperf_suite, erlperf_turns]),
     with_nodes([current, Source], Places, {Extra, Modules}, #{}, fun (Nodes) ->
         Current = benchmarks(current, Nodes, Paths, Filter),
         Revision = benchmarks(Source, Nodes, Paths, Filter),
-        Measured = [{U, unit(U, Nodes, Source, Options(Own, Given))}
+        Gate = maps:get(gate, Parsed, none),
+        Measured = [{U, unit(U, Nodes, Source, forked(Options(Own, Given), fixed(Own, Given)), Gate)}
                     || #{options := Own} = U <- units(Current, Revision)],
         failed(Measured, Source),
         Result = result(Measured, Source),
@@ -378,48 +383,123 @@ revision_code(Name, Combination, Revision) ->
 %% The unit's forks, alternating between the versions that have it; `{ok, Reports}' (the
 %% current version's report first) or `{error, Version, Why}'. erlperf_forks only
 %% orders the code maps it is given, and hands them back: here they name the versions.
-unit(Unit, Nodes, Source, Options) ->
+%% Measured until decided (a `budget'), the forks go on until the verdict is decided
+%% against the gate (`Gate', or the noise floor without one): a significant change, or
+%% an interval inside it.
+unit(Unit, Nodes, Source, Opts, Gate) ->
     Tags = [#{runner => "current", label => <<"current">>}
             | [#{runner => "revision", label => <<"revision">>} || maps:get(revision, Unit) =/= none]],
     VersionOf = fun (<<"current">>) -> current; (<<"revision">>) -> Source end,
-    Opts = forked(Options),
-    Run = fun (Order, ForkOpts) ->
-                  [fork(Unit, maps:get(V, Nodes), V, ForkOpts) || #{label := L} <- Order, V <- [VersionOf(L)]]
-          end,
-    try erlperf_forks:run(Tags, Opts, Run) of
-        Reports ->
-            Stat = maps:with([confidence, noise, run_noise], Opts),
-            {ok, [swept(R) || R0 <- Reports, [R] <- [erlperf_comparison:annotate([R0], Stat)]]}
+    Run = fun (Order, ForkOpts) -> forks(Unit, Nodes, [VersionOf(L) || #{label := L} <- Order], ForkOpts) end,
+    Stat = maps:with([confidence, noise, run_noise], Opts),
+    try measured(Tags, Opts, Run, Stat, Gate) of
+        Reports -> {ok, [swept(R) || R0 <- Reports, [R] <- [erlperf_comparison:annotate([R0], Stat)]]}
     catch
         throw:{?MODULE, {crashed, Version, Why}} -> {error, Version, Why}
     end.
 
-%% The forks of verdicts, as a suite run's (erlperf_forks:for_verdicts/2, or --forks),
-%% at least ?MIN_FORKS, and a sample per fork at least.
-forked(Options) ->
-    Opts = maps:merge(erlperf:defaults(), Options),
-    Forks = max(?MIN_FORKS, case maps:get(forks, Opts) of
-                                auto -> erlperf_forks:for_verdicts(Opts, undefined);
-                                N -> N
-                            end),
-    Opts#{forks => Forks, samples => max(Forks, maps:get(samples, Opts)), report => full}.
-
-%% One fork of the unit in a version's node: a single run (a sweep of one combination).
-fork(#{params := Params} = Unit, #{peer := Peer}, Version, ForkOpts) ->
-    Code = maps:get(case Version of current -> current; _ -> revision end, Unit),
-    Opts = ForkOpts#{forks => 1},
-    {F, A} = case Params of
-                 [] -> {benchmark, [[Code], Opts, undefined]};
-                 _ -> {sweep, [[Code], Opts#{params => Params}]}
+measured([_, _] = Tags, #{budget := Budget} = Opts, Run, Stat, Gate) when is_integer(Budget) ->
+    Margin = case Gate of
+                 none -> maps:get(noise, Opts);
+                 _ -> max(Gate, maps:get(noise, Opts))
              end,
-    try peer:call(Peer, erlperf, F, A, ?RUN_TIMEOUT) of
-        [Report] -> Report
+    Decide = fun (Reports, Looks) ->
+                     erlperf_comparison:decided(erlperf_comparison:annotate(Reports, Stat#{looks => Looks}),
+                                                Margin)
+             end,
+    erlperf_forks:until(Tags, Opts, Run, Decide);
+measured(Tags, Opts, Run, _Stat, _Gate) ->
+    erlperf_forks:run(Tags, Opts#{budget => undefined}, Run).
+
+%% Whether a benchmark's sample count is fixed (by the suite or the command line): then
+%% it is measured in forks of that many samples in all, else until decided.
+fixed(Own, Given) ->
+    is_map_key(samples, Own) orelse is_map_key(samples, Given).
+
+%% The forks of verdicts, as a suite run's (erlperf_forks:for_verdicts/2, or --forks),
+%% at least ?MIN_FORKS, and a sample per fork at least; or, when nothing fixes the sample
+%% count (`Fixed') and samples are taken for a time, measured until decided: the forks
+%% of both versions take turns sample by sample, for at most ?BUDGET_S seconds (or the
+%% budget given), in samples of erlperf_forks:turn_ms/0 unless given.
+forked(Options, Fixed) ->
+    Opts = maps:merge(erlperf:defaults(), Options),
+    Until = not Fixed andalso is_integer(maps:get(sample_duration, Opts))
+        andalso maps:get(forks, Opts) =:= auto andalso maps:get(budget, Opts) =/= undefined,
+    case Until of
+        true ->
+            Budget = case maps:get(budget, Opts) of
+                         auto -> ?BUDGET_S;
+                         Given -> Given
+                     end,
+            Opts#{budget => Budget, report => full,
+                  sample_duration => maps:get(sample_duration, Options, erlperf_forks:turn_ms())};
+        false ->
+            Forks = max(?MIN_FORKS, case maps:get(forks, Opts) of
+                                        auto -> erlperf_forks:for_verdicts(Opts, undefined);
+                                        N -> N
+                                    end),
+            Opts#{forks => Forks, samples => max(Forks, maps:get(samples, Opts)), report => full,
+                  budget => undefined}
+    end.
+
+%% A fork of the unit: both versions taking turns sample by sample when both have it and
+%% samples are taken for a time, else one version's fork after the other's.
+forks(Unit, Nodes, [_, _] = Versions, #{sample_duration := Ms} = ForkOpts) when is_integer(Ms) ->
+    turns(Unit, Nodes, Versions, ForkOpts);
+forks(Unit, Nodes, Versions, ForkOpts) ->
+    [fork(Unit, maps:get(V, Nodes), V, ForkOpts) || V <- Versions].
+
+%% Both versions' runs started, then their turns: round by round, in alternating order
+%% (A B, B A, ...), each version's warmup samples first; then their reports.
+turns(Unit, Nodes, Versions, #{samples := Samples, warmup := Warmup} = ForkOpts) ->
+    Runs = [{V, start_run(Unit, maps:get(V, Nodes), V, ForkOpts)} || V <- Versions],
+    Rounds = [case I rem 2 of 1 -> Runs; 0 -> lists:reverse(Runs) end
+              || I <- lists:seq(1, Warmup + Samples)],
+    _ = [turn(maps:get(V, Nodes), V, Run, ForkOpts) || Round <- Rounds, {V, Run} <- Round],
+    [run_result(maps:get(V, Nodes), V, Run) || {V, Run} <- Runs].
+
+start_run(Unit, #{peer := Peer}, Version, ForkOpts) ->
+    {F, A} = call_of(Unit, Version, ForkOpts),
+    version_call(Peer, Version, erlperf_turns, start, [F, A], ?LOAD_TIMEOUT_MS).
+
+%% A turn takes a sample; a run that ended early (it crashed) says why with its result.
+turn(#{peer := Peer} = Node, Version, Run, #{sample_duration := Ms}) ->
+    case version_call(Peer, Version, erlperf_turns, turn, [Run], ?TURN_TIMEOUT_MS + Ms) of
+        ok -> ok;
+        ended -> run_result(Node, Version, Run)
+    end.
+
+run_result(#{peer := Peer}, Version, Run) ->
+    case version_call(Peer, Version, erlperf_turns, result, [Run], ?LOAD_TIMEOUT_MS) of
+        {ok, [Report]} -> Report;
+        {error, {Class, Reason, Stack}} ->
+            throw({?MODULE, {crashed, Version, erlperf_cli_outcome:known(Class, Reason, Stack)}})
+    end.
+
+version_call(Peer, Version, M, F, A, Timeout) ->
+    try peer:call(Peer, M, F, A, Timeout)
     catch
         exit:{Reason, {Call, call, _}} when Call =:= gen_statem; Call =:= gen_server ->
             throw({?MODULE, {crashed, Version, {peer_down, Reason}}});
         Class:Reason:Stack ->
             throw({?MODULE, {crashed, Version, erlperf_cli_outcome:known(Class, Reason, Stack)}})
     end.
+
+%% The erlperf call of a fork of the unit in a version's node: a single run (a sweep of
+%% one combination).
+call_of(#{params := Params} = Unit, Version, ForkOpts) ->
+    Code = maps:get(case Version of current -> current; _ -> revision end, Unit),
+    Opts = ForkOpts#{forks => 1, budget => undefined},
+    case Params of
+        [] -> {benchmark, [[Code], Opts, undefined]};
+        _ -> {sweep, [[Code], Opts#{params => Params}]}
+    end.
+
+%% One fork of the unit in a version's node.
+fork(Unit, #{peer := Peer}, Version, ForkOpts) ->
+    {F, A} = call_of(Unit, Version, ForkOpts),
+    [Report] = version_call(Peer, Version, erlperf, F, A, ?RUN_TIMEOUT),
+    Report.
 
 %% A combination's throughput is its forks', not the last fork's; and a unit is one
 %% combination, none the best of its sweep.

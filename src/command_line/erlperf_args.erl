@@ -868,7 +868,11 @@ assign(Key, Values, Maps) ->
 %% Only what was given: the engine fills in its defaults.
 -spec run_options(map()) -> map().
 run_options(Given) ->
-    Run = maps:with([Key || #{key := Key} = O <- options(benchmark), target(O) =:= run], Given),
+    Keys = [Key || #{key := Key} = O <- options(benchmark), target(O) =:= run],
+    %% the command line's own defaults of run options (`budget')
+    Own = maps:from_list([{K, D} || #{key := K, cli_default := D} = O <- options(benchmark),
+                                    target(O) =:= run]),
+    Run = maps:merge(Own, maps:with(Keys, Given)),
     timed(isolation(benchee(Given, Run))).
 
 %% --format benchee shows per-call figures: it times calls one by one unless told

@@ -157,7 +157,8 @@ interleaved(Jobs, #{sample_duration := Ms} = Opts) ->
 
 interleaved(Jobs, #{sample_duration := Ms, warmup := Warmup} = Opts, Host) ->
     Period = erlang:convert_time_unit(Ms, millisecond, native),
-    Clock = #{period => Period, sleep => sleep, host => Host},
+    Clock = #{period => Period, sleep => sleep, host => Host,
+              gate => maps:get(turn_gate, Opts, none)},
     Clock1 = lists:foldl(fun (I, C) ->
                              {_, C1} = take_turns(Jobs, C),
                              notify(Opts, {warmup, I, Warmup}),
@@ -187,7 +188,8 @@ turns(Jobs, #{samples := N} = Opts, Clock, Rounds) ->
 take_turns(Jobs, Clock) ->
     lists:mapfoldl(fun (Job, C) -> turn(Job, C) end, Clock, Jobs).
 
-turn(#{pid := Pid} = Job, #{period := Period, sleep := Sleep, host := Host} = Clock) ->
+turn(#{pid := Pid} = Job, #{period := Period, sleep := Sleep, host := Host, gate := Gate} = Clock) ->
+    _ = Gate =:= none orelse Gate(start),
     ok = erlperf_job:resume(Pid),
     Start = erlang:monotonic_time(),
     First = read(Job),
@@ -197,6 +199,7 @@ turn(#{pid := Pid} = Job, #{period := Period, sleep := Sleep, host := Host} = Cl
     Last = read(Job),
     Host1 = host_read(Host),
     ok = erlperf_job:suspend(Pid),
+    _ = Gate =:= none orelse Gate({done, element(1, Last) - element(1, First), End - Start}),
     {{{Start, First}, {End, Last}, host_delta(Host0, Host1)}, Clock#{sleep := NewSleep}}.
 
 %% The I-th job's values, oldest round first (Rounds newest first).

@@ -81,6 +81,9 @@
                          %% one): `forks => auto' forks as for codes compared, and exact
                          %% counts are taken unless `counts' says otherwise
                          verdicts => boolean(),
+                         %% several codes: measured until every verdict is decided, for at
+                         %% most so many seconds (auto: when `samples' is not given)
+                         budget => pos_integer() | auto | undefined,
                          confidence => number(),                % percent, of intervals and verdicts
                          noise => number(),                     % noise floor of verdicts, percent
                          %% how much whole runs differ beyond one run's own spread, percent
@@ -319,6 +322,9 @@ explain({incompatible_options, forks, N, What}) ->
 explain({incompatible_options, rate, Rate, What}) ->
     flat("rate (~ts calls a second) cannot be combined with ~ts~ts",
          [rates(Rate), rate_what(What), erlperf_options:why(rate, rate_key(What))]);
+explain({incompatible_options, budget, Budget, What}) ->
+    flat("budget (~ts) cannot be combined with ~ts: ~ts",
+         [erlperf_units:value(Budget), budget_what(What), budget_why(What)]);
 explain({incompatible_options, slo, _Slo, no_rate}) ->
     "slo needs rate: objectives are of an open load's response times";
 explain({incompatible_options, profile, Tool, nodes}) ->
@@ -477,7 +483,43 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
                 #{rate := Rate} when Rate =/= undefined -> 1;
                 _ -> erlperf_forks:resolve(length(CodeMaps), Opts, Conc)
             end,
-    {CodeMaps, verdicts(pool(Opts#{forks => Forks}, Given), Conc, Given), Conc}.
+    Decided = until_decided(length(CodeMaps), Opts#{forks => Forks}, Given, Conc),
+    {CodeMaps, verdicts(pool(Decided, Given), Conc, Given), Conc}.
+
+%% Several codes compared in a full report, measured until decided (`budget'): taking
+%% turns (unless `compare' says otherwise), in samples of erlperf_forks:turn_ms/0 unless
+%% `sample_duration' says otherwise. `auto' measures so when `samples' is not given and
+%% nothing else fixes the run's shape; a budget given with what it cannot go with is an
+%% error.
+until_decided(_Codes, #{budget := undefined} = Opts, _Given, _Conc) ->
+    Opts;
+until_decided(Codes, #{budget := Budget} = Opts, Given, Conc) ->
+    Conflicts = [{one_runner, Codes < 2},
+                 {report, maps:get(report, Opts) =/= full},
+                 {samples, is_map_key(samples, Given)},
+                 {concurrency_estimation, Conc =/= undefined},
+                 {rate, maps:get(rate, Opts) =/= undefined},
+                 {cv, maps:get(cv, Opts) =/= undefined},
+                 {sample_duration, not is_integer(maps:get(sample_duration, Opts))},
+                 {forks, maps:get(forks, Given, auto) =/= auto},
+                 {nodes, is_map_key(nodes, Opts)}],
+    case {Budget, [What || {What, true} <- Conflicts]} of
+        {auto, [_ | _]} ->
+            Opts#{budget => undefined};
+        {_, [What | _]} ->
+            erlang:error({incompatible_options, budget, Budget, What});
+        {_, []} ->
+            Seconds = case Budget of
+                          auto -> erlperf_options:auto_budget();
+                          _ -> Budget
+                      end,
+            Compare = case is_map_key(isolation, Opts) of
+                          true -> maps:get(compare, Opts);
+                          false -> maps:get(compare, Given, interleaved)
+                      end,
+            Opts#{budget => Seconds, compare => Compare,
+                  sample_duration => maps:get(sample_duration, Given, erlperf_forks:turn_ms())}
+    end.
 
 %% At a rate, `concurrency' given fixes the pool of workers (`rate_pool'); without it
 %% the pool grows as calls need. Codes run one after another, as their record says.
@@ -519,8 +561,21 @@ verdicts(Opts, _Conc, _Given) ->
 measure(CodeMaps, #{rate := Rate} = Opts, Conc) when Rate =/= undefined ->
     dispatch(CodeMaps, Opts, Conc);
 measure(CodeMaps, Opts, Conc) ->
-    Reports = erlperf_forks:run(CodeMaps, Opts, fun (Codes, ForkOpts) -> dispatch(Codes, ForkOpts, Conc) end),
-    erlperf_comparison:annotate(relative(Reports), maps:with([confidence, noise, run_noise], Opts)).
+    Run = fun (Codes, ForkOpts) -> dispatch(Codes, ForkOpts, Conc) end,
+    Stat = maps:with([confidence, noise, run_noise], Opts),
+    case Opts of
+        #{budget := Budget} when is_integer(Budget) ->
+            Decide = fun (Reports, Looks) ->
+                             erlperf_comparison:decided(
+                               erlperf_comparison:annotate(relative(Reports), Stat#{looks => Looks}))
+                     end,
+            Reports = erlperf_forks:until(CodeMaps, Opts, Run, Decide),
+            [#{sequential := #{looks := Looks}} | _] = Reports,
+            erlperf_comparison:annotate(relative(Reports), Stat#{looks => Looks});
+        #{} ->
+            Reports = erlperf_forks:run(CodeMaps, Opts, Run),
+            erlperf_comparison:annotate(relative(Reports), Stat)
+    end.
 
 %%--------------------------------------------------------------------
 %% Where to run: strategies below the facade, each returning full reports.
@@ -582,6 +637,23 @@ rate_key(concurrency_estimation) -> squeeze;
 rate_key(sample_duration) -> loop;
 rate_key({nodes, _}) -> nodes;
 rate_key(What) -> What.
+
+budget_what(one_runner) -> "a single runner";
+budget_what(report) -> "a basic or extended report";
+budget_what(concurrency_estimation) -> "concurrency estimation";
+budget_what(sample_duration) -> "a timed sample";
+budget_what(forks) -> "a number of forks";
+budget_what(What) -> atom_to_list(What).
+
+budget_why(one_runner) -> "it measures until the runners' verdicts are decided";
+budget_why(report) -> "only a full report holds verdicts";
+budget_why(samples) -> "it takes samples until decided; give one or the other";
+budget_why(forks) -> "it takes forks until decided; give one or the other";
+budget_why(concurrency_estimation) -> "each step is one run";
+budget_why(rate) -> "an open load is one run of each runner, for a time";
+budget_why(cv) -> "cv samples one run until it is stable";
+budget_why(sample_duration) -> "turns are taken sample by sample, for a time";
+budget_why(nodes) -> "the nodes run at the same time, once".
 
 forks_why(concurrency_estimation) -> "each step is one run";
 forks_why(nodes) -> "the nodes run at the same time, once";

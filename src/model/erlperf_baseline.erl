@@ -259,17 +259,28 @@ entry(File, Run, #{?RUNS := BaseRuns} = Base, Stat) ->
             Computes = erlperf_record:computes(BaseRun) andalso erlperf_record:computes(Run),
             Interference = {erlperf_record:host_load(BaseRun, Computes),
                             erlperf_record:host_load(Run, Computes)},
-            Figure = figure(Computes, Interference),
+            Paired = paired(BaseRun, Run, Stat),
+            Turns = Paired andalso is_map_key(?SEQUENTIAL, Run),
+            Figure = case Turns of
+                         %% the versions took turns sample by sample: each pair of
+                         %% samples shares the host's state, which the wall clock keeps
+                         %% better than a scaling of each sample
+                         true -> wall;
+                         false -> figure(Computes, Interference)
+                     end,
             {Test, {RunNoise, Source}} =
-                case paired(BaseRun, Run, Stat) of
+                case Paired of
                     %% fork I of each version side by side in time: the pair shares the
-                    %% host's state, no run noise between them
+                    %% host's state, no run noise between them; turns taken sample by
+                    %% sample pair round by round
+                    true when Turns -> {ratio, {0, paired}};
                     true -> {paired, {0, paired}};
                     false -> {welch, run_noise(Figure, {Computes, element(2, Interference)}, Run, Stat)}
                 end,
             Cmp0 = erlperf_stat:compare_runs(run_samples(BaseRun, Figure), run_samples(Run, Figure),
                                              (maps:with([confidence, noise], Stat))#{
-                                               test => Test, better => Better, run_noise => RunNoise}),
+                                               test => Test, better => Better, run_noise => RunNoise,
+                                               looks => looks(Test, Run)}),
             Environment = environment(maps:get(system, Stat, #{}), maps:get(?SYSTEM, Base, #{})),
             Cmp = inconclusive(Cmp0#{figure => Figure, interference => Interference,
                                      computes => Computes,
@@ -284,6 +295,13 @@ entry(File, Run, #{?RUNS := BaseRuns} = Base, Stat) ->
               interference => Interference, environment => Environment,
               counts => counts(BaseRun, Run, Environment)}
     end.
+
+%% The looks of a run measured until decided, beside its baseline (`paired'): its
+%% interval holds over all of them; any other comparison is one look.
+looks(ratio, #{?SEQUENTIAL := #{<<"looks">> := Looks}}) when is_integer(Looks), Looks >= 1 ->
+    Looks;
+looks(_Test, _Run) ->
+    1.
 
 %% Runs whose forks were taken in pairs, side by side (`paired', `--against'), with as
 %% many forks each: their fork means are compared pair by pair.

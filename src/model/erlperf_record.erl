@@ -174,6 +174,7 @@ comparison(#{?COMPARISON := C0} = Run) ->
       noise => maps:get(<<"noise_pct">>, C),
       basis => binary_to_atom(maps:get(<<"interval">>, C, <<"single_run">>)),
       forks => fork_count(Run),
+      looks => maps:get(<<"looks">>, C, 1),
       %% the one reason a comparison between runners of one run can have
       reason => case maps:get(<<"reason">>, C, null) of
                     <<"too_few_samples">> -> too_few_samples;
@@ -279,9 +280,19 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                                          cost(Result), counts(Result),
                                          host(Report),
                                          latency(Result), rate(Result),
-                                         search(Report),
+                                         search(Report), sequential(Report),
                                          sweep(Report), comparison(Report, Reports),
                                          profile(Report)]).
+
+%% A run measured until decided: how it went (erlperf_forks:sequential()).
+sequential(#{sequential := S}) ->
+    #{?SEQUENTIAL => maps:fold(fun (K, V, Acc) -> Acc#{atom_to_binary(K) => json_value(V)} end,
+                                    #{}, S)};
+sequential(_Report) ->
+    #{}.
+
+json_value(V) when is_atom(V) -> atom_to_binary(V);
+json_value(V) -> V.
 
 %% A sweep's run: the best one, and what bytes give.
 sweep(Report) ->
@@ -524,7 +535,7 @@ comparison(_Report, _Reports) ->
     #{}.
 
 comparison(#{comparison := Cmp, result := Result}, Fastest, Against) ->
-    Options = maps:with([test, better, noise], Cmp),
+    Options = maps:with([test, better, noise, looks], Cmp),
     At95 = erlperf_stat:compare_runs(run_samples(Fastest), run_samples(Result),
                                      Options#{confidence => ?RECORD_CONFIDENCE}),
     Base = #{<<"against">> => Against,
@@ -538,7 +549,8 @@ comparison(#{comparison := Cmp, result := Result}, Fastest, Against) ->
              <<"better">> => text(maps:get(better, Cmp)),
              <<"noise_pct">> => maps:get(noise, At95),
              <<"within_noise">> => maps:get(within_noise, At95),
-             <<"reason">> => reason(maps:get(reason, At95, undefined))},
+             <<"reason">> => reason(maps:get(reason, At95, undefined)),
+             <<"looks">> => maps:get(looks, At95, 1)},
     Chosen = case maps:get(confidence, Cmp) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C, <<"ci_pct">> => interval(maps:get(ci_pct, Cmp)),

@@ -32,6 +32,8 @@
 -define(QPS, <<"qps">>).
 %% A sweep's combination of a run, and a sweep's parameters in the options.
 -define(PARAMS, <<"params">>).
+%% A run measured until decided: how it went (erlperf_forks:sequential()).
+-define(SEQUENTIAL, <<"sequential">>).
 %% Against the fastest runner, and against saved baselines.
 -define(COMPARISON, <<"comparison">>).
 -define(BASELINES, <<"baselines">>).

@@ -279,7 +279,25 @@ verdicts(#{names := Names}, Runs, Record) ->
                     [label(R), printable(erlperf_record:run_name(R#{?LABEL => Against}, Names)),
                      erlperf_verdict:text(erlperf_record:comparison(R))])
       || #{?COMPARISON := #{<<"against">> := Against}} = R <- Runs],
-     parallel_note(Runs, Record)].
+     parallel_note(Runs, Record), sequential_line(Runs)].
+
+%% A run measured until decided: how long, and why it stopped.
+-spec sequential_line([run()]) -> iodata().
+sequential_line([#{?SEQUENTIAL := #{<<"forks">> := Forks, <<"elapsed_ms">> := Ms,
+                                         <<"look">> := Look, <<"looks">> := Looks,
+                                         <<"budget_ms">> := Budget, <<"stopped">> := Why}}
+                 | _]) ->
+    Spent = [erlperf_units:elapsed(Ms), " in ", integer_to_list(Forks), " forks"],
+    Stop = case Why of
+               <<"decided">> -> ["every verdict decided at look ", integer_to_list(Look), " of ",
+                                 integer_to_list(Looks)];
+               _ -> ["the budget of ", erlperf_units:duration(Budget), " spent at look ",
+                     integer_to_list(Look), " of ", integer_to_list(Looks),
+                     " with a verdict undecided"]
+           end,
+    ["Measured until decided: ", Spent, "; ", Stop, "\n"];
+sequential_line(_Runs) ->
+    [].
 
 %% A small significant difference between runners sampled in parallel may be the CPUs'.
 -spec parallel_note([run()], erlperf_record:results()) -> iodata().

@@ -29,14 +29,17 @@
 
 %% API: called by erlperf:benchmark/3 on full reports, and by erlperf_local on the
 %% steps of a concurrency estimation.
--export([annotate/2, plateau/2]).
+-export([annotate/2, plateau/2, decided/1, decided/2]).
 
 -export_type([stat_options/0]).
 
 %% How runners are compared: the confidence of intervals and verdicts, the noise floor
 %% of verdicts, and the run noise of each runner's interval (percent; see
 %% erlperf_stat:compare/3 and erlperf_stat:interval/4).
--type stat_options() :: #{confidence => number(), noise => number(), run_noise => number()}.
+%% `looks': the verdicts are one of so many planned looks at a run measured until decided
+%% (see erlperf_stat:compare/3).
+-type stat_options() :: #{confidence => number(), noise => number(), run_noise => number(),
+                          looks => pos_integer()}.
 
 %% Confidence when none is given, percent.
 
@@ -75,6 +78,31 @@ plateau(Steps, Stat) ->
                   maps:get(verdict, erlperf_stat:compare(BestValues, V, Options)) =/= slower],
     {hd(Close ++ [Best]), Best}.
 
+%% @doc Whether every verdict of annotated reports is decided: a significant change, or
+%% no significant difference with an interval inside the noise floor (a change as small
+%% as the floor, or smaller, is ruled out either way).
+-spec decided([erlperf:report()]) -> boolean().
+decided(Reports) ->
+    decided(Reports, noise).
+
+%% @doc Whether every verdict of annotated reports is decided against `Margin' percent
+%% (`noise': each comparison's noise floor): a significant change, or no significant
+%% difference with an interval inside ±Margin.
+-spec decided([erlperf:report()], number() | noise) -> boolean().
+decided(Reports, Margin) ->
+    lists:all(fun (#{comparison := C}) -> decided_one(C, Margin);
+                  (#{}) -> true
+              end, Reports).
+
+decided_one(#{significant := true}, _Margin) ->
+    true;
+decided_one(#{verdict := no_difference, noise := Noise} = C, noise) ->
+    decided_one(C, Noise);
+decided_one(#{verdict := no_difference, ci_pct := {Lo, Hi}}, Margin) ->
+    Lo >= -Margin andalso Hi =< Margin;
+decided_one(#{}, _Margin) ->
+    false.
+
 %%--------------------------------------------------------------------
 %% Internal functions
 
@@ -111,10 +139,12 @@ compare(Label, BaseResult, #{result := Result} = Report, Stat) ->
     #{values := Base} = BaseResult,
     #{values := Values} = Result,
     Test = case sizes(Result) of
+               %% measured until decided: the runners took turns, round by round
+               [_, _ | _] when is_map_key(sequential, Report) -> ratio;
                [_, _ | _] -> paired;
                _ -> test(Report, Base, Values)
            end,
-    Options = (maps:with([confidence, noise], Stat))#{test => Test, better => better(Report)},
+    Options = (maps:with([confidence, noise, looks], Stat))#{test => Test, better => better(Report)},
     Comparison = erlperf_stat:compare_runs({Base, sizes(BaseResult)}, {Values, sizes(Result)},
                                            Options),
     Comparison#{against => Label}.

@@ -36,9 +36,17 @@
 -module(erlperf_forks).
 
 %% API: called by erlperf:benchmark/3.
--export([resolve/3, for_verdicts/2, auto/1, sizes/2, run/3]).
+-export([resolve/3, for_verdicts/2, auto/1, sizes/2, run/3, until/4, looks/2, turn_ms/0]).
 
--export_type([progress/0]).
+-export_type([progress/0, sequential/0]).
+
+%% How a run measured until decided went (a report's `sequential'): the looks planned
+%% (`of') and the one it stopped at, the forks and samples taken, the time it took and
+%% its budget (milliseconds), and why it stopped: every verdict `decided', or the
+%% `budget' spent.
+-type sequential() :: #{look := pos_integer(), looks := pos_integer(), forks := pos_integer(),
+                        elapsed_ms := non_neg_integer(), budget_ms := pos_integer(),
+                        stopped := decided | budget}.
 
 %% The event a run's `progress' fun gets as fork I of F starts.
 -type progress() :: {fork, I :: pos_integer(), F :: pos_integer()}.
@@ -49,6 +57,16 @@
 %% From this many samples, `auto' keeps two samples a fork at least, so that the noise
 %% within a fork can be told from the noise between forks.
 -define(AUTO_PAIRS_FROM, 6).
+%% Measuring until decided: samples (rounds of turns) a fork, milliseconds of a turn
+%% unless the sample duration is given, and the forks of the first look (the looks then
+%% come at twice as many forks each time, and at the last fork). Measured on the 2-core
+%% machine, two runners of the same NIF call: the forks' medians of the rounds' ratios
+%% varied 0.4-2.0% with 10 turns of 50 ms, 2.0-2.8% with 5 of 100 ms.
+-define(UNTIL_SAMPLES, 10).
+-define(TURN_MS, 50).
+-define(FIRST_LOOK, 4).
+%% No doubling look past this many forks (the last fork is always a look).
+-define(MAX_LOOK_FORKS, 1 bsl 20).
 
 %%--------------------------------------------------------------------
 %% API
@@ -120,8 +138,112 @@ run(CodeMaps, #{forks := Forks, samples := Samples} = Opts, Run) ->
     ByFork = [fork(I, Forks, Size, CodeMaps, Opts, Run) || {I, Size} <- Indexed],
     [merge(Reports, Opts) || Reports <- transpose(ByFork)].
 
+%% @doc Measures until decided: forks of `?UNTIL_SAMPLES' samples, one after another (in
+%% alternating order, as `run/3' takes them), until `Decide(Reports, Looks)' says the
+%% merged reports of the forks so far decide every verdict, or the `budget'
+%% (milliseconds) is spent. `Decide' is asked at planned looks only: after
+%% `?FIRST_LOOK' forks, then at twice as many each time, and at the last fork the budget
+%% allows (estimated from the first fork's time; see {@link looks/2}), so that `Looks',
+%% the number of planned looks, is known before the first one and an interval can hold
+%% over all of them. Every report gets `sequential' ({@link sequential()}). `memory',
+%% `counts', `latency' and `profile' are measured in one more fork of one sample, after
+%% the last, whose sample is not kept.
+-spec until([erlperf_job:code_map(), ...], erlperf:run_options(),
+            fun(([erlperf_job:code_map(), ...], erlperf:run_options()) -> [erlperf:report()]),
+            fun(([erlperf:report()], pos_integer()) -> boolean())) -> [erlperf:report()].
+until(CodeMaps, #{budget := Budget} = Opts, Run, Decide) ->
+    Started = erlang:monotonic_time(millisecond),
+    Plain = Opts#{samples => ?UNTIL_SAMPLES, memory => false, counts => false, latency => false,
+                  profile => undefined},
+    State = #{started => Started, budget => 1000 * Budget, plan => undefined},
+    {Forks, Sequential} = until(1, CodeMaps, Plain, Run, Decide, State, []),
+    Merged = [merge(Reports, Opts#{samples => ?UNTIL_SAMPLES * length(Forks),
+                                    forks => length(Forks)})
+              || Reports <- transpose(lists:reverse(Forks))],
+    Measured = after_measures(CodeMaps, Opts, Run, Merged, length(Forks) + 1),
+    [R#{sequential => Sequential} || R <- Measured].
+
+%% @doc The looks of a run measured until decided whose budget allows `MaxForks' forks:
+%% after ?FIRST_LOOK forks, then twice as many each time, and at the last fork (at least
+%% ?FIRST_LOOK forks).
+-spec looks(pos_integer(), pos_integer()) -> [pos_integer(), ...].
+looks(MaxForks, First) ->
+    Last = max(First, MaxForks),
+    Doubling = lists:takewhile(fun (F) -> F < Last end, doubling(First)),
+    Doubling ++ [Last].
+
+%% @doc Milliseconds of a turn of a run measured until decided, unless the sample
+%% duration is given.
+-spec turn_ms() -> pos_integer().
+turn_ms() ->
+    ?TURN_MS.
+
 %%--------------------------------------------------------------------
 %% Internal functions
+
+doubling(F) -> [F | doubling_tail(F)].
+
+doubling_tail(F) when F > ?MAX_LOOK_FORKS -> [];
+doubling_tail(F) -> doubling(2 * F).
+
+until(I, CodeMaps, Opts, Run, Decide, #{started := Started, budget := Budget} = State, Acc) ->
+    notify(Opts, {fork, I, planned(State, I)}),
+    Reports = ordered(I, CodeMaps, Opts, Run),
+    Forks = [Reports | Acc],
+    Elapsed = erlang:monotonic_time(millisecond) - Started,
+    Looks = case State of
+                #{plan := undefined} -> looks(max(1, Budget div max(1, Elapsed)), ?FIRST_LOOK);
+                #{plan := Planned} -> Planned
+            end,
+    Last = I >= lists:last(Looks) orelse Elapsed + Elapsed div I > Budget,
+    Look = length(lists:takewhile(fun (F) -> F < I end, Looks)) + 1,
+    case (Last orelse lists:member(I, Looks)) andalso I >= ?FIRST_LOOK of
+        true ->
+            Samples = ?UNTIL_SAMPLES * I,
+            Sequential = #{look => Look, looks => length(Looks), forks => I,
+                           elapsed_ms => Elapsed, budget_ms => Budget},
+            Merged = [(merge(Rs, Opts#{samples => Samples, forks => I}))#{sequential => Sequential}
+                      || Rs <- transpose(lists:reverse(Forks))],
+            Decided = Decide(Merged, length(Looks)),
+            case Decided orelse Last of
+                true ->
+                    {Forks, Sequential#{stopped => case Decided of true -> decided; false -> budget end}};
+                false ->
+                    until(I + 1, CodeMaps, Opts, Run, Decide, State#{plan := Looks}, Forks)
+            end;
+        false ->
+            until(I + 1, CodeMaps, Opts, Run, Decide, State#{plan := Looks}, Forks)
+    end.
+
+%% The forks planned, for the progress line: the last look's, once known.
+planned(#{plan := undefined}, I) -> I;
+planned(#{plan := Looks}, _I) -> lists:last(Looks).
+
+%% The measures after the run (memory, counts, latency, profile), in a fork of one
+%% sample of their own; its sample is not kept.
+after_measures(CodeMaps, Opts, Run, Merged, I) ->
+    Measures = [K || K <- [memory, counts, latency], maps:get(K, Opts, false) =:= true]
+        ++ [profile || maps:get(profile, Opts, undefined) =/= undefined],
+    case Measures of
+        [] ->
+            Merged;
+        _ ->
+            Extra = ordered(I, CodeMaps, Opts#{samples => 1, warmup => 0}, Run),
+            [with_profile(M#{result => maps:merge(Result, maps:with([cost, counts, latency],
+                                                                    maps:get(result, E)))}, E)
+             || {#{result := Result} = M, E} <- lists:zip(Merged, Extra)]
+    end.
+
+with_profile(Report, #{profile := Profile}) -> Report#{profile => Profile};
+with_profile(Report, _Extra) -> Report.
+
+%% Fork I's reports in the codes' order: even forks run the codes in reverse.
+ordered(I, CodeMaps, Opts, Run) ->
+    Order = case I rem 2 of
+                0 -> fun lists:reverse/1;
+                1 -> fun (List) -> List end
+            end,
+    Order(Run(Order(CodeMaps), Opts)).
 
 %% Fork I of Forks: the codes in this fork's order, the after-run measures only in the
 %% last fork; the reports come back in the codes' order.
