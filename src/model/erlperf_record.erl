@@ -269,13 +269,18 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              <<"overdue">> => maps:get(overdue, Result, 0),
              <<"time_us">> => maps:get(time, Result, 0),
              ?PARAMS => combination(maps:get(params, Report, []))},
+    Duration = case maps:get(run_options, Report, #{}) of
+                   %% each run's own: a suite's benchmarks have their own options
+                   #{sample_duration := D} -> #{<<"sample_duration">> => option(D)};
+                   #{} -> #{}
+               end,
     Chosen = case maps:get(confidence, Result, ?RECORD_CONFIDENCE) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:interval(Values, Sizes, C, RunNoise))}
              end,
-    lists:foldl(fun maps:merge/2, Base, [Chosen, forks(Result), dead_code(Report), interpreted(Report),
-                                         cv(Report),
+    lists:foldl(fun maps:merge/2, Base, [Chosen, Duration, forks(Result), dead_code(Report),
+                                         interpreted(Report), cv(Report),
                                          cost(Result), counts(Result),
                                          host(Report),
                                          latency(Result), rate(Result),

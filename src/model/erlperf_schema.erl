@@ -245,6 +245,8 @@ run() ->
      {optional, <<"sleep">>, text},
      {optional, <<"overdue">>, non_neg_int},
      {optional, <<"time_us">>, non_neg_int},
+     {optional, <<"sample_duration">>,
+      {either, [pos_int, {fields, [{required, <<"timed">>, pos_int}]}, null]}},
      {required, ?PARAMS, {map_of, {either, [number, text]}}},
      {together, [<<"best_concurrency">>, <<"steps">>]},
      {optional, <<"dead_code">>, {list, text}},
