@@ -371,6 +371,11 @@ baseline() ->
      {optional, <<"environment">>, {list, {fields, [{required, <<"key">>, text},
                                                     {required, <<"baseline">>, {either, [text, number, bool, null]}},
                                                     {required, <<"run">>, {either, [text, number, bool, null]}}]}}},
+     %% the settings of the two runs that differ (erlperf_comparable)
+     {optional, <<"options">>,
+      {list, {fields, [{required, <<"key">>, text}
+                       | [{required, K, {either, [text, number, null]}}
+                          || K <- [<<"baseline">>, <<"run">>]]]}}},
      {optional, <<"counts">>, {list, {fields, [{required, <<"count">>, text},
                                                {required, <<"baseline">>, number},
                                                {required, <<"run">>, number},
