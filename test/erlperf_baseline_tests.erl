@@ -327,3 +327,191 @@ waiting_code_test_() ->
      %% 1 ms -> 3.7 ms a call, and waiting took 95% of the wall clock: the load's doing
      ?_assertMatch(#{verdict := inconclusive, reason := {load_changed, _, _}},
                    one(Sleeper(1, 0.3, 0.01), Sleeper(3.7, 0.98, 0.95), #{}))].
+
+%%--------------------------------------------------------------------
+%% Runs of other settings (erlperf_comparable)
+
+%% A run with settings as a record holds them: `#{<<"concurrency">> => 4,
+%% <<"sample_duration">> => 200}'.
+set(Run, Settings) -> maps:merge(Run, Settings).
+
+at(Ms, Samples) ->
+    set(run(<<"a">>, <<"x().">>, <<"continuous">>, Samples),
+        #{<<"concurrency">> => 1, <<"sample_duration">> => Ms}).
+
+text(Rows) ->
+    unicode:characters_to_list(erlperf_baseline:format(Rows)).
+
+%% Unchanged code at 100 and then 200 ms a sample: twice the calls a sample, the same per
+%% second: no difference, and the line says what was compared. Without the durations (a
+%% record that does not hold them) the same samples read as 100% faster.
+per_second_across_sample_durations_test() ->
+    Rows = erlperf_baseline:compare([{"prev", record([at(100, ?QUIET_SAMPLES)])}],
+                                    record([at(200, scaled(?QUIET_SAMPLES, 2))]), #{}),
+    [#{baselines := [Entry]}] = Rows,
+    ?assertMatch(#{verdict := no_difference, significant := false,
+                   options := [{<<"sample_duration">>, 100, 200}]}, Entry),
+    ?assert(abs(maps:get(change_pct, Entry)) < 1, Entry),
+    Text = text(Rows),
+    ?assertEqual(nomatch, string:find(Text, "faster"), Text),
+    ?assertNotEqual(nomatch, string:find(Text, ", per second: sample_duration 100 -> 200 ms)"),
+                    Text),
+    ?assertEqual([], erlperf_baseline:regressions(Rows, 1)),
+    Unknown = fun (Run) -> maps:remove(<<"sample_duration">>, Run) end,
+    ?assertMatch(#{verdict := faster, significant := true, options := []},
+                 one(Unknown(at(100, ?QUIET_SAMPLES)),
+                     Unknown(at(200, scaled(?QUIET_SAMPLES, 2))), #{})).
+
+%% A real change across sample durations is found, per second, and fails the gate.
+per_second_change_test_() ->
+    Base = at(100, ?QUIET_SAMPLES),
+    Faster = at(200, scaled(?QUIET_SAMPLES, 4)),    % 2x per second
+    Slower = at(200, ?QUIET_SAMPLES),               % 0.5x per second
+    SlowerRows = erlperf_baseline:compare([{"prev", record([Base])}], record([Slower]), #{}),
+    [?_assertMatch(#{verdict := faster, significant := true}, one(Base, Faster, #{})),
+     ?_assert(abs(maps:get(change_pct, one(Base, Faster, #{})) - 100) < 1),
+     ?_assertMatch([#{baselines := [#{verdict := slower, significant := true}]}], SlowerRows),
+     ?_assert(abs(maps:get(change_pct, one(Base, Slower, #{})) + 50) < 1),
+     ?_assertMatch([{<<"a">>, [_]}], erlperf_baseline:regressions(SlowerRows, 10))].
+
+%% The CPU figure is scaled as the samples are; a record of an older release, without
+%% the field, gives its duration by its `qps' and `average' (qps = average x 1000 / ms).
+per_second_figures_test_() ->
+    Cpu = fun (Ms, F) -> set(measured(<<"a">>, scaled(?QUIET_SAMPLES, F), scaled(?QUIET_SAMPLES, F),
+                                      quiet()),
+                             #{<<"concurrency">> => 1, <<"sample_duration">> => Ms}) end,
+    Older = fun (Ms, F) ->
+                    Samples = scaled(?QUIET_SAMPLES, F),
+                    Average = lists:sum(Samples) / length(Samples),
+                    set(run(<<"a">>, <<"x().">>, <<"continuous">>, Samples),
+                        #{<<"concurrency">> => 1, <<"average">> => Average,
+                          <<"qps">> => Average * 1000 / Ms})
+            end,
+    [?_assertMatch(#{figure := cpu, verdict := no_difference}, one(Cpu(100, 1), Cpu(200, 2), #{})),
+     ?_assertMatch(#{figure := cpu, verdict := slower}, one(Cpu(100, 1), Cpu(200, 1), #{})),
+     ?_assertEqual(300, erlperf_comparable:sample_duration(Older(300, 3))),
+     ?_assertMatch(#{verdict := no_difference, options := [{<<"sample_duration">>, 100, 300}]},
+                   one(Older(100, 1), Older(300, 3), #{})),
+     ?_assertMatch(#{verdict := no_difference, options := [{<<"sample_duration">>, 100, 300}]},
+                   one(Older(100, 1), at(300, scaled(?QUIET_SAMPLES, 3)), #{}))].
+
+%% Runs whose settings differ measured different things: inconclusive, the options
+%% differ, no change given.
+options_differ_test_() ->
+    Base = at(100, ?QUIET_SAMPLES),
+    Four = set(Base, #{<<"concurrency">> => 4}),
+    Rows = erlperf_baseline:compare([{"prev", record([Base])}], record([Four]), #{}),
+    [#{baselines := [Entry]}] = Rows,
+    [?_assertMatch(#{verdict := inconclusive, significant := false, change_pct := undefined,
+                     ci_pct := undefined,
+                     reason := {options_differ, [{<<"concurrency">>, 1, 4}]},
+                     options := [{<<"concurrency">>, 1, 4}]}, Entry),
+     ?_assertEqual("a against prev: inconclusive: options differ: concurrency 1 -> 4\n",
+                   text(Rows)),
+     ?_assertEqual("inconclusive", erlperf_baseline:record_word(baseline_of(Base, Four))),
+     %% every setting that differs is named
+     ?_assertMatch(#{reason := {options_differ, [{<<"concurrency">>, 1, 4},
+                                                 {<<"sample_duration">>, 100, 200}]}},
+                   one(Base, set(Four, #{<<"sample_duration">> => 200}), #{})),
+     ?_assertEqual("inconclusive: options differ: concurrency 1 -> 4, "
+                   "sample_duration 100 -> 200 ms",
+                   verdict_text(Base, set(Four, #{<<"sample_duration">> => 200})))].
+
+%% Mode, timed loop and open load: what a sample is, each its own setting.
+options_differ_settings_test_() ->
+    Timed = fun (Loop) -> set(run(<<"a">>, <<"x().">>, <<"timed">>, ?QUIET_SAMPLES),
+                              #{<<"concurrency">> => 1,
+                                <<"sample_duration">> => #{<<"timed">> => Loop}})
+            end,
+    Open = fun (Rate, Workers) -> set(at(100, ?QUIET_SAMPLES),
+                                      #{<<"concurrency">> => Workers,
+                                        <<"rate">> => #{<<"target">> => Rate}}) end,
+    Closed = at(100, ?QUIET_SAMPLES),
+    [?_assertMatch(#{reason := {options_differ, [{<<"mode">>, <<"continuous">>, <<"timed">>}]}},
+                   one(Closed, Timed(1000), #{})),
+     ?_assertEqual("inconclusive: options differ: mode continuous -> timed",
+                   verdict_text(Closed, Timed(1000))),
+     ?_assertMatch(#{reason := {options_differ, [{<<"loop">>, 1000, 10000}]}},
+                   one(Timed(1000), Timed(10000), #{})),
+     ?_assertEqual("inconclusive: options differ: loop 1000 -> 10000 calls",
+                   verdict_text(Timed(1000), Timed(10000))),
+     ?_assertMatch(#{verdict := no_difference, options := []}, one(Timed(1000), Timed(1000), #{})),
+     %% an open load's pool grows as it needs: its workers are measured, not set
+     ?_assertMatch(#{reason := {options_differ, [{<<"rate">>, null, 5000}]}},
+                   one(Closed, Open(5000, 7), #{})),
+     ?_assertEqual("inconclusive: options differ: rate 1000/s -> none",
+                   verdict_text(Open(1000, 3), Closed)),
+     ?_assertMatch(#{reason := {options_differ, [{<<"rate">>, 1000, 2000}]}},
+                   one(Open(1000, 3), Open(2000, 5), #{})),
+     ?_assertMatch(#{verdict := no_difference, options := []},
+                   one(Open(1000, 3), Open(1000, 5), #{}))].
+
+%% The gate does not fail on runs of other settings, however slower the samples; their
+%% exact counts, per call, still compare and fail it.
+options_differ_gate_and_counts_test_() ->
+    Counts = fun (R, Bytes) -> R#{<<"counts">> => #{<<"bytes_per_iteration">> => Bytes,
+                                                    <<"reductions_per_iteration">> => 2003.0}} end,
+    Base = Counts(at(100, ?QUIET_SAMPLES), 1600.0),
+    Halved = set(Counts(at(100, scaled(?QUIET_SAMPLES, 0.5)), 1600.0), #{<<"concurrency">> => 4}),
+    More = set(Counts(at(100, scaled(?QUIET_SAMPLES, 0.5)), 2000.0), #{<<"concurrency">> => 4}),
+    Compared = fun (Now) ->
+                       erlperf_baseline:compare([{"prev", record([Base])}], record([Now]), #{})
+               end,
+    Counted = fun (Now) -> [{K, V} || #{count := K, verdict := V}
+                                          <- maps:get(counts, one(Base, Now, #{}))] end,
+    [?_assertMatch(#{verdict := inconclusive, reason := {options_differ, _}},
+                   one(Base, Halved, #{})),
+     ?_assertEqual([], erlperf_baseline:regressions(Compared(Halved), 10)),
+     ?_assertEqual([{<<"bytes_per_iteration">>, no_change},
+                    {<<"reductions_per_iteration">>, no_change}], Counted(Halved)),
+     ?_assertEqual([{<<"bytes_per_iteration">>, regressed},
+                    {<<"reductions_per_iteration">>, no_change}], Counted(More)),
+     ?_assertMatch([{<<"a">>, [#{reason := {options_differ, _}}]}],
+                   erlperf_baseline:regressions(Compared(More), 10))].
+
+%% The record keeps the reason and the settings that differ, in a shape its reader takes.
+options_differ_record_test() ->
+    Base = at(100, ?QUIET_SAMPLES),
+    Now = (record([set(Base, #{<<"concurrency">> => 4})]))#{<<"version">> => 1},
+    Rows = erlperf_baseline:compare([{"prev", record([Base])}], Now, #{}),
+    Record = erlperf_record:with_baselines(Now, Rows),
+    #{<<"runs">> := [#{<<"baselines">> := [Saved]}]} = Record,
+    ?assertMatch(#{<<"verdict">> := <<"inconclusive">>, <<"reason">> := <<"options_differ">>,
+                   <<"change_pct">> := null, <<"ci95_pct">> := null,
+                   <<"options">> := [#{<<"key">> := <<"concurrency">>, <<"baseline">> := 1,
+                                       <<"run">> := 4}],
+                   <<"text">> := <<"inconclusive: options differ: concurrency 1 -> 4">>}, Saved),
+    Complete = fun (R) -> R#{<<"average">> => 1000.0, <<"qps">> => 10000.0,
+                             <<"params">> => #{}} end,
+    #{<<"runs">> := [Run]} = Record,
+    {ok, Json} = erlperf_json:decode(iolist_to_binary(erlperf_json:encode(
+                                                        Record#{<<"runs">> := [Complete(Run)]}))),
+    ?assertEqual(ok, erlperf_schema:check(benchmark, Json)),
+    %% the reader checks the new fields' shapes
+    #{<<"runs">> := [JsonRun]} = Json,
+    Mutated = fun (Changed) -> erlperf_schema:check(benchmark, Json#{<<"runs">> := [Changed]}) end,
+    ?assertMatch({error, {record, {<<"runs[0].sample_duration">>, _}}},
+                 Mutated(JsonRun#{<<"sample_duration">> => <<"1s">>})),
+    ?assertMatch({error, {record, {<<"runs[0].baselines[0].options">>, _}}},
+                 Mutated(JsonRun#{<<"baselines">> := [Saved#{<<"options">> => 4}]})).
+
+%% The run noise from a history of other sample durations: each earlier run per sample
+%% of this run's duration (history_noise_test's means, half of them measured at 200 ms);
+%% an earlier run of other settings is left out.
+history_across_settings_test() ->
+    Earlier = fun (Ms, Mean) -> at(Ms, scaled([Mean - 1, Mean + 1, Mean], Ms / 100)) end,
+    History = [Earlier(100, 100), Earlier(200, 104),
+               set(Earlier(100, 400), #{<<"concurrency">> => 4}),
+               Earlier(100, 98), Earlier(200, 102), Earlier(100, 99)],
+    Entry = one(Earlier(100, 99), Earlier(100, 100), #{history => #{{<<"a">>, #{}} => History}}),
+    #{comparison := #{run_noise := R, run_noise_source := history}} = Entry,
+    ?assert(abs(R - 4.0 / 0.9539) < 1.0e-9, R).
+
+baseline_of(Base, Now) ->
+    Rows = erlperf_baseline:compare([{"prev", record([Base])}], record([Now]), #{}),
+    #{<<"runs">> := [#{<<"baselines">> := [Saved]}]} =
+        erlperf_record:with_baselines(record([Now]), Rows),
+    Saved.
+
+verdict_text(Base, Now) ->
+    unicode:characters_to_list(erlperf_verdict:text(maps:get(comparison, one(Base, Now, #{})))).

@@ -19,7 +19,8 @@
          newer_store/0, newer_store/1,
          two_at_once/0, two_at_once/1,
          suite_api/0, suite_api/1,
-         history_step/0, history_step/1]).
+         history_step/0, history_step/1,
+         sample_duration_changed/0, sample_duration_changed/1]).
 
 %% The example's benchmark the timing cases run (one, to keep them short).
 -define(SORT, "lists:sort/1 of 1000 floats").
@@ -33,7 +34,7 @@ all() ->
 
 groups() ->
     [{runs, [], [first_then_compared, planted_slowdown, repeated_runs, named_baseline,
-                 filter]},
+                 filter, sample_duration_changed]},
      {hostile, [parallel], [usage_errors, not_compiling, crashing_benchmark, corrupted_store,
                             newer_store, two_at_once]}].
 
@@ -112,6 +113,28 @@ filter(Config) ->
     ?assertEqual(2, count("first run", Out), Out),
     [#{<<"record">> := #{<<"runs">> := Runs}}] = runs(Store),
     ?assertEqual([<<"lists:seq/2">>, <<"lists:seq/2">>], [L || #{<<"label">> := L} <- Runs]).
+
+sample_duration_changed() ->
+    [{doc, "A benchmark whose sample_duration went from 100 to 200 ms between two runs (twice "
+           "the calls a sample) is compared per second: no change, not 100% faster (a noise "
+           "floor of 20% takes the sleeper's jitter), and the record says which option "
+           "changed"}].
+sample_duration_changed(Config) ->
+    Store = store(Config, ?FUNCTION_NAME),
+    {0, _} = suite(Store, [sleeper(Config, 2, #{samples => 6, sample_duration => 100})]),
+    Json = filename:join(proplists:get_value(priv_dir, Config), "sample_duration_changed.json"),
+    {0, Out} = suite(Store, [sleeper(Config, 2, #{samples => 6, sample_duration => 200}),
+                             "--noise", "20", "-o", Json]),
+    ?assertNotEqual(nomatch, string:find(Out, "wait: no change: "), Out),
+    ?assertNotEqual(nomatch, string:find(Out, "per second: sample_duration 100 -> 200 ms"), Out),
+    {ok, Bytes} = file:read_file(Json),
+    {ok, #{<<"runs">> := [#{<<"sample_duration">> := 200, <<"baselines">> := [Baseline]}]}} =
+        erlperf_json:decode(Bytes),
+    ?assertMatch(#{<<"verdict">> := <<"no_difference">>,
+                   <<"options">> := [#{<<"key">> := <<"sample_duration">>, <<"baseline">> := 100,
+                                       <<"run">> := 200}]}, Baseline),
+    #{<<"change_pct">> := Change} = Baseline,
+    ?assert(abs(Change) < 20, Change).
 
 %%--------------------------------------------------------------------
 %% Hostile input
@@ -318,11 +341,14 @@ example() ->
 
 %% A suite whose benchmark "wait" sleeps Ms milliseconds a call.
 sleeper(Config, Ms) ->
+    sleeper(Config, Ms, #{samples => 20, sample_duration => 100}).
+
+sleeper(Config, Ms, Options) ->
     write(Config, "sleep_bench.erl",
           io_lib:format("-module(sleep_bench).~n-behaviour(erlperf_suite).~n-export([benchmarks/0, wait/0]).~n"
                         "benchmarks() -> [#{name => \"wait\", runner => wait, "
-                        "options => #{samples => 20, sample_duration => 100}}].~n"
-                        "wait() -> timer:sleep(~b).~n", [Ms])).
+                        "options => ~0p}].~n"
+                        "wait() -> timer:sleep(~b).~n", [Options, Ms])).
 
 store(Config, Case) ->
     filename:join(proplists:get_value(priv_dir, Config), atom_to_list(Case) ++ "_store").

@@ -87,7 +87,19 @@ basis_test_() ->
      ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, one run, run noise 1%)">>,
                    Made(#{basis => single_run, run_noise => 1})),
      ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, one run)">>,
-                   Made(#{basis => single_run, run_noise => 0}))].
+                   Made(#{basis => single_run, run_noise => 0})),
+     %% runs of other sample durations, compared per second
+     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, 5 forks, run noise 1%, per second: "
+                     "sample_duration 100 -> 200 ms)">>,
+                   Made(#{basis => forks, forks => 5, run_noise => 1,
+                          footing => {per_second, {100, 200}}})),
+     %% runs of other settings: no change given, each setting that differs named
+     ?_assertEqual(<<"inconclusive: options differ: concurrency 1 -> 4, "
+                     "sample_duration 100 -> 200 ms">>,
+                   Made(#{basis => forks, forks => 5, verdict => inconclusive, significant => false,
+                          change_pct => undefined, ci_pct => undefined,
+                          reason => {options_differ, [{<<"concurrency">>, 1, 4},
+                                                      {<<"sample_duration">>, 100, 200}]}}))].
 
 %% A table's verdict column names the runner compared with, and says the same as the line.
 against_test_() ->
@@ -118,3 +130,21 @@ labels_test_() ->
      ?_assertEqual("run noise 2.3%", erlperf_verdict:run_noise_label(2.345)),
      ?_assertEqual("run noise 0.05%", erlperf_verdict:run_noise_label(0.05)),
      ?_assertEqual("run noise 0.0012%", erlperf_verdict:run_noise_label(0.00123))].
+
+%% Each setting that differs, as an inconclusive verdict names it.
+options_differ_test_() ->
+    Text = fun (Difference) ->
+                   Cmp = #{test => welch, confidence => 95, better => higher, noise => 1,
+                           within_noise => false, p => undefined, significant => false,
+                           verdict => inconclusive, change_pct => undefined, ci_pct => undefined,
+                           reason => {options_differ, [Difference]}},
+                   iolist_to_binary(erlperf_verdict:text(Cmp))
+           end,
+    [?_assertEqual(<<"inconclusive: options differ: mode continuous -> timed">>,
+                   Text({<<"mode">>, <<"continuous">>, <<"timed">>})),
+     ?_assertEqual(<<"inconclusive: options differ: loop 1000 -> 10 calls">>,
+                   Text({<<"loop">>, 1000, 10})),
+     ?_assertEqual(<<"inconclusive: options differ: rate none -> 5000/s">>,
+                   Text({<<"rate">>, null, 5000})),
+     ?_assertEqual(<<"inconclusive: options differ: rate 1000/s -> 2000/s">>,
+                   Text({<<"rate">>, 1000, 2000}))].

@@ -16,7 +16,10 @@
 %%%       both ran in forks (the interval then knows how runs vary), else their samples
 %%%       (an interval of single runs, labelled "one run": it knows only the variation
 %%%       within each run). Throughput (continuous) higher is better; time (timed) lower
-%%%       is better.</li>
+%%%       is better. Only runs of the same settings compare ({@link erlperf_comparable}):
+%%%       of other sample durations, per second; of another mode, concurrency, loop or
+%%%       rate, not at all (inconclusive, the options differ; exact counts, per call,
+%%%       still compare).</li>
 %%%   <li><b>regression</b>: a runner significantly slower than a baseline, by more than
 %%%       the gate's percentage (the change's point estimate).</li>
 %%% </ul>
@@ -47,14 +50,18 @@
 %% One baseline's verdict for one runner. `figure': what was compared (`cpu', the
 %% samples with the host's interference taken out, or `wall'); `reason': why a verdict
 %% is `inconclusive'; `interference': the host's share in the baseline and in the run;
-%% `environment': what differs between the two records' systems.
+%% `environment': what differs between the two records' systems; `options': the settings
+%% of the two runs that differ (erlperf_comparable: another sample duration is compared
+%% per second, any other setting makes the verdict inconclusive, `options_differ').
 -type entry() :: #{file := string(), match := label | code | none,
                    verdict => faster | slower | no_difference | inconclusive,
                    reason => too_few_samples | {load_changed, float(), float()}
-                           | {saturated, float()} | {too_wide, float(), float()},
+                           | {saturated, float()} | {too_wide, float(), float()}
+                           | {options_differ, [erlperf_comparable:difference(), ...]},
                    figure => cpu | wall,
                    interference => {float() | undefined, float() | undefined},
                    environment => [{binary(), term(), term()}],
+                   options => [erlperf_comparable:difference()],
                    counts => [count()],
                    change_pct => float() | undefined,
                    ci_pct => {float(), float()} | undefined,
@@ -247,11 +254,13 @@ format_error({baseline, File, Reason}) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
-entry(File, Run, #{?RUNS := BaseRuns} = Base, Stat) ->
-    case match(Run, BaseRuns) of
+entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
+    case match(Run0, BaseRuns) of
         {none, _} ->
             #{file => File, match => none};
-        {How, BaseRun} ->
+        {How, BaseRun0} ->
+            Footing = erlperf_comparable:footing(BaseRun0, Run0),
+            {BaseRun, Run} = on_footing(Footing, BaseRun0, Run0),
             Better = case maps:get(?MODE, Run) of
                          <<"timed">> -> lower;
                          _ -> higher
@@ -288,11 +297,13 @@ entry(File, Run, #{?RUNS := BaseRuns} = Base, Stat) ->
                                      waited => {waited(BaseRun), waited(Run)},
                                      time_ns => {maps:get(<<"iteration_ns">>, BaseRun, null),
                                                  maps:get(<<"iteration_ns">>, Run, null)},
-                                     run_noise_source => Source, environment => Environment},
+                                     run_noise_source => Source, environment => Environment,
+                                     footing => Footing},
                                Stat),
             (maps:with([verdict, change_pct, ci_pct, significant, basis, reason], Cmp))#{
               file => File, match => How, comparison => Cmp, figure => Figure,
               interference => Interference, environment => Environment,
+              options => options(Footing),
               counts => counts(BaseRun, Run, Environment)}
     end.
 
@@ -302,6 +313,19 @@ looks(ratio, #{?SEQUENTIAL := #{<<"looks">> := Looks}}) when is_integer(Looks), 
     Looks;
 looks(_Test, _Run) ->
     1.
+
+%% The runs as their samples compare (see erlperf_comparable): as they are, or both in
+%% calls per second when only their sample durations differ. Runs whose settings differ
+%% are compared as they are, and the comparison is then inconclusive (inconclusive/2).
+on_footing({per_second, _Durations}, BaseRun, Run) ->
+    {erlperf_comparable:per_second(BaseRun), erlperf_comparable:per_second(Run)};
+on_footing(_Footing, BaseRun, Run) ->
+    {BaseRun, Run}.
+
+%% The settings of the two runs that differ.
+options({per_second, {Old, New}}) -> [{<<"sample_duration">>, Old, New}];
+options({incomparable, Differences}) -> Differences;
+options(per_sample) -> [].
 
 %% Runs whose forks were taken in pairs, side by side (`paired', `--against'), with as
 %% many forks each: their fork means are compared pair by pair.
@@ -342,12 +366,13 @@ run_noise(Figure, Load, Run, Stat) ->
 %% the spread of consecutive runs' means, robustly (the median absolute difference of
 %% consecutive means, over ?MAD_NORMAL, a standard deviation for normal run noise; one
 %% step in the history moves it little), in percent of their median; `undefined' with
-%% fewer than ?HISTORY_MIN runs.
+%% fewer than ?HISTORY_MIN runs. Earlier runs of other settings are left out, those of
+%% another sample duration scaled to this run's (see erlperf_comparable).
 history_noise(Figure, {Computes, Load}, History, Run) ->
     Name = maps:get(?LABEL, Run),
     Means = [M || R <- maps:get({Name, params(Run)}, History, []),
                   similar_load(Load, erlperf_record:host_load(R, Computes)),
-                  M <- [figure_mean(R, Figure)], M =/= undefined],
+                  M <- [history_mean(R, Run, Figure)], M =/= undefined],
     case length(Means) >= ?HISTORY_MIN of
         true ->
             Recent = lists:nthtail(max(0, length(Means) - ?HISTORY_MAX), Means),
@@ -364,6 +389,16 @@ history_noise(Figure, {Computes, Load}, History, Run) ->
 %% Runs under about the same load as this one (either not measured: taken).
 similar_load(A, B) when is_number(A), is_number(B) -> abs(A - B) =< ?LOAD_CHANGE;
 similar_load(_A, _B) -> true.
+
+%% An earlier run's mean per sample of this run's duration (`undefined': its settings
+%% differ, or it lacks the figure).
+history_mean(Earlier, Run, Figure) ->
+    case {erlperf_comparable:footing(Earlier, Run), figure_mean(Earlier, Figure)} of
+        {_Footing, undefined} -> undefined;
+        {per_sample, Mean} -> Mean;
+        {{per_second, {Then, Now}}, Mean} -> Mean * Now / Then;
+        {{incomparable, _}, _Mean} -> undefined
+    end.
 
 figure_mean(#{<<"cpu_samples">> := [_ | _] = Cpu}, cpu) -> erlperf_stat:mean(Cpu);
 figure_mean(_Run, cpu) -> undefined;
@@ -383,14 +418,17 @@ max_share(Runs) ->
         Shares -> float(lists:max(Shares))
     end.
 
-%% A verdict the evidence cannot carry is inconclusive, with the reason: too few
-%% samples to test; a change in the direction the host's load moved it (slower when
-%% the load rose by more than ?LOAD_CHANGE, faster when it fell: load only ever slows
-%% code, so a change against it stands); a change of the CPU figure measured on a
-%% saturated host (the others took ?SATURATED of the schedulers' time or more, in
-%% either run); or an
-%% interval too wide to tell (a gate's change within it, or wider than ?TOO_WIDE_PCT
-%% points).
+%% A verdict the evidence cannot carry is inconclusive, with the reason: the runs'
+%% settings differ, so that their samples measured different things (no change is
+%% given: it would be the settings', not the code's); too few samples to test; a change
+%% in the direction the host's load moved it (slower when the load rose by more than
+%% ?LOAD_CHANGE, faster when it fell: load only ever slows code, so a change against it
+%% stands); a change of the CPU figure measured on a saturated host (the others took
+%% ?SATURATED of the schedulers' time or more, in either run); or an interval too wide
+%% to tell (a gate's change within it, or wider than ?TOO_WIDE_PCT points).
+inconclusive(#{footing := {incomparable, Differences}} = Cmp, _Stat) ->
+    Cmp#{verdict := inconclusive, significant := false, change_pct := undefined,
+         ci_pct := undefined, reason => {options_differ, Differences}};
 inconclusive(#{p := undefined} = Cmp, _Stat) ->
     Cmp#{verdict := inconclusive, significant := false, reason => too_few_samples};
 inconclusive(#{significant := true, verdict := Verdict, figure := cpu, taken := Taken} = Cmp, _Stat)

@@ -94,6 +94,8 @@ baseline(#{file := File, match := Match} = E) ->
       <<"interference">> => interference_pair(maps:get(interference, E, {undefined, undefined})),
       <<"environment">> => [#{<<"key">> => K, <<"baseline">> => Old, <<"run">> => New}
                             || {K, Old, New} <- maps:get(environment, E, [])],
+      <<"options">> => [#{<<"key">> => K, <<"baseline">> => Old, <<"run">> => New}
+                        || {K, Old, New} <- maps:get(options, E, [])],
       <<"counts">> => [#{<<"count">> => C, <<"baseline">> => Old, <<"run">> => New,
                          <<"change_pct">> => number(Change), <<"verdict">> => atom_to_binary(V)}
                        || #{count := C, baseline := Old, run := New, change_pct := Change, verdict := V}
@@ -105,7 +107,8 @@ reason(undefined) -> null;
 reason(too_few_samples) -> <<"too_few_samples">>;
 reason({load_changed, _, _}) -> <<"load_changed">>;
 reason({saturated, _}) -> <<"saturated">>;
-reason({too_wide, _, _}) -> <<"too_wide">>.
+reason({too_wide, _, _}) -> <<"too_wide">>;
+reason({options_differ, _}) -> <<"options_differ">>.
 
 %% Where a comparison's run noise came from: "default", "history" or "given".
 noise_source(Source) -> atom_to_binary(Source).
@@ -270,13 +273,18 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              <<"overdue">> => maps:get(overdue, Result, 0),
              <<"time_us">> => maps:get(time, Result, 0),
              ?PARAMS => combination(maps:get(params, Report, []))},
+    Duration = case maps:get(run_options, Report, #{}) of
+                   %% each run's own: a suite's benchmarks have their own options
+                   #{sample_duration := D} -> #{<<"sample_duration">> => option(D)};
+                   #{} -> #{}
+               end,
     Chosen = case maps:get(confidence, Result, ?RECORD_CONFIDENCE) of
                  C when C == ?RECORD_CONFIDENCE -> #{};
                  C -> #{<<"confidence">> => C,
                         <<"ci">> => interval(erlperf_stat:interval(Values, Sizes, C, RunNoise))}
              end,
-    lists:foldl(fun maps:merge/2, Base, [Chosen, forks(Result), dead_code(Report), interpreted(Report),
-                                         cv(Report),
+    lists:foldl(fun maps:merge/2, Base, [Chosen, Duration, forks(Result), dead_code(Report),
+                                         interpreted(Report), cv(Report),
                                          cost(Result), counts(Result),
                                          host(Report),
                                          latency(Result), rate(Result),

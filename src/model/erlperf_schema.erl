@@ -245,6 +245,8 @@ run() ->
      {optional, <<"sleep">>, text},
      {optional, <<"overdue">>, non_neg_int},
      {optional, <<"time_us">>, non_neg_int},
+     {optional, <<"sample_duration">>,
+      {either, [pos_int, {fields, [{required, <<"timed">>, pos_int}]}, null]}},
      {required, ?PARAMS, {map_of, {either, [number, text]}}},
      {together, [<<"best_concurrency">>, <<"steps">>]},
      {optional, <<"dead_code">>, {list, text}},
@@ -369,6 +371,11 @@ baseline() ->
      {optional, <<"environment">>, {list, {fields, [{required, <<"key">>, text},
                                                     {required, <<"baseline">>, {either, [text, number, bool, null]}},
                                                     {required, <<"run">>, {either, [text, number, bool, null]}}]}}},
+     %% the settings of the two runs that differ (erlperf_comparable)
+     {optional, <<"options">>,
+      {list, {fields, [{required, <<"key">>, text}
+                       | [{required, K, {either, [text, number, null]}}
+                          || K <- [<<"baseline">>, <<"run">>]]]}}},
      {optional, <<"counts">>, {list, {fields, [{required, <<"count">>, text},
                                                {required, <<"baseline">>, number},
                                                {required, <<"run">>, number},

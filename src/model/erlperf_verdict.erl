@@ -16,7 +16,8 @@
 %%%       run' (only the variation within that run) or `5 forks', then `CPU time' when the
 %%%       host's load was taken out, and the run noise a comparison of two runs took
 %%%       (`run noise 1.5%', `from earlier runs' when estimated from a history; `forks
-%%%       paired' when forks were taken in pairs).</li>
+%%%       paired' when forks were taken in pairs), and `per second: sample_duration 100 ->
+%%%       200 ms' when runs of other sample durations were compared per second.</li>
 %%% </ul>
 %%%
 %%% Example:
@@ -124,13 +125,16 @@ interval_or_p(#{p := P}, _Sign) ->
     end.
 
 %% What the interval knows: the variation between forks, or within one run; what was
-%% compared (CPU time, when the host's interference was taken out).
+%% compared (CPU time, when the host's interference was taken out; calls per second, when
+%% the runs' sample durations differ).
 basis(#{basis := forks, forks := Forks} = C) ->
     [figure_text(C), ", ", interval_label(Forks), looks_text(C), run_noise_text(C)];
+
+    [figure_text(C), ", ", interval_label(Forks), run_noise_text(C), footing_text(C)];
 basis(#{basis := single_run} = C) ->
-    [figure_text(C), ", ", interval_label(1), run_noise_text(C)];
+    [figure_text(C), ", ", interval_label(1), run_noise_text(C), footing_text(C)];
 basis(#{} = C) ->
-    [figure_text(C), run_noise_text(C)].
+    [figure_text(C), run_noise_text(C), footing_text(C)].
 
 %% A sequential test's interval holds over all its looks.
 looks_text(#{looks := Looks}) when Looks > 1 -> [", sequential over ", integer_to_list(Looks), " looks"];
@@ -138,6 +142,11 @@ looks_text(#{}) -> "".
 
 figure_text(#{figure := cpu}) -> ", CPU time";
 figure_text(#{}) -> "".
+
+%% Runs of other sample durations, compared per second (erlperf_baseline).
+footing_text(#{footing := {per_second, {Old, New}}}) ->
+    [", per second: ", options_text([{<<"sample_duration">>, Old, New}])];
+footing_text(#{}) -> "".
 
 %% Run noise, when a comparison of two runs took some, and where an estimate came from.
 run_noise_text(#{run_noise_source := paired}) -> ", forks paired";
@@ -166,7 +175,31 @@ reason_text({saturated, Taken}, #{verdict_without := Without} = Comparison) ->
     ["the host was saturated (its other programs took ", erlperf_units:share(Taken),
      " of the schedulers' time), too busy for a time verdict: ", text(Comparison#{verdict := Without})];
 reason_text({too_wide, _Lo, _Hi}, Comparison) ->
-    ["an interval too wide to tell", detail(Comparison, 1)].
+    ["an interval too wide to tell", detail(Comparison, 1)];
+reason_text({options_differ, Differences}, _Comparison) ->
+    ["options differ: ", options_text(Differences)].
+
+%% The settings of two runs that differ (see erlperf_comparable), for people:
+%% "concurrency 1 -> 4, sample_duration 100 -> 200 ms".
+-spec options_text([erlperf_comparable:difference()]) -> iodata().
+options_text(Differences) ->
+    lists:join(", ", [option_text(Key, Old, New) || {Key, Old, New} <- Differences]).
+
+option_text(<<"sample_duration">>, Old, New) ->
+    ["sample_duration ", option_value(Old), " -> ", option_value(New), " ms"];
+option_text(<<"loop">>, Old, New) ->
+    ["loop ", option_value(Old), " -> ", option_value(New), " calls"];
+option_text(<<"rate">>, Old, New) ->
+    ["rate ", rate_value(Old), " -> ", rate_value(New)];
+option_text(Key, Old, New) ->
+    [Key, " ", option_value(Old), " -> ", option_value(New)].
+
+rate_value(null) -> "none";
+rate_value(Rate) -> [option_value(Rate), "/s"].
+
+option_value(V) when is_number(V) -> erlperf_units:setting(V);
+option_value(V) when is_binary(V) -> V;
+option_value(V) -> erlperf_units:value(V).
 
 %% Decimals enough to show two significant digits of the largest magnitude among the
 %% change and its interval, 1 at least: one precision for the whole line.
