@@ -128,16 +128,16 @@ interval_or_p(#{p := P}, _Sign) ->
 %% compared (CPU time, when the host's interference was taken out; calls per second, when
 %% the runs' sample durations differ).
 basis(#{basis := forks, forks := Forks} = C) ->
-    [figure_text(C), ", ", interval_label(Forks), looks_text(C), run_noise_text(C)];
-
-    [figure_text(C), ", ", interval_label(Forks), run_noise_text(C), footing_text(C)];
+    [figure_text(C), ", ", interval_label(Forks), looks_text(C), run_noise_text(C),
+     footing_text(C)];
 basis(#{basis := single_run} = C) ->
     [figure_text(C), ", ", interval_label(1), run_noise_text(C), footing_text(C)];
 basis(#{} = C) ->
     [figure_text(C), run_noise_text(C), footing_text(C)].
 
 %% A sequential test's interval holds over all its looks.
-looks_text(#{looks := Looks}) when Looks > 1 -> [", sequential over ", integer_to_list(Looks), " looks"];
+looks_text(#{looks := Looks}) when Looks > 1 ->
+    [", sequential over ", integer_to_list(Looks), " looks"];
 looks_text(#{}) -> "".
 
 figure_text(#{figure := cpu}) -> ", CPU time";
