@@ -36,9 +36,11 @@ command_test_() ->
 defaults_test_() ->
     Defaults = erlperf_args:defaults(),
     [?_assertEqual({ok, ?PLAIN}, erlperf_args:parse(["ok."])),
-     %% the engine's defaults, never retyped (report: the command line's auto)
-     ?_assertEqual(maps:without([report], erlperf:defaults()),
-                   maps:with(maps:keys(erlperf:defaults()) -- [report], Defaults)),
+     %% the engine's defaults, never retyped (report and budget: the command line's auto)
+     ?_assertEqual(maps:without([report, budget], erlperf:defaults()),
+                   maps:with(maps:keys(erlperf:defaults()) -- [report, budget], Defaults)),
+     ?_assertEqual(#{report := auto, budget := auto}, maps:with([report, budget], Defaults)),
+     ?_assertEqual(#{budget => auto}, erlperf_args:run_defaults()),
      ?_assertEqual(maps:with(maps:keys(erlperf:concurrency_defaults()), Defaults),
                    erlperf:concurrency_defaults()),
      ?_assertMatch(#{report := auto, format := text, verbose := false, squeeze := false,

@@ -38,7 +38,7 @@ report(Mode, Label, Run, #{values := Values, stddev := StdDev} = Figures) ->
                                            confidence => 95, noise => 1, run_noise => 1.0, memory => false, counts => false,
                                            latency => false, verdicts => false,
                                            profile => undefined, forks => 1, rate => undefined,
-                                           arrival => even, slo => undefined,
+                                           arrival => even, slo => undefined, budget => undefined,
                                            sample_duration => 1000, samples => 3, warmup => 0},
                                          Options),
                sleep => maps:get(sleep, Run, sleep), warnings => maps:get(warnings, Run, []),

@@ -44,7 +44,7 @@
 
 %% API: called by erlperf_cli (the benchmark and `--render') and erlperf_perf_cli
 %% (`--perf-test')
--export([command/1, parse/1, parse_perf_test/1, parse_render/1, defaults/0, help/0, options_help/0,
+-export([command/1, parse/1, parse_perf_test/1, parse_render/1, defaults/0, run_defaults/0, help/0, options_help/0,
          perf_test_help/0, format_error/1, exit_code/1, count/1, version/0]).
 %% Called by the project front ends: `rebar3 erlperf' (erlperf_rebar3) and `mix erlperf'.
 -export([project/1]).
@@ -868,12 +868,15 @@ assign(Key, Values, Maps) ->
 %% Only what was given: the engine fills in its defaults.
 -spec run_options(map()) -> map().
 run_options(Given) ->
-    Keys = [Key || #{key := Key} = O <- options(benchmark), target(O) =:= run],
-    %% the command line's own defaults of run options (`budget')
-    Own = maps:from_list([{K, D} || #{key := K, cli_default := D} = O <- options(benchmark),
-                                    target(O) =:= run]),
-    Run = maps:merge(Own, maps:with(Keys, Given)),
+    Run = maps:with([Key || #{key := Key} = O <- options(benchmark), target(O) =:= run], Given),
     timed(isolation(benchee(Given, Run))).
+
+%% @doc The command line's own defaults of run options, where they differ from the API's
+%% (`budget': measured until decided); a benchmark's run options are merged over them.
+-spec run_defaults() -> map().
+run_defaults() ->
+    maps:from_list([{K, D} || #{key := K, cli_default := D} = O <- options(benchmark),
+                              target(O) =:= run]).
 
 %% --format benchee shows per-call figures: it times calls one by one unless told
 %% otherwise, or estimating concurrency (which cannot).

@@ -172,7 +172,7 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
 %% line's.
 benchmark_options(Own, Given) ->
     %% exact counts per call by default: what a suite's verdicts can trust on a busy host
-    maps:merge(#{counts => true}, maps:merge(Own, Given)).
+    maps:merge((erlperf_args:run_defaults())#{counts => true}, maps:merge(Own, Given)).
 
 measured(Record0, Entries, #{baselines := Baselines, store := Store} = Parsed) ->
     Options = (erlperf_cli_outcome:compare_options(Parsed))#{history => earlier_runs(Entries)},
