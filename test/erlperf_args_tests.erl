@@ -39,7 +39,7 @@ defaults_test_() ->
      %% the engine's defaults, never retyped (report and budget: the command line's auto)
      ?_assertEqual(maps:without([report, budget], erlperf:defaults()),
                    maps:with(maps:keys(erlperf:defaults()) -- [report, budget], Defaults)),
-     ?_assertEqual(#{report := auto, budget := auto}, maps:with([report, budget], Defaults)),
+     ?_assertEqual(#{report => auto, budget => auto}, maps:with([report, budget], Defaults)),
      ?_assertEqual(#{budget => auto}, erlperf_args:run_defaults()),
      ?_assertEqual(maps:with(maps:keys(erlperf:concurrency_defaults()), Defaults),
                    erlperf:concurrency_defaults()),
