@@ -2,7 +2,7 @@
 REBAR ?= rebar3
 
 .PHONY: all compile escript run install uninstall test test-all test-otp browser eunit ct dialyzer xref \
-        check bench bench-calibration bench-suites bench-busy bench-httpd bench-rate doc prereq-build prereq-test clean
+        check bench bench-calibration bench-suites bench-busy bench-power bench-httpd bench-rate doc prereq-build prereq-test clean
 
 all: escript
 
@@ -127,7 +127,7 @@ bench: escript
 	mkdir -p _build/bench
 	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/*.erl examples/httpd_load_gen.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
-	    -eval 'erlperf_bench:main(), erlperf_bench_calibration:main(), erlperf_bench_suites:main(), erlperf_bench_busy:main(), erlperf_bench_agents:main(), erlperf_bench_httpd:main(), erlperf_bench_rate:main(), halt(0).'
+	    -eval 'erlperf_bench:main(), erlperf_bench_calibration:main(), erlperf_bench_suites:main(), erlperf_bench_busy:main(), erlperf_bench_power:main(), erlperf_bench_agents:main(), erlperf_bench_httpd:main(), erlperf_bench_rate:main(), halt(0).'
 
 # The calibration of intervals and verdicts alone (part of `make bench'; about 11 minutes).
 bench-calibration: compile
@@ -151,6 +151,15 @@ bench-busy: escript
 	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_suites.erl bench/erlperf_bench_busy.erl
 	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
 	    -eval 'erlperf_bench_busy:main(), halt(0).'
+
+# The power of verdicts measured until decided alone: a change in time alone found, and
+# identical code called different, in one run and with --against, quiet and busy (part of
+# `make bench'; about 25 minutes).
+bench-power: escript
+	mkdir -p _build/bench
+	erlc -pa _build/default/lib/erlperf/ebin -o _build/bench bench/erlperf_bench_busy.erl bench/erlperf_bench_suites.erl bench/erlperf_bench_power.erl
+	erl -noshell -pa _build/default/lib/erlperf/ebin -pa _build/bench \
+	    -eval 'erlperf_bench_power:main($(or $(TRIALS),5)), halt(0).'
 
 # The agents' slowdown of an httpd alone (part of `make bench').
 bench-httpd: escript

@@ -29,6 +29,8 @@
 
 %% API: `make bench' and `make bench-busy'
 -export([main/0]).
+%% API: the busy loops, for the other benches that measure under load
+-export([busy_loops/0, stop_loop/1]).
 
 %% Unchanged runs (the first starts the store; each later one is a load change).
 -define(RUNS, 7).
