@@ -162,7 +162,7 @@ show(Load, What, Kind, Results) ->
     N = length(Results),
     Count = fun (W) -> length([R || R <- Results, element(1, R) =:= W]) end,
     Times = lists:sort([S || {_, _, S, _, _} <- Results]),
-    Decided = length([D || {_, _, _, true, _} <- Results]),
+    Decided = length([R || {_, _, _, true, _} = R <- Results]),
     Exits = lists:usort([St || {_, _, _, _, St} <- Results]),
     Head = case Kind of
                found -> io_lib:format("found ~b of ~b", [Count(slower), N]);
