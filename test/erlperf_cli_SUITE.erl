@@ -1820,7 +1820,7 @@ table(Header, Out) ->
     ?assertEqual(Header, string:lexemes(HeaderLine, " "), Out),
     [row(tl(Header), R) || R <- lists:takewhile(fun (L) -> L =/= "" end, Rows),
                            not lists:prefix("Note:", R), not is_verdict(R), not is_forks_line(R),
-                           not is_stderr_line(R),
+                           not is_stderr_line(R), not lists:prefix("Measured until decided: ", R),
                            string:find(R, ": highest throughput at concurrency ") =:= nomatch].
 
 %% A line of standard error, which may come among standard output's rows (run/2 reads both

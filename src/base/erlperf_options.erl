@@ -46,7 +46,8 @@
 %%% '''
 -module(erlperf_options).
 
--export([all/0, auto_budget/0, find/1, find/2, defaults/1, default/1, valid/3, check/2, valid_type/2, limit/1, limit_reason/1,
+-export([all/0, auto_budget/0, find/1, find/2, defaults/1, default/1, valid/3, check/2,
+         valid_type/2, limit/1, limit_reason/1,
          rules/0, why/2, rebar3/0, suite_dir/0, profilers/0, profiler_choices/0]).
 
 -export_type([option/0, scope/0, type/0, arg/0, rule/0]).

@@ -467,7 +467,8 @@ compare_runs({A, [_, _ | _] = Sizes}, {B, Sizes}, #{test := ratio} = Options) ->
                 lists:any(fun ({X, Y}) -> X > 0 andalso Y > 0 end, lists:zip(FA, FB))],
     Comparison = case length(Forks) >= 2 of
                      true -> ratio_comparison(Forks, Options);
-                     false -> compare(fork_means(A, Sizes), fork_means(B, Sizes), Options#{test => paired})
+                     false -> compare(fork_means(A, Sizes), fork_means(B, Sizes),
+                                      Options#{test => paired})
                  end,
     Comparison#{basis => forks, forks => length(Sizes)};
 compare_runs(A, B, #{test := ratio} = Options) ->

@@ -318,7 +318,8 @@ measure(#{suites := Paths, filter := Filter, run_options := Given, paths := User
         Current = benchmarks(current, Nodes, Paths, Filter),
         Revision = benchmarks(Source, Nodes, Paths, Filter),
         Gate = maps:get(gate, Parsed, none),
-        Measured = [{U, unit(U, Nodes, Source, forked(Options(Own, Given), fixed(Own, Given)), Gate)}
+        Measured = [{U, unit(U, Nodes, Source, forked(Options(Own, Given), fixed(Own, Given)),
+                             Gate)}
                     || #{options := Own} = U <- units(Current, Revision)],
         failed(Measured, Source),
         Result = result(Measured, Source),
@@ -390,10 +391,13 @@ unit(Unit, Nodes, Source, Opts, Gate) ->
     Tags = [#{runner => "current", label => <<"current">>}
             | [#{runner => "revision", label => <<"revision">>} || maps:get(revision, Unit) =/= none]],
     VersionOf = fun (<<"current">>) -> current; (<<"revision">>) -> Source end,
-    Run = fun (Order, ForkOpts) -> forks(Unit, Nodes, [VersionOf(L) || #{label := L} <- Order], ForkOpts) end,
+    Run = fun (Order, ForkOpts) ->
+                  forks(Unit, Nodes, [VersionOf(L) || #{label := L} <- Order], ForkOpts)
+          end,
     Stat = maps:with([confidence, noise, run_noise], Opts),
     try measured(Tags, Opts, Run, Stat, Gate) of
-        Reports -> {ok, [swept(R) || R0 <- Reports, [R] <- [erlperf_comparison:annotate([R0], Stat)]]}
+        Reports ->
+            {ok, [swept(R) || R0 <- Reports, [R] <- [erlperf_comparison:annotate([R0], Stat)]]}
     catch
         throw:{?MODULE, {crashed, Version, Why}} -> {error, Version, Why}
     end.
@@ -404,8 +408,8 @@ measured([_, _] = Tags, #{budget := Budget} = Opts, Run, Stat, Gate) when is_int
                  _ -> max(Gate, maps:get(noise, Opts))
              end,
     Decide = fun (Reports, Looks) ->
-                     erlperf_comparison:decided(erlperf_comparison:annotate(Reports, Stat#{looks => Looks}),
-                                                Margin)
+                     Annotated = erlperf_comparison:annotate(Reports, Stat#{looks => Looks}),
+                     erlperf_comparison:decided(Annotated, Margin)
              end,
     erlperf_forks:until(Tags, Opts, Run, Decide);
 measured(Tags, Opts, Run, _Stat, _Gate) ->

@@ -44,7 +44,8 @@
 
 %% API: called by erlperf_cli (the benchmark and `--render') and erlperf_perf_cli
 %% (`--perf-test')
--export([command/1, parse/1, parse_perf_test/1, parse_render/1, defaults/0, run_defaults/0, help/0, options_help/0,
+-export([command/1, parse/1, parse_perf_test/1, parse_render/1, defaults/0, run_defaults/0, help/0,
+         options_help/0,
          perf_test_help/0, format_error/1, exit_code/1, count/1, version/0]).
 %% Called by the project front ends: `rebar3 erlperf' (erlperf_rebar3) and `mix erlperf'.
 -export([project/1]).

@@ -365,8 +365,8 @@ verdicts(#{baselines := Baselines, outputs := Outputs}, Run) ->
 -spec benchmark(parsed()) -> non_neg_integer().
 benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = Parsed) ->
     Progress = start_progress(Parsed),
-    Options = maps:merge(maps:merge(erlperf_args:run_defaults(), (verdicts(Parsed, Run))#{report => full}),
-                         progress_option(Progress)),
+    Run1 = maps:merge(erlperf_args:run_defaults(), (verdicts(Parsed, Run))#{report => full}),
+    Options = maps:merge(Run1, progress_option(Progress)),
     %% any class: a load node may raise exit or throw, which must not end as a stack dump
     verbose(Parsed),
     Outcome = measured(Codes, Options, Conc, Parsed),

@@ -566,8 +566,9 @@ measure(CodeMaps, Opts, Conc) ->
     case Opts of
         #{budget := Budget} when is_integer(Budget) ->
             Decide = fun (Reports, Looks) ->
-                             erlperf_comparison:decided(
-                               erlperf_comparison:annotate(relative(Reports), Stat#{looks => Looks}))
+                             Annotated = erlperf_comparison:annotate(relative(Reports),
+                                                                     Stat#{looks => Looks}),
+                             erlperf_comparison:decided(Annotated)
                      end,
             Reports = erlperf_forks:until(CodeMaps, Opts, Run, Decide),
             [#{sequential := #{looks := Looks}} | _] = Reports,

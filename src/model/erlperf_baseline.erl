@@ -288,8 +288,8 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                 end,
             Cmp0 = erlperf_stat:compare_runs(run_samples(BaseRun, Figure), run_samples(Run, Figure),
                                              (maps:with([confidence, noise], Stat))#{
-                                               test => Test, better => Better, run_noise => RunNoise,
-                                               looks => looks(Test, Run)}),
+                                               test => Test, better => Better,
+                                               run_noise => RunNoise, looks => looks(Test, Run)}),
             Environment = environment(maps:get(system, Stat, #{}), maps:get(?SYSTEM, Base, #{})),
             Cmp = inconclusive(Cmp0#{figure => Figure, interference => Interference,
                                      computes => Computes,

@@ -6,7 +6,9 @@
 %%%   <li><b>format</b>: `basic' (Code, concurrency, QPS, Time), `extended' (Code,
 %%%       concurrency, Samples, Avg, StdDev, Median, P99, Iteration) or `full' (the
 %%%       extended table preceded by `OS', `CPU' and `VM' lines). `auto' picks `extended'
-%%%       when any run holds at least `?EXTENDED_FROM_SAMPLES' samples, else `basic'.</li>
+%%%       when any run holds at least `?EXTENDED_FROM_SAMPLES' samples, else `basic';
+%%%       a run measured until decided (`sequential') is `basic', as erlperf 2.3's default
+%%%       run, and its verdicts follow the table whatever its format.</li>
 %%%   <li><b>QPS column</b>: as erlperf 2.3 defines it, the average sample (iterations
 %%%       per sample duration, all workers); in timed mode, iterations per second.</li>
 %%%   <li><b>score</b>: what rows are ranked by: the average sample in continuous and
@@ -126,6 +128,9 @@ profiles(#{?RUNS := Runs}) ->
 
 %% @doc Resolves `auto' to `basic' or `extended' from the number of samples collected.
 -spec resolve_format(format() | auto, erlperf_record:results()) -> format().
+resolve_format(auto, #{?RUNS := [#{?SEQUENTIAL := _} | _]}) ->
+    %% measured until decided: the table of erlperf 2.3's default run, and the verdicts
+    basic;
 resolve_format(auto, #{?RUNS := Runs}) ->
     Counts = [length(maps:get(?SAMPLES, R, [])) || R <- Runs],
     case lists:max([0 | Counts]) >= ?EXTENDED_FROM_SAMPLES of
@@ -234,9 +239,11 @@ concurrency(#{?CONCURRENCY := C}) -> integer_to_list(C).
 time_cell(#{<<"iteration_ns">> := Ns}) when is_number(Ns) -> erlperf_units:time(Ns);
 time_cell(_R) -> "-".
 
-%% The QPS column: iterations per sample duration (timed mode: per second).
+%% The QPS column: iterations per sample duration (timed mode, and a run measured until
+%% decided in turns of its own choosing: per second).
 -spec per_sample(run()) -> number().
 per_sample(#{?MODE := <<"timed">>, ?QPS := Qps}) when is_number(Qps) -> Qps;
+per_sample(#{?SEQUENTIAL := _, ?QPS := Qps}) when is_number(Qps) -> Qps;
 per_sample(#{?MODE := <<"timed">>}) -> 0.0;
 per_sample(#{?AVERAGE := Avg}) -> Avg.
 
@@ -265,13 +272,21 @@ system_lines(_View, _Record) ->
 
 -spec timer_note([run()]) -> iodata().
 timer_note(Runs) ->
-    case lists:any(fun (R) -> maps:get(<<"sleep">>, R, <<>>) =:= <<"busy_wait">> end, Runs) of
+    %% turns of a run measured until decided end on time by design: their sampler waits
+    %% precisely, which says nothing of the timer
+    case lists:any(fun (R) -> maps:get(<<"sleep">>, R, <<>>) =:= <<"busy_wait">>
+                                  andalso not is_map_key(?SEQUENTIAL, R)
+                   end, Runs) of
         true -> [?TIMER_NOTE, "\n\n"];
         false -> []
     end.
 
-%% Extended and full tables: each runner against the fastest, with its interval.
+%% Extended and full tables, and any table of a run measured until decided: each runner
+%% against the fastest, with its interval.
 -spec verdicts(view(), [run()], erlperf_record:results()) -> unicode:chardata().
+verdicts(#{format := basic} = View, [#{?SEQUENTIAL := _} | _] = Runs, Record) ->
+    %% what a run measured until decided is for: its verdicts, under any table
+    verdicts(View#{format := extended}, Runs, Record);
 verdicts(#{format := basic}, _Runs, _Record) ->
     [];
 verdicts(#{names := Names}, Runs, Record) ->
@@ -279,14 +294,25 @@ verdicts(#{names := Names}, Runs, Record) ->
                     [label(R), printable(erlperf_record:run_name(R#{?LABEL => Against}, Names)),
                      erlperf_verdict:text(erlperf_record:comparison(R))])
       || #{?COMPARISON := #{<<"against">> := Against}} = R <- Runs],
-     parallel_note(Runs, Record), sequential_line(Runs)].
+     parallel_note(Runs, Record),
+     sequential_lines(Runs, Names)].
 
-%% A run measured until decided: how long, and why it stopped.
--spec sequential_line([run()]) -> iodata().
-sequential_line([#{?SEQUENTIAL := #{<<"forks">> := Forks, <<"elapsed_ms">> := Ms,
-                                         <<"look">> := Look, <<"looks">> := Looks,
-                                         <<"budget_ms">> := Budget, <<"stopped">> := Why}}
-                 | _]) ->
+%% Runs measured until decided: how long each benchmark (each input or combination of
+%% parameters) took, and why it stopped.
+-spec sequential_lines([run()], [binary()]) -> iodata().
+sequential_lines(Runs, Names) ->
+    Combinations = lists:usort([maps:get(?PARAMS, R, #{}) || #{?SEQUENTIAL := _} = R <- Runs]),
+    [[sequential_line(S), combination_text(P, Names), "\n"]
+     || P <- Combinations,
+        #{?SEQUENTIAL := S} <- [hd([R || R <- Runs, maps:get(?PARAMS, R, #{}) =:= P])]].
+
+%% " (input=sorted)", or nothing without parameters.
+combination_text(Params, Names) ->
+    erlperf_record:run_name(#{?LABEL => <<>>, ?PARAMS => Params}, Names).
+
+-spec sequential_line(map()) -> iodata().
+sequential_line(#{<<"forks">> := Forks, <<"elapsed_ms">> := Ms, <<"look">> := Look,
+                  <<"looks">> := Looks, <<"budget_ms">> := Budget, <<"stopped">> := Why}) ->
     Spent = [erlperf_units:elapsed(Ms), " in ", integer_to_list(Forks), " forks"],
     Stop = case Why of
                <<"decided">> -> ["every verdict decided at look ", integer_to_list(Look), " of ",
@@ -295,9 +321,9 @@ sequential_line([#{?SEQUENTIAL := #{<<"forks">> := Forks, <<"elapsed_ms">> := Ms
                      integer_to_list(Look), " of ", integer_to_list(Looks),
                      " with a verdict undecided"]
            end,
-    ["Measured until decided: ", Spent, "; ", Stop, "\n"];
-sequential_line(_Runs) ->
-    [].
+    ["Measured until decided: ", Spent, "; ", Stop];
+sequential_line(_Damaged) ->
+    "Measured until decided".
 
 %% A small significant difference between runners sampled in parallel may be the CPUs'.
 -spec parallel_note([run()], erlperf_record:results()) -> iodata().

@@ -144,7 +144,8 @@ compare(Label, BaseResult, #{result := Result} = Report, Stat) ->
                [_, _ | _] -> paired;
                _ -> test(Report, Base, Values)
            end,
-    Options = (maps:with([confidence, noise, looks], Stat))#{test => Test, better => better(Report)},
+    Options = (maps:with([confidence, noise, looks], Stat))#{test => Test,
+                                                            better => better(Report)},
     Comparison = erlperf_stat:compare_runs({Base, sizes(BaseResult)}, {Values, sizes(Result)},
                                            Options),
     Comparison#{against => Label}.

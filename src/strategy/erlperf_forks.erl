@@ -207,7 +207,8 @@ until(I, CodeMaps, Opts, Run, Decide, #{started := Started, budget := Budget} = 
             Decided = Decide(Merged, length(Looks)),
             case Decided orelse Last of
                 true ->
-                    {Forks, Sequential#{stopped => case Decided of true -> decided; false -> budget end}};
+                    Why = case Decided of true -> decided; false -> budget end,
+                    {Forks, Sequential#{stopped => Why}};
                 false ->
                     until(I + 1, CodeMaps, Opts, Run, Decide, State#{plan := Looks}, Forks)
             end;
