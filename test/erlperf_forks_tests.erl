@@ -1,6 +1,7 @@
 %%% @doc eunit tests of `erlperf_forks'' pure part: how many forks a run takes
-%%% (`auto/1', `resolve/3'), how its samples are split (`sizes/2'), and the text of the
-%%% errors `resolve/3' raises. Real forked runs are in `erlperf_forks_SUITE'.
+%%% (`auto/1', `resolve/3'), how its samples are split (`sizes/2'), the text of the
+%%% errors `resolve/3' raises, and the looks of a run measured until decided (`looks/2').
+%%% Real forked runs are in `erlperf_forks_SUITE'.
 -module(erlperf_forks_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -86,4 +87,27 @@ check_text(Text, Words) ->
     ?assert(io_lib:char_list(Text), Text),
     ?assertEqual(nomatch, string:find(Text, "\n"), Text),
     _ = [?assertNotEqual(nomatch, string:find(Text, W), {Text, W}) || W <- Words],
+    ok.
+
+%% The looks of a run measured until decided: after the first look's forks, then twice
+%% as many each time, and at the last fork the budget allows (never before the first).
+looks_test_() ->
+    [?_assertEqual([4, 8, 16, 19], erlperf_forks:looks(19, 4)),
+     ?_assertEqual([4, 8, 16], erlperf_forks:looks(16, 4)),
+     ?_assertEqual([4, 8, 16, 17], erlperf_forks:looks(17, 4)),
+     ?_assertEqual([4, 5], erlperf_forks:looks(5, 4)),
+     ?_assertEqual([4], erlperf_forks:looks(4, 4)),
+     %% a budget for fewer forks than the first look: the first look all the same
+     ?_assertEqual([4], erlperf_forks:looks(3, 4)),
+     ?_assertEqual([4], erlperf_forks:looks(1, 4)),
+     ?_assertEqual([4, 8, 16, 32, 64, 100], erlperf_forks:looks(100, 4)),
+     ?_assertEqual([2, 4, 8, 9], erlperf_forks:looks(9, 2))] ++
+        [?_test(check_looks(Max, First)) || Max <- lists:seq(1, 70), First <- [1, 3, 4]].
+
+%% Increasing, from First to the last fork, each look at most twice the one before.
+check_looks(Max, First) ->
+    Looks = erlperf_forks:looks(Max, First),
+    ?assertEqual({First, max(First, Max)}, {hd(Looks), lists:last(Looks)}),
+    [?assert(A < B andalso B =< 2 * A, {Max, First, Looks})
+     || {A, B} <- lists:zip(lists:droplast(Looks), tl(Looks))],
     ok.
