@@ -66,6 +66,8 @@
          format_default_width/0, format_2_3_example/0, format_bad_input/0]).
 -export([forks_usage/0, forks_usage/1, forks_auto/0, forks_auto/1, forks_explicit/0,
          forks_explicit/1, forks_baseline/0, forks_baseline/1]).
+%% measured until decided: --budget
+-export([budget_until_decided/0, budget_until_decided/1]).
 -export([compare_modes/0, compare_modes/1,
          interleaved_isolated/0, interleaved_isolated/1,
          verdict_lines/0, verdict_lines/1, unwritable_output/0, unwritable_output/1,
@@ -142,7 +144,7 @@ groups() ->
        compare_modes, busy_100k, verdict_lines, unwritable_output, formats_stdout, output_files,
        baseline_gate, github_actions, inconclusive_gate, counts_gate, sweep_json, sweep_cartesian, sweep_bytes, sweep_compare_baseline,
        sweep_isolated, latency_sleep, sweep_latency, forks_auto, forks_explicit,
-       forks_baseline]},
+       forks_baseline, budget_until_decided]},
      {seed, [parallel],
       [readme_squeeze_max, readme_squeeze_is_loaded, readme_squeeze_persistent_term,
        readme_timed_compare, readme_compare_warmup, readme_rand_uniform, readme_concurrency,
@@ -776,6 +778,25 @@ forks_baseline(Config) ->
     ?assertNotEqual(nomatch, string:find(Line, ", 3 forks, run noise 1%)"), Line),
     {0, Once} = run(Config, Opts ++ ["--baseline", Base, "--forks", "1"]),
     ?assertNotEqual(nomatch, string:find(Once, ", one run, run noise 1%)"), Once).
+
+budget_until_decided() ->
+    [{doc, "Two runners without -s are measured until decided (--budget, auto by default): "
+      "the run says so under the verdict, exit 0; -s 3 measures 3 samples, no such line; "
+      "--budget with -s is a usage error, one line, exit 2"}].
+budget_until_decided(Config) ->
+    %% about 15 times apart: decided at the first look, however busy the host
+    Two = ["rand:uniform().", "lists:seq(1, 200).", "-d", "10"],
+    [begin
+         {0, Out} = run(Config, Two ++ Budget),
+         [Line] = [L || L <- lines(Out), lists:prefix("Measured until decided: ", L)],
+         ?assertNotEqual(nomatch, string:find(Line, "; every verdict decided at look "), Out),
+         [Verdict] = [L || L <- lines(Out), string:find(L, " against ") =/= nomatch],
+         ?assertNotEqual(nomatch, string:find(Verdict, " forks, sequential over "), Out)
+     end || Budget <- [["--budget", "10"], []]],
+    {0, Fixed} = run(Config, Two ++ ["-s", "3"]),
+    ?assertEqual(nomatch, string:find(Fixed, "Measured until decided"), Fixed),
+    usage_error(Config, Two ++ ["--budget", "5", "-s", "3"],
+                "erlperf: budget (5) cannot be combined with samples: ").
 
 interleaved_isolated() ->
     [{doc, "--compare interleaved with -i is a usage error saying why"}].

@@ -1,5 +1,5 @@
 %% Unit tests of erlperf_comparison: the choice of concurrency from the steps of an
-%% estimation.
+%% estimation, and whether the verdicts of a run measured until decided are decided.
 -module(erlperf_comparison_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -44,3 +44,44 @@ annotate_test_() ->
      %% a bare confidence, as before: no floor
      ?_assertMatch([_, #{comparison := #{verdict := slower, confidence := 99}}],
                    erlperf_comparison:annotate([A, B], 99))].
+
+%% Whether a run measured until decided can stop: every comparison significant, or no
+%% significant difference with an interval inside ±margin (the noise floor unless given).
+decided_test_() ->
+    Cmp = fun (Map) -> #{label => <<"b">>,
+                         comparison => maps:merge(#{verdict => no_difference, significant => false,
+                                                    within_noise => false, noise => 1,
+                                                    change_pct => 0.1, ci_pct => {-0.8, 0.9}},
+                                                  Map)}
+          end,
+    Fastest = #{label => <<"a">>},
+    Faster = Cmp(#{verdict => faster, significant => true, ci_pct => {3.0, 9.0}}),
+    Slower = Cmp(#{verdict => slower, significant => true, ci_pct => {-9.0, -3.0}}),
+    Inside = Cmp(#{}),
+    Crossing = Cmp(#{ci_pct => {-1.5, 0.9}}),
+    [%% a change found either way, or ruled out beyond the floor, decides
+     ?_assert(erlperf_comparison:decided([Fastest, Slower])),
+     ?_assert(erlperf_comparison:decided([Faster, Fastest, Slower])),
+     ?_assert(erlperf_comparison:decided([Fastest, Inside])),
+     %% the interval's ends may touch the floor
+     ?_assert(erlperf_comparison:decided([Cmp(#{ci_pct => {-1.0, 1.0}})])),
+     %% an interval reaching past the floor on either side leaves it undecided
+     ?_assertNot(erlperf_comparison:decided([Fastest, Crossing])),
+     ?_assertNot(erlperf_comparison:decided([Cmp(#{ci_pct => {-0.5, 1.2}})])),
+     %% one undecided verdict among decided ones is enough to go on
+     ?_assertNot(erlperf_comparison:decided([Fastest, Slower, Crossing])),
+     %% a change found inside the floor: decided when its interval is inside it too
+     ?_assert(erlperf_comparison:decided([Cmp(#{within_noise => true, ci_pct => {0.2, 0.9}})])),
+     ?_assertNot(erlperf_comparison:decided([Cmp(#{within_noise => true, ci_pct => {0.2, 1.4}})])),
+     %% no interval (too few samples), or an inconclusive verdict, decides nothing
+     ?_assertNot(erlperf_comparison:decided([Cmp(#{ci_pct => undefined})])),
+     ?_assertNot(erlperf_comparison:decided([Cmp(#{verdict => inconclusive})])),
+     %% nothing compared: nothing to decide
+     ?_assert(erlperf_comparison:decided([Fastest])),
+     ?_assert(erlperf_comparison:decided([])),
+     %% a margin given instead of the floor
+     ?_assert(erlperf_comparison:decided([Fastest, Crossing], 2)),
+     ?_assertNot(erlperf_comparison:decided([Fastest, Inside], 0.5)),
+     ?_assert(erlperf_comparison:decided([Fastest, Slower], 0)),
+     ?_assertEqual(erlperf_comparison:decided([Crossing], 1),
+                   erlperf_comparison:decided([Crossing], noise))].

@@ -1,6 +1,7 @@
 %%% @doc eunit tests of `erlperf_forks'' pure part: how many forks a run takes
-%%% (`auto/1', `resolve/3'), how its samples are split (`sizes/2'), and the text of the
-%%% errors `resolve/3' raises. Real forked runs are in `erlperf_forks_SUITE'.
+%%% (`auto/1', `resolve/3'), how its samples are split (`sizes/2'), the text of the
+%%% errors `resolve/3' raises, and the looks of a run measured until decided (`looks/2').
+%%% Real forked runs are in `erlperf_forks_SUITE'.
 -module(erlperf_forks_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -87,3 +88,108 @@ check_text(Text, Words) ->
     ?assertEqual(nomatch, string:find(Text, "\n"), Text),
     _ = [?assertNotEqual(nomatch, string:find(Text, W), {Text, W}) || W <- Words],
     ok.
+
+%% The looks of a run measured until decided: after the first look's forks, then twice
+%% as many each time, and at the last fork the budget allows (never before the first).
+looks_test_() ->
+    [?_assertEqual([4, 8, 16, 19], erlperf_forks:looks(19, 4)),
+     ?_assertEqual([4, 8, 16], erlperf_forks:looks(16, 4)),
+     ?_assertEqual([4, 8, 16, 17], erlperf_forks:looks(17, 4)),
+     ?_assertEqual([4, 5], erlperf_forks:looks(5, 4)),
+     ?_assertEqual([4], erlperf_forks:looks(4, 4)),
+     %% a budget for fewer forks than the first look: the first look all the same
+     ?_assertEqual([4], erlperf_forks:looks(3, 4)),
+     ?_assertEqual([4], erlperf_forks:looks(1, 4)),
+     ?_assertEqual([4, 8, 16, 32, 64, 100], erlperf_forks:looks(100, 4)),
+     ?_assertEqual([2, 4, 8, 9], erlperf_forks:looks(9, 2))] ++
+        [?_test(check_looks(Max, First)) || Max <- lists:seq(1, 70), First <- [1, 3, 4]].
+
+%% Increasing, from First to the last fork, each look at most twice the one before.
+check_looks(Max, First) ->
+    Looks = erlperf_forks:looks(Max, First),
+    ?assertEqual({First, max(First, Max)}, {hd(Looks), lists:last(Looks)}),
+    [?assert(A < B andalso B =< 2 * A, {Max, First, Looks})
+     || {A, B} <- lists:zip(lists:droplast(Looks), tl(Looks))],
+    ok.
+
+%% until/4 with a run that measures nothing (fake reports, no job): forks of 10 samples,
+%% in alternating order; `Decide' asked at the planned looks only, always with the
+%% number of looks planned; the run stops at the first look it says yes to, and its
+%% reports hold every fork's samples in the codes' order.
+until_decided_test() ->
+    Looked = fun (Reports, Looks) -> self() ! {look, forks_taken(Reports), Looks},
+                                     forks_taken(Reports) >= 8
+             end,
+    fresh(),
+    %% a budget of 1000 s: the forks it allows plan looks at 4, 8, 16 forks and on
+    Reports = erlperf_forks:until(codes(), ?OPTS(#{budget => 1000, sample_duration => 10}),
+                                  fun fake_run/2, Looked),
+    [{look, 4, Looks}, {look, 8, Looks}] = messages(look),
+    ?assert(Looks >= 3, Looks),
+    %% odd forks in the codes' order, even ones in reverse
+    ?assertEqual(lists:append(lists:duplicate(4, [[<<"a">>, <<"b">>], [<<"b">>, <<"a">>]])),
+                 [Labels || {fork, Labels, 10} <- messages(fork)]),
+    Sequential = #{look => 2, looks => Looks, forks => 8, budget_ms => 1000000,
+                   stopped => decided},
+    [begin
+         Values = [V || F <- lists:seq(1, 8), V <- lists:duplicate(10, Base + F)],
+         ?assertMatch(#{label := Label, sequential := #{elapsed_ms := _},
+                        run_options := #{samples := 80, forks := 8},
+                        result := #{values := Values}}, R),
+         ?assertEqual(Sequential, maps:remove(elapsed_ms, maps:get(sequential, R)))
+     end || {Label, Base, R} <- lists:zip3([<<"a">>, <<"b">>], [1000, 500], Reports)].
+
+%% Never decided: the run stops when its budget (1 s; forks of 100 ms here) is spent,
+%% at a look, having asked at every planned look before.
+until_budget_test_() ->
+    {timeout, 30, fun () ->
+        Slow = fun (Codes, Opts) -> receive after 100 -> fake_run(Codes, Opts) end end,
+        Never = fun (Reports, Looks) -> self() ! {look, forks_taken(Reports), Looks}, false end,
+        fresh(),
+        [#{sequential := S} | _] =
+            erlperf_forks:until(codes(), ?OPTS(#{budget => 1, sample_duration => 10}), Slow, Never),
+        #{stopped := budget, look := Look, looks := Looks, forks := Forks, budget_ms := 1000} = S,
+        Asked = messages(look),
+        ?assertEqual(Forks, length(messages(fork))),
+        ?assert(Forks >= 4 andalso Forks =< 10, S),
+        %% the planned looks before the last fork, and the last fork
+        Planned = erlperf_forks:looks(Forks, 4),
+        ?assertEqual([{look, F, Looks} || F <- [F || F <- Planned, F < Forks] ++ [Forks]],
+                     Asked),
+        ?assert(Look =< Looks andalso Look =:= length(Asked), S)
+    end}.
+
+codes() ->
+    [#{runner => "a.", label => <<"a">>}, #{runner => "b.", label => <<"b">>}].
+
+%% A fork of codes a and b measuring nothing: every sample of fork I is 1000 + I (a) or
+%% 500 + I (b), as a continuous run's reports have them.
+fake_run(Codes, #{samples := Samples} = Opts) ->
+    Fork = case get(fake_fork) of undefined -> 1; F -> F + 1 end,
+    put(fake_fork, Fork),
+    self() ! {fork, [L || #{label := L} <- Codes], Samples},
+    [begin
+         Value = case Label of <<"a">> -> 1000 + Fork; <<"b">> -> 500 + Fork end,
+         #{label => Label, mode => continuous, concurrency => 1, sleep => sleep,
+           run_options => Opts,
+           result => #{values => lists:duplicate(Samples, Value),
+                       samples => [Value * I || I <- lists:seq(0, Samples)], time => 1000,
+                       overdue => 0}}
+     end || #{label := Label} <- Codes].
+
+forks_taken([#{result := #{values := Values}} | _]) ->
+    length(Values) div 10.
+
+%% No fork counted, no message of a test before (eunit may run tests in one process).
+fresh() ->
+    erase(fake_fork),
+    _ = messages(fork) ++ messages(look),
+    ok.
+
+%% The messages of a kind received so far, oldest first.
+messages(Tag) ->
+    receive
+        Message when element(1, Message) =:= Tag -> [Message | messages(Tag)]
+    after 0 ->
+        []
+    end.

@@ -172,6 +172,36 @@ parallel_note_test() ->
     ?assertEqual(nomatch, string:find(text(erlperf_comparison:annotate([Fast, Near], Stat#{noise => 5}),
                                            #{format => extended}), Note)).
 
+%% A run measured until decided says how long it took and why it stopped, under the
+%% verdicts: every verdict decided, or the budget spent. (Figures made by hand: the
+%% line reads the record's `sequential', whatever the samples.)
+sequential_line_test() ->
+    Fast = continuous(<<"fast.">>, #{}, figures([1000, 1010, 990, 1000])),
+    Slow = continuous(<<"slow.">>, #{}, figures([500, 510, 490, 500])),
+    Stat = #{confidence => 95, noise => 1},
+    Measured = fun (Sequential, Format) ->
+                       Runs = [R#{sequential => Sequential} || R <- [Fast, Slow]],
+                       lines(erlperf_comparison:annotate(Runs, Stat), #{format => Format})
+               end,
+    Decided = #{look => 3, looks => 4, forks => 16, elapsed_ms => 17600, budget_ms => 30000,
+                stopped => decided},
+    Spent = Decided#{look => 4, forks => 19, elapsed_ms => 30412, stopped => budget},
+    ?assertEqual(["Measured until decided: 17.6 s in 16 forks; every verdict decided at look 3 "
+                  "of 4"], [L || L <- Measured(Decided, extended), lists:prefix("Measured", L)]),
+    ?assertEqual(["Measured until decided: 30.4 s in 19 forks; the budget of 30 s spent at look "
+                  "4 of 4 with a verdict undecided"],
+                 [L || L <- Measured(Spent, full), lists:prefix("Measured", L)]),
+    %% under the verdict lines
+    Lines = Measured(Decided, extended),
+    {Before, _} = lists:splitwith(fun (L) -> not lists:prefix("Measured", L) end, Lines),
+    ?assert(lists:any(fun (L) -> string:find(L, "slow. against fast.: ") =/= nomatch end,
+                      Before), Lines),
+    %% not measured until decided, or a basic table: no such line
+    ?assertEqual([], [L || L <- lines(erlperf_comparison:annotate([Fast, Slow], Stat),
+                                      #{format => extended}),
+                           string:find(L, "Measured") =/= nomatch]),
+    ?assertEqual([], [L || L <- Measured(Decided, basic), string:find(L, "Measured") =/= nomatch]).
+
 figures(Values) ->
     Summary = erlperf_stat:summary(Values),
     Summary#{values => Values, samples => lists:seq(0, length(Values)), time => 1000000,

@@ -1,5 +1,6 @@
 %%% @doc eunit tests of `erlperf_stat' against reference values computed independently:
-%%% by hand (the summary statistics, below) and with R (the rest, further below).
+%%% by hand (the summary statistics, below), with R (the rest, further below) and, for the
+%%% `ratio' test, with Python and SciPy (`test/erlperf_stat_SUITE_data/ratio_reference.py').
 %%%
 %%% Data set A = [2, 4, 4, 4, 5, 5, 7, 9] (n = 8), given unsorted below:
 %%%   sum = 40, mean = 40 / 8 = 5.0
@@ -789,3 +790,134 @@ fork_compare_reference_test_() ->
     Means = fun (Samples, Sizes) -> [erlperf_stat:mean(F) || F <- erlperf_stat:split(Samples, Sizes)] end,
     [?_test(check_comparison(paired, Means(A, Sizes), Means(B, Sizes), C, Change, Ci, P, Stat, Df))
      || {A, B, Sizes, C, Change, Ci, P, Stat, Df} <- fork_compare_reference()].
+
+%%--------------------------------------------------------------------
+%% The ratio test: runs measured until decided (erlperf_forks:until/4)
+
+%% 5 forks of 4 samples, A's and B's sample I of a fork taken in the same round: B about
+%% 2% lower in every round; C about the same as A.
+-define(RATIO_A, [1000, 1012, 995, 1006, 1020, 1031, 1015, 1024, 990, 1003, 985, 998,
+                  1010, 1008, 1016, 1002, 1005, 1019, 997, 1011]).
+-define(RATIO_B, [981, 990, 978, 985, 1001, 1012, 990, 1009, 972, 987, 968, 975,
+                  985, 991, 994, 983, 988, 996, 981, 990]).
+-define(RATIO_C, [1003, 1008, 999, 1001, 1012, 1036, 1010, 1027, 994, 998, 989, 1001,
+                  1006, 1013, 1012, 1007, 1001, 1022, 999, 1006]).
+-define(RATIO_SIZES, [4, 4, 4, 4, 4]).
+%% Student t quantiles of 4 degrees of freedom (the 5 forks), with SciPy 1.10.1:
+%% scipy.stats.t.ppf(1 - 0.05 / 2, 4) and scipy.stats.t.ppf(1 - 0.05 / (2 * 3), 4).
+-define(QT_95, 2.7764451051977987).
+-define(QT_95_3_LOOKS, 3.960786482775424).
+
+%% Computed by test/erlperf_stat_SUITE_data/ratio_reference.py (Python's math and
+%% statistics, SciPy's t distribution; its output is ratio_reference.txt next to it):
+%% each fork's statistic the lower median of its 4 log ratios, their mean, standard
+%% deviation, t statistic (df 4), p = 2 * scipy.stats.t.sf(|t|, 4), the interval
+%% mean ± qt * sd / sqrt(5) and the change, as 100 * (exp(x) - 1).
+%% {B, Looks, ChangePct, CiPct, P, Statistic}
+ratio_reference() ->
+    [{?RATIO_B, 1, -2.002276237302225, {-2.191201173835322, -1.8129863782665234},
+      8.30077018053674e-06, -29.100833415621622},
+     {?RATIO_B, 3, -2.002276237302225, {-2.2716795610698393, -1.7321302613481082},
+      8.30077018053674e-06, -29.100833415621622},
+     {?RATIO_C, 1, -0.2762178011314509, {-0.6780341059726691, 0.12722408916192585},
+      0.12992204015784004, -1.9021116669779787},
+     {?RATIO_C, 3, -0.2762178011314509, {-0.8489429076796395, 0.29981553083853196},
+      0.12992204015784004, -1.9021116669779787}].
+
+ratio_reference_test_() ->
+    [?_test(check_ratio(B, Looks, Change, Ci, P, T))
+     || {B, Looks, Change, Ci, P, T} <- ratio_reference()].
+
+check_ratio(B, Looks, Change, {Lo, Hi}, P, T) ->
+    Cmp = erlperf_stat:compare_runs({?RATIO_A, ?RATIO_SIZES}, {B, ?RATIO_SIZES},
+                                    #{test => ratio, looks => Looks, noise => 0}),
+    #{test := ratio, basis := forks, forks := 5, confidence := 95, looks := Looks,
+      change_pct := ChangePct, ci_pct := {CiLo, CiHi}, p := PValue, statistic := Statistic,
+      df := 4.0, significant := Significant, verdict := Verdict} = Cmp,
+    ?assertRef(Change, ChangePct),
+    ?assertRef(Lo, CiLo),
+    ?assertRef(Hi, CiHi),
+    ?assertRef(P, PValue),
+    ?assertRef(T, Statistic),
+    %% significant at 5% over all looks: each look at 5 / Looks percent
+    ?assertEqual(P < 0.05 / Looks, Significant),
+    {Worse, Better} = case Significant of
+                          true -> {slower, faster};
+                          false -> {no_difference, no_difference}
+                      end,
+    ?assertEqual(Worse, Verdict),
+    %% lower is better (times): the same test, the other verdict
+    ?assertMatch(#{verdict := Better, significant := Significant, change_pct := ChangePct},
+                 erlperf_stat:compare_runs({?RATIO_A, ?RATIO_SIZES}, {B, ?RATIO_SIZES},
+                                           #{test => ratio, looks => Looks, noise => 0,
+                                             better => lower})).
+
+ratio_test_() ->
+    Ratio = fun (B, Opts) -> erlperf_stat:compare_runs({?RATIO_A, ?RATIO_SIZES},
+                                                       {B, ?RATIO_SIZES},
+                                                       maps:merge(#{test => ratio}, Opts))
+            end,
+    Paired = fun (SizesA, B, SizesB) ->
+                     Opts = #{test => paired, noise => 0},
+                     {erlperf_stat:compare_runs({?RATIO_A, SizesA}, {B, SizesB}, Opts),
+                      erlperf_stat:compare_runs({?RATIO_A, SizesA}, {B, SizesB},
+                                                Opts#{test => ratio})}
+             end,
+    Interval = fun (Opts) -> maps:get(ci_pct, Ratio(?RATIO_B, Opts#{noise => 0})) end,
+    {Lo3, Hi3} = Interval(#{looks => 3}),
+    {LoC, HiC} = Interval(#{confidence => 100 - 5 / 3}),
+    [%% the quantiles the intervals above take, as SciPy has them
+     ?_assertRef(?QT_95, erlperf_stat:t_quantile(1 - 0.05 / 2, 4)),
+     ?_assertRef(?QT_95_3_LOOKS, erlperf_stat:t_quantile(1 - 0.05 / (2 * 3), 4)),
+     %% three looks: the interval of one look at 100 - 5/3 percent, labelled 95
+     ?_assertRef(LoC, Lo3),
+     ?_assertRef(HiC, Hi3),
+     ?_assertMatch(#{confidence := 95, looks := 3}, Ratio(?RATIO_B, #{looks => 3})),
+     ?_assert(Lo3 < element(1, Interval(#{})) andalso element(2, Interval(#{})) < Hi3),
+     %% a change the test finds inside the noise floor: no difference, within the noise
+     ?_assertMatch(#{significant := false, verdict := no_difference, within_noise := true},
+                   Ratio(?RATIO_B, #{noise => 3})),
+     ?_assertMatch(#{significant := true, verdict := slower}, Ratio(?RATIO_B, #{noise => 1})),
+     ?_assertError({invalid_option, looks, 0}, Ratio(?RATIO_B, #{looks => 0})),
+     %% forks of other sizes than A's, or one fork: not rounds side by side; the
+     %% paired test (of the fork means, or of the samples of the one fork)
+     ?_assertMatch({#{test := paired, basis := forks} = C, C},
+                   Paired(?RATIO_SIZES, lists:droplast(?RATIO_B), [4, 4, 4, 4, 3])),
+     ?_assertMatch({#{test := paired, basis := forks} = C, C},
+                   Paired([5, 3, 4, 4, 4], ?RATIO_B, ?RATIO_SIZES)),
+     ?_assertMatch({#{test := paired, basis := single_run} = C, C}, Paired([20], ?RATIO_B, [20]))].
+
+%% The false alarms of a run measured until decided, by simulation: runners of the same
+%% code, each fork's statistic (here a fork of one round: its log ratio) normal around
+%% 0 with a standard deviation of 1%, looked at after the forks erlperf_forks:looks/2
+%% plans for 19 (4, 8, 16, 19), stopping at the first significant look. Bonferroni over
+%% the 4 looks keeps the runs called different at most 5%: 68 of 2000 with this seed (a
+%% binomial 5% of 2000 is 100 ± 10). Without it (each look at 5%), 267 of 2000.
+sequential_error_rate_test_() ->
+    {timeout, 60, ?_test(begin
+        Looks = erlperf_forks:looks(19, 4),
+        ?assertEqual([4, 8, 16, 19], Looks),
+        rand:seed(exsss, {38, 38, 38}),
+        Runs = [[1000 * math:exp(0.01 * rand:normal()) || _ <- lists:seq(1, 19)]
+                || _ <- lists:seq(1, 2000)],
+        Alarms = fun (K) ->
+                         length([x || B <- Runs,
+                                      lists:any(fun (F) -> significant_look(B, F, K) end, Looks)])
+                 end,
+        Corrected = Alarms(length(Looks)),
+        Uncorrected = Alarms(1),
+        ?debugFmt("sequential: called different ~b of 2000 over 4 looks, ~b with each look "
+                  "at 5%", [Corrected, Uncorrected]),
+        ?assert(Corrected =< 100, Corrected),
+        %% the simulation can raise alarms at all: a look alone takes 1.25%
+        ?assert(Corrected >= 25, Corrected),
+        ?assert(Uncorrected >= 160, Uncorrected)
+    end)}.
+
+%% Whether the look at the first Forks forks of B (A all 1000) is significant.
+significant_look(B, Forks, Looks) ->
+    Sizes = lists:duplicate(Forks, 1),
+    Cmp = erlperf_stat:compare_runs({lists:duplicate(Forks, 1000), Sizes},
+                                    {lists:sublist(B, Forks), Sizes},
+                                    #{test => ratio, looks => Looks, noise => 0}),
+    maps:get(significant, Cmp).

@@ -1,5 +1,6 @@
 %%% @doc eunit tests of `erlperf''s options as Elixir gives them: keyword lists for run
-%%% options, concurrency options, sweep options and code maps.
+%%% options, concurrency options, sweep options and code maps; and of `budget': runners
+%%% measured until decided, and what a budget cannot be combined with.
 -module(erlperf_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -35,3 +36,61 @@ keyword_errors_test_() ->
      ?_assertError({invalid_option, run_options, [1, 2]}, erlperf:run("ok.", [1, 2])),
      ?_assertError({invalid_option, run_options, [{samples, 1}, x]},
                    erlperf:run("ok.", [{samples, 1}, x]))].
+
+%% Two runners about 15 times apart, measured until decided within 10 seconds: decided
+%% at a planned look, in forks of 10 samples taken in turns, compared by the ratio test
+%% over the looks planned.
+budget_test_() ->
+    {timeout, 60, fun () ->
+        Reports = erlperf:benchmark(["rand:uniform().", "lists:seq(1, 200)."],
+                                    #{report => full, budget => 10, sample_duration => 10},
+                                    undefined),
+        [#{sequential := #{looks := Looks} = Sequential} | _] = Reports,
+        ?assertMatch(#{stopped := decided, budget_ms := 10000, look := Look, forks := Forks}
+                       when Look =< Looks andalso Forks >= 4, Sequential),
+        #{forks := Forks} = Sequential,
+        [?assertMatch(#{sequential := Sequential, run_options := #{compare := interleaved},
+                        result := #{values := Values}} when length(Values) =:= 10 * Forks, R)
+         || R <- Reports],
+        ?assertMatch([#{comparison := #{test := ratio, looks := Looks, basis := forks,
+                                        forks := Forks, significant := true,
+                                        verdict := slower}}],
+                     [R || #{comparison := _} = R <- Reports])
+    end}.
+
+%% With samples given, `auto' does not measure until decided; nor does the API's default.
+budget_auto_test_() ->
+    Two = ["rand:uniform().", "lists:seq(1, 200)."],
+    Quick = #{report => full, sample_duration => 10},
+    {timeout, 60,
+     [?_assertMatch([#{run_options := #{samples := 2}} = R, _] when not is_map_key(sequential, R),
+                    erlperf:benchmark(Two, Quick#{samples => 2, budget => auto}, undefined)),
+      ?_assertMatch([R, _] when not is_map_key(sequential, R),
+                    erlperf:benchmark(Two, Quick, undefined))]}.
+
+%% A budget given with what fixes the run's shape is refused before anything runs, with
+%% one line saying what it cannot be combined with and why.
+budget_incompatible_test_() ->
+    Two = ["rand:uniform().", "lists:seq(1, 200)."],
+    Full = #{report => full, budget => 10, sample_duration => 10},
+    Cases = [{one_runner, ["rand:uniform()."], Full, "a single runner"},
+             {samples, Two, Full#{samples => 5}, "samples"},
+             {forks, Two, Full#{forks => 2}, "a number of forks"},
+             {sample_duration, Two, Full#{sample_duration => {timed, 100}}, "a timed sample"},
+             {cv, Two, Full#{cv => 0.05}, "cv"},
+             {report, Two, Full#{report => basic}, "a basic or extended report"}],
+    lists:append(
+      [[?_assertError({incompatible_options, budget, 10, What},
+                      erlperf:benchmark(Codes, Opts, undefined)),
+        ?_test(check_error_text({incompatible_options, budget, 10, What},
+                                "budget (10) cannot be combined with " ++ Words ++ ": "))]
+       || {What, Codes, Opts, Words} <- Cases]).
+
+check_error_text(Reason, Prefix) ->
+    ?assert(erlperf:is_known_error(Reason)),
+    Text = erlperf:format_error(Reason),
+    ?assert(io_lib:char_list(Text), Text),
+    ?assert(lists:prefix(Prefix, Text), Text),
+    ?assertEqual(nomatch, string:find(Text, "\n"), Text),
+    %% and why, after the colon
+    ?assert(length(Text) > length(Prefix) + 10, Text).

@@ -148,3 +148,28 @@ options_differ_test_() ->
                    Text({<<"rate">>, null, 5000})),
      ?_assertEqual(<<"inconclusive: options differ: rate 1000/s -> 2000/s">>,
                    Text({<<"rate">>, 1000, 2000}))].
+
+%% A comparison of a run measured until decided: its interval holds over all the looks
+%% planned, and says so; one look is any other interval.
+looks_test_() ->
+    Cmp = fun (Map) -> maps:merge(#{test => ratio, confidence => 95, better => higher,
+                                    p => 0.001, significant => true, verdict => slower,
+                                    change_pct => -2.0, ci_pct => {-2.2, -1.9},
+                                    basis => forks, forks => 16}, Map)
+          end,
+    Text = fun (Map) -> iolist_to_binary(erlperf_verdict:text(Cmp(Map))) end,
+    [?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, 16 forks, sequential over 4 looks)">>,
+                   Text(#{looks => 4})),
+     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, 16 forks)">>, Text(#{looks => 1})),
+     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, 16 forks)">>, Text(#{})),
+     ?_assertEqual(<<"no significant difference (95% CI -1.2..2.1%, 8 forks, sequential over 3 "
+                     "looks)">>,
+                   Text(#{looks => 3, forks => 8, verdict => no_difference, significant => false,
+                          p => 0.4, change_pct => 0.4, ci_pct => {-1.2, 2.1}})),
+     %% before the run noise of a comparison with a baseline
+     ?_assertEqual(<<"2.0% slower (95% CI 1.9..2.2%, 16 forks, sequential over 4 looks, run noise "
+                     "1%)">>,
+                   Text(#{looks => 4, run_noise => 1})),
+     %% a table's verdict column says the same
+     ?_assertEqual(<<"2.0% slower than `a` (95% CI 1.9..2.2%, 16 forks, sequential over 4 looks)">>,
+                   iolist_to_binary(erlperf_verdict:against(Cmp(#{looks => 4}), "`a`")))].
