@@ -196,11 +196,18 @@ sequential_line_test() ->
     {Before, _} = lists:splitwith(fun (L) -> not lists:prefix("Measured", L) end, Lines),
     ?assert(lists:any(fun (L) -> string:find(L, "slow. against fast.: ") =/= nomatch end,
                       Before), Lines),
-    %% not measured until decided, or a basic table: no such line
+    %% not measured until decided: no such line
     ?assertEqual([], [L || L <- lines(erlperf_comparison:annotate([Fast, Slow], Stat),
                                       #{format => extended}),
                            string:find(L, "Measured") =/= nomatch]),
-    ?assertEqual([], [L || L <- Measured(Decided, basic), string:find(L, "Measured") =/= nomatch]).
+    %% a basic table (what `auto' picks for it) has the verdicts and the line too, and the
+    %% QPS column per second
+    Basic = Measured(Decided, basic),
+    ?assertMatch(["Code" ++ _ | _], Basic),
+    ?assert(lists:any(fun (L) -> string:find(L, "slow. against fast.: ") =/= nomatch end, Basic),
+            Basic),
+    ?assertEqual(1, length([L || L <- Basic, lists:prefix("Measured until decided: 17.6 s", L)])),
+    ?assertEqual(Basic, Measured(Decided, auto)).
 
 figures(Values) ->
     Summary = erlperf_stat:summary(Values),

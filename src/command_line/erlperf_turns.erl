@@ -18,7 +18,8 @@
 %%% Example (in a node, as erlperf_against calls it):
 %%% ```
 %%% Run = erlperf_turns:start(benchmark, [[#{runner => "rand:uniform()."}],
-%%%                                       #{samples => 2, sample_duration => 100}]),
+%%%                                       #{samples => 2, sample_duration => 100,
+%%%                                         report => full}, undefined]),
 %%% ok = erlperf_turns:turn(Run), ok = erlperf_turns:turn(Run),
 %%% {ok, [#{result := _}]} = erlperf_turns:result(Run).
 %%% '''
@@ -75,6 +76,9 @@ request(Run, What) ->
         {Ref, Reply} ->
             demonitor(Ref, [flush]),
             Reply;
+        {'DOWN', Ref, process, Run, _Why} when What =:= go ->
+            %% its result taken, or killed: either way no turn is left
+            ended;
         {'DOWN', Ref, process, Run, Why} ->
             {error, {exit, Why, []}}
     end.
