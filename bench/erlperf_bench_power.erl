@@ -24,7 +24,7 @@
 -module(erlperf_bench_power).
 
 %% API: `make bench' and `make bench-power'
--export([main/0, main/1]).
+-export([main/0, main/1, main/2]).
 
 -define(TRIALS, 5).
 %% The gate of the runs against a revision, percent.
@@ -60,12 +60,17 @@ main() ->
 %% @doc `Trials' trials of each figure, quiet then busy.
 -spec main(pos_integer()) -> ok.
 main(Trials) ->
+    main(Trials, [quiet, busy]).
+
+%% @doc `Trials' trials of each figure, under each load given (`quiet', `busy').
+-spec main(pos_integer(), [quiet | busy]) -> ok.
+main(Trials, Loads) ->
     io:format("~nVerdicts measured until decided (~b trials each; a change in time alone: "
               "sha256 of more 64-byte blocks):~n", [Trials]),
     Erlperf = filename:absname("erlperf"),
     Repo = repository(),
     try
-        _ = [figures(Erlperf, Repo, Trials, Load) || Load <- [quiet, busy]],
+        _ = [figures(Erlperf, Repo, Trials, Load) || Load <- Loads],
         ok
     after
         _ = file:del_dir_r(Repo)
