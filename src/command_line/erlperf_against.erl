@@ -453,12 +453,13 @@ forks(Unit, Nodes, [_, _] = Versions, #{sample_duration := Ms} = ForkOpts) when 
 forks(Unit, Nodes, Versions, ForkOpts) ->
     [fork(Unit, maps:get(V, Nodes), V, ForkOpts) || V <- Versions].
 
-%% Both versions' runs started, then their turns: round by round, in alternating order
-%% (A B, B A, ...), each version's warmup samples first; then their reports.
+%% Both versions' runs started, then their turns: round by round, each round in a random
+%% order (a fixed one would let anything periodic on the host fall on the same version's
+%% turns), each version's warmup samples first; then their reports.
 turns(Unit, Nodes, Versions, #{samples := Samples, warmup := Warmup} = ForkOpts) ->
     Runs = [{V, start_run(Unit, maps:get(V, Nodes), V, ForkOpts)} || V <- Versions],
-    Rounds = [case I rem 2 of 1 -> Runs; 0 -> lists:reverse(Runs) end
-              || I <- lists:seq(1, Warmup + Samples)],
+    Rounds = [case rand:uniform(2) of 1 -> Runs; 2 -> lists:reverse(Runs) end
+              || _ <- lists:seq(1, Warmup + Samples)],
     _ = [turn(maps:get(V, Nodes), V, Run, ForkOpts) || Round <- Rounds, {V, Run} <- Round],
     [run_result(maps:get(V, Nodes), V, Run) || {V, Run} <- Runs].
 

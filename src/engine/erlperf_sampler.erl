@@ -186,9 +186,17 @@ turns(Jobs, #{samples := N} = Opts, Clock, Rounds) ->
         false -> turns(Jobs, Opts, NewClock, All)
     end.
 
-%% A round: one turn per job (resume it, read, wait a period, read, suspend it).
+%% A round: one turn per job (resume it, read, wait a period, read, suspend it), the jobs
+%% in a random order (a fixed order would let anything periodic on the host, at the
+%% round's period, fall on the same job's turns every time); the turns come back in the
+%% jobs' order.
 take_turns(Jobs, Clock) ->
-    lists:mapfoldl(fun (Job, C) -> turn(Job, C) end, Clock, Jobs).
+    Shuffled = lists:sort([{rand:uniform(), I, Job} || {I, Job} <- lists:enumerate(Jobs)]),
+    {Turns, NewClock} = lists:mapfoldl(fun ({_, I, Job}, C) ->
+                                               {Turn, C1} = turn(Job, C),
+                                               {{I, Turn}, C1}
+                                       end, Clock, Shuffled),
+    {[Turn || {_, Turn} <- lists:sort(Turns)], NewClock}.
 
 turn(#{pid := Pid} = Job,
      #{period := Period, sleep := Sleep, host := Host, gate := Gate} = Clock) ->
