@@ -29,8 +29,6 @@
 -define(TRIALS, 5).
 %% The gate of the runs against a revision, percent.
 -define(GATE, "3").
-%% Milliseconds a run may take at most.
--define(RUN_TIMEOUT_MS, 300000).
 
 -define(SUITE,
 "-module(sha_bench).
@@ -121,16 +119,8 @@ run(Erlperf, Args, Dir) ->
     Started = erlang:monotonic_time(millisecond),
     Port = open_port({spawn_executable, Erlperf}, [{args, Args}, {cd, Dir}, exit_status, binary,
                                                    stderr_to_stdout]),
-    {Status, Out} = collect(Port, []),
+    {Status, Out} = erlperf_bench_suites:collect(Port, []),
     {Status, Out, (erlang:monotonic_time(millisecond) - Started) / 1000}.
-
-collect(Port, Acc) ->
-    receive
-        {Port, {data, Data}} -> collect(Port, [Data | Acc]);
-        {Port, {exit_status, Status}} -> {Status, unicode:characters_to_list(lists:reverse(Acc))}
-    after ?RUN_TIMEOUT_MS ->
-        error({timeout, lists:reverse(Acc)})
-    end.
 
 %% {Word, Change, Seconds, Decided, Status}: the verdict of two runners of one run.
 in_run({Status, Out, Seconds}) ->

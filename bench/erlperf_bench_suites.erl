@@ -21,7 +21,7 @@
 %% API: `make bench' and `make bench-suites'
 -export([main/0]).
 %% Shared with erlperf_bench_busy: a whole ./erlperf command and what it printed.
--export([escript/1]).
+-export([escript/1, collect/2]).
 
 %% Unchanged runs compared with the one before (one more run starts the store).
 -define(RUNS, 10).
@@ -100,6 +100,8 @@ escript(Args) ->
                      [{args, Args}, exit_status, binary, stderr_to_stdout]),
     collect(Port, []).
 
+%% @doc A port's exit status and output, once it has ended.
+-spec collect(port(), [binary()]) -> {non_neg_integer(), string()}.
 collect(Port, Acc) ->
     receive
         {Port, {data, Data}} -> collect(Port, [Data | Acc]);
