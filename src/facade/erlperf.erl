@@ -175,6 +175,8 @@
                     qps => float(),
                     relative => float(),
                     comparison => comparison(),
+                    %% measured until decided (`budget'): how it went
+                    sequential => erlperf_forks:sequential(),
                     nodes => #{node() => report()},
                     %% sweeps (see erlperf_sweep): the combination, the best run, and with
                     %% `bytes' the bytes processed per iteration and per second
