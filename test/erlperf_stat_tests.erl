@@ -891,27 +891,29 @@ ratio_test_() ->
 %% code, each fork's statistic (here a fork of one round: its log ratio) normal around
 %% 0 with a standard deviation of 1%, looked at after the forks erlperf_forks:looks/2
 %% plans for 19 (4, 8, 16, 19), stopping at the first significant look. Bonferroni over
-%% the 4 looks keeps the runs called different at most 5%: 68 of 2000 with this seed (a
-%% binomial 5% of 2000 is 100 ± 10). Without it (each look at 5%), 267 of 2000.
+%% the 4 looks keeps the runs called different at most 5%: 37 of 1000 with this seed (a
+%% binomial 5% of 1000 is 50 ± 7). Without it (each look at 5%), 134 of 1000.
 sequential_error_rate_test_() ->
-    {timeout, 60, ?_test(begin
+    %% 1000 simulated runs of 19 forks; minutes on a loaded CI leg (each look computes its
+    %% t quantile), a second on a quiet one
+    {timeout, 600, ?_test(begin
         Looks = erlperf_forks:looks(19, 4),
         ?assertEqual([4, 8, 16, 19], Looks),
         rand:seed(exsss, {38, 38, 38}),
         Runs = [[1000 * math:exp(0.01 * rand:normal()) || _ <- lists:seq(1, 19)]
-                || _ <- lists:seq(1, 2000)],
+                || _ <- lists:seq(1, 1000)],
         Alarms = fun (K) ->
                          length([x || B <- Runs,
                                       lists:any(fun (F) -> significant_look(B, F, K) end, Looks)])
                  end,
         Corrected = Alarms(length(Looks)),
         Uncorrected = Alarms(1),
-        ?debugFmt("sequential: called different ~b of 2000 over 4 looks, ~b with each look "
+        ?debugFmt("sequential: called different ~b of 1000 over 4 looks, ~b with each look "
                   "at 5%", [Corrected, Uncorrected]),
-        ?assert(Corrected =< 100, Corrected),
+        ?assert(Corrected =< 50, Corrected),
         %% the simulation can raise alarms at all: a look alone takes 1.25%
-        ?assert(Corrected >= 25, Corrected),
-        ?assert(Uncorrected >= 160, Uncorrected)
+        ?assert(Corrected >= 12, Corrected),
+        ?assert(Uncorrected >= 80, Uncorrected)
     end)}.
 
 %% Whether the look at the first Forks forks of B (A all 1000) is significant.
