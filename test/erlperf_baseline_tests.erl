@@ -515,3 +515,28 @@ baseline_of(Base, Now) ->
 
 verdict_text(Base, Now) ->
     unicode:characters_to_list(erlperf_verdict:text(maps:get(comparison, one(Base, Now, #{})))).
+
+%% Decided: a significant change, or no significant change whose interval lies inside
+%% the gate (the noise floor without one) both ways; an inconclusive verdict never.
+decided_test_() ->
+    Compare = fun (Base, Now, Options) ->
+                      erlperf_baseline:compare([{"b.json", record([Base])}], record([Now]), Options)
+              end,
+    Steady = run(<<"a">>, <<"x().">>, <<"continuous">>, [1000, 1001, 999, 1000, 1000]),
+    SteadyToo = run(<<"a">>, <<"x().">>, <<"continuous">>, [1000, 999, 1001, 1000, 1000]),
+    Half = run(<<"a">>, <<"x().">>, <<"continuous">>, [500, 501, 499, 500, 500]),
+    Spread = run(<<"a">>, <<"x().">>, <<"continuous">>, [1000, 1100, 900, 1050, 950]),
+    SpreadToo = run(<<"a">>, <<"x().">>, <<"continuous">>, [950, 1050, 850, 1000, 900]),
+    New = run(<<"new">>, <<"w().">>, <<"continuous">>, [1, 2, 3]),
+    Exact = #{given_run_noise => 0},
+    [?_assert(erlperf_baseline:decided(Compare(Steady, SteadyToo, Exact), Exact)),
+     %% the same samples with a run noise of 1% between runs: an interval of 3% each way
+     ?_assertNot(erlperf_baseline:decided(Compare(Steady, SteadyToo, #{}), #{})),
+     ?_assert(erlperf_baseline:decided(Compare(Steady, Half, #{}), #{})),
+     %% no significant change, an interval of several percent: not within the 1% floor,
+     %% within a gate of 20%, and never when the gate makes it inconclusive
+     ?_assertNot(erlperf_baseline:decided(Compare(Spread, SpreadToo, #{}), #{})),
+     ?_assert(erlperf_baseline:decided(Compare(Spread, SpreadToo, #{gate => 20}), #{gate => 20})),
+     ?_assertNot(erlperf_baseline:decided(Compare(Spread, SpreadToo, #{gate => 5}), #{gate => 5})),
+     %% a run the baseline does not have has no verdict to wait for
+     ?_assert(erlperf_baseline:decided(Compare(Steady, New, #{}), #{}))].

@@ -46,7 +46,7 @@
 %%% '''
 -module(erlperf_options).
 
--export([all/0, auto_budget/0, find/1, find/2, defaults/1, default/1, valid/3, check/2,
+-export([all/0, auto_budget/1, find/1, find/2, defaults/1, default/1, valid/3, check/2,
          valid_type/2, limit/1, limit_reason/1,
          rules/0, why/2, rebar3/0, suite_dir/0, profilers/0, profiler_choices/0]).
 
@@ -95,8 +95,11 @@
 %% Calls a second of an open load: one pacer hands each call to a worker in a message,
 %% which costs about a microsecond (see doc/cli.md, "Open load").
 -define(MAX_RATE, 1000000).
-%% Seconds a run of several runners measures until decided, when `budget' is `auto'.
+%% Seconds a run measures until decided when `budget' is `auto': several runners in one
+%% run, and a suite's benchmark against a git revision (each turn a call to each
+%% version's node, and two nodes' forks to take).
 -define(AUTO_BUDGET_S, 30).
+-define(AUTO_BUDGET_AGAINST_S, 45).
 %% Where suite runs are kept unless `--store' says.
 -define(STORE, "_build/erlperf").
 %% The suite files' directory of a project (rebar3 erlperf, mix erlperf).
@@ -139,11 +142,13 @@ find(Key) ->
 defaults(Scope) ->
     maps:from_list([{K, D} || #{key := K, scope := S, default := D} <- all(), S =:= Scope]).
 
-%% @doc Seconds a run of several runners measures until decided when `budget' is
-%% `auto'.
--spec auto_budget() -> pos_integer().
-auto_budget() ->
-    ?AUTO_BUDGET_S.
+%% @doc Seconds a run measures until decided when `budget' is `auto': `runners'
+%% compared in one run, or a benchmark measured `against' a git revision.
+-spec auto_budget(runners | against) -> pos_integer().
+auto_budget(runners) ->
+    ?AUTO_BUDGET_S;
+auto_budget(against) ->
+    ?AUTO_BUDGET_AGAINST_S.
 
 %% @doc One option's default.
 -spec default(atom()) -> term().
@@ -409,7 +414,8 @@ benchmark() ->
        default => undefined, cli_default => auto,
        help => "several runners: measure them taking turns, in forks, until every verdict is "
                "decided (a sequential test: the interval holds over all its looks), for at most "
-               "SECONDS; auto: " ++ integer_to_list(?AUTO_BUDGET_S) ++ " when -s is not given"},
+               "SECONDS; auto: " ++ integer_to_list(?AUTO_BUDGET_S) ++ " (" ++
+               integer_to_list(?AUTO_BUDGET_AGAINST_S) ++ " with --against) when -s is not given"},
      #{key => confidence, scope => run, names => ["--confidence"], arg => percent,
        type => ?PERCENT, default => 95, help => "confidence of intervals and verdicts, percent"},
      #{key => noise, scope => run, names => ["--noise"], arg => noise, type => ?NOISE,

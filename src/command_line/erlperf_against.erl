@@ -83,8 +83,6 @@
 -define(LOAD_TIMEOUT_MS, 120000).
 %% A fork runs as long as its options say (samples, sample duration): no time limit.
 -define(RUN_TIMEOUT, infinity).
-%% Measured until decided: seconds of a benchmark's budget unless given.
--define(BUDGET_S, 45).
 %% Milliseconds a turn may take beyond its sample duration (a loaded machine).
 -define(TURN_TIMEOUT_MS, 60000).
 %% Milliseconds a cleanup command (git worktree remove, prune) may take.
@@ -317,9 +315,8 @@ measure(#{suites := Paths, filter := Filter, run_options := Given, paths := User
     with_nodes([current, Source], Places, {Extra, Modules}, #{}, fun (Nodes) ->
         Current = benchmarks(current, Nodes, Paths, Filter),
         Revision = benchmarks(Source, Nodes, Paths, Filter),
-        Gate = maps:get(gate, Parsed, none),
-        Measured = [{U, unit(U, Nodes, Source, forked(Options(Own, Given), fixed(Own, Given)),
-                             Gate)}
+        Compare = erlperf_cli_outcome:compare_options(Parsed#{gate => maps:get(gate, Parsed, none)}),
+        Measured = [{U, unit(U, Nodes, Source, Options(Own, Given), maps:merge(Own, Given), Compare)}
                     || #{options := Own} = U <- units(Current, Revision)],
         failed(Measured, Source),
         Result = result(Measured, Source),
@@ -384,66 +381,64 @@ revision_code(Name, Combination, Revision) ->
 %% The unit's forks, alternating between the versions that have it; `{ok, Reports}' (the
 %% current version's report first) or `{error, Version, Why}'. erlperf_forks only
 %% orders the code maps it is given, and hands them back: here they name the versions.
-%% Measured until decided (a `budget'), the forks go on until the verdict is decided
-%% against the gate (`Gate', or the noise floor without one): a significant change, or
-%% an interval inside it.
-unit(Unit, Nodes, Source, Opts, Gate) ->
+%% Measured until decided (a `budget'), the forks go on until the verdict the run will
+%% show (erlperf_baseline's, with `Compare', its options) is not inconclusive.
+unit(Unit, Nodes, Source, Options, Given, Compare) ->
     Tags = [#{runner => "current", label => <<"current">>}
             | [#{runner => "revision", label => <<"revision">>} || maps:get(revision, Unit) =/= none]],
     VersionOf = fun (<<"current">>) -> current; (<<"revision">>) -> Source end,
     Run = fun (Order, ForkOpts) ->
                   forks(Unit, Nodes, [VersionOf(L) || #{label := L} <- Order], ForkOpts)
           end,
-    Stat = maps:with([confidence, noise, run_noise], Opts),
-    try measured(Tags, Opts, Run, Stat, Gate) of
-        Reports ->
-            {ok, [swept(R) || R0 <- Reports, [R] <- [erlperf_comparison:annotate([R0], Stat)]]}
+    try
+        Opts = forked(Options, Given, length(Tags)),
+        Stat = maps:with([confidence, noise, run_noise], Opts),
+        shown(measured(Tags, Opts, Run, Stat, {Source, Compare}), Stat)
+    of
+        Reports -> {ok, Reports}
     catch
-        throw:{?MODULE, {crashed, Version, Why}} -> {error, Version, Why}
+        throw:{?MODULE, {crashed, Version, Why}} -> {error, Version, Why};
+        error:{incompatible_options, _, _, _} = Reason:Stack ->
+            {error, current, erlperf_cli_outcome:known(error, Reason, Stack)}
     end.
 
-measured([_, _] = Tags, #{budget := Budget} = Opts, Run, Stat, Gate) when is_integer(Budget) ->
-    Margin = case Gate of
-                 none -> maps:get(noise, Opts);
-                 _ -> max(Gate, maps:get(noise, Opts))
-             end,
-    Decide = fun (Reports, Looks) ->
-                     Annotated = erlperf_comparison:annotate(Reports, Stat#{looks => Looks}),
-                     erlperf_comparison:decided(Annotated, Margin)
+%% The reports as the run shows them: each with its interval, a sweep's combination as a
+%% run of its own.
+shown(Reports, Stat) ->
+    [swept(R) || R0 <- Reports, [R] <- [erlperf_comparison:annotate([R0], Stat)]].
+
+measured([_, _] = Tags, #{budget := Budget} = Opts, Run, Stat, {Source, Compare})
+  when is_integer(Budget) ->
+    Decide = fun (Reports, _Looks) ->
+                     [Current, Revision] = shown(Reports, Stat),
+                     Baseline = by_name(erlperf_record:from_reports([Revision])),
+                     Rows = erlperf_baseline:compare([{Source, Baseline}],
+                                                     erlperf_record:from_reports([Current]), Compare),
+                     erlperf_baseline:decided(Rows, Compare)
              end,
     erlperf_forks:until(Tags, Opts, Run, Decide);
-measured(Tags, Opts, Run, _Stat, _Gate) ->
+measured(Tags, Opts, Run, _Stat, _Compare) ->
     erlperf_forks:run(Tags, Opts#{budget => undefined}, Run).
 
-%% Whether a benchmark's sample count is fixed (by the suite or the command line): then
-%% it is measured in forks of that many samples in all, else until decided.
-fixed(Own, Given) ->
-    is_map_key(samples, Own) orelse is_map_key(samples, Given).
-
 %% The forks of verdicts, as a suite run's (erlperf_forks:for_verdicts/2, or --forks),
-%% at least ?MIN_FORKS, and a sample per fork at least; or, when nothing fixes the sample
-%% count (`Fixed') and samples are taken for a time, measured until decided: the forks
-%% of both versions take turns sample by sample, for at most ?BUDGET_S seconds (or the
-%% budget given), in samples of erlperf_forks:turn_ms/0 unless given.
-forked(Options, Fixed) ->
-    Opts = maps:merge(erlperf:defaults(), Options),
-    Until = not Fixed andalso is_integer(maps:get(sample_duration, Opts))
-        andalso maps:get(forks, Opts) =:= auto andalso maps:get(budget, Opts) =/= undefined,
-    case Until of
-        true ->
-            Budget = case maps:get(budget, Opts) of
-                         auto -> ?BUDGET_S;
-                         Given -> Given
-                     end,
-            Opts#{budget => Budget, report => full,
-                  sample_duration => maps:get(sample_duration, Options, erlperf_forks:turn_ms())};
-        false ->
+%% at least ?MIN_FORKS, and a sample per fork at least; or, both `Versions' having it,
+%% measured until decided, as erlperf_forks:budget/5 says (`Given': what the suite and
+%% the command line gave): the
+%% forks of both versions take turns sample by sample, in samples of
+%% erlperf_forks:turn_ms/0 unless given.
+forked(Options, Given, Versions) ->
+    Opts = maps:merge(erlperf:defaults(), Options#{report => full}),
+    case erlperf_forks:budget(Versions, Opts, Given, undefined, against) of
+        undefined ->
             Forks = max(?MIN_FORKS, case maps:get(forks, Opts) of
                                         auto -> erlperf_forks:for_verdicts(Opts, undefined);
                                         N -> N
                                     end),
-            Opts#{forks => Forks, samples => max(Forks, maps:get(samples, Opts)), report => full,
-                  budget => undefined}
+            Opts#{forks => Forks, samples => max(Forks, maps:get(samples, Opts)),
+                  budget => undefined};
+        Budget ->
+            Opts#{budget => Budget,
+                  sample_duration => maps:get(sample_duration, Given, erlperf_forks:turn_ms())}
     end.
 
 %% A fork of the unit: both versions taking turns sample by sample when both have it and

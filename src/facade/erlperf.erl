@@ -488,33 +488,14 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
     Decided = until_decided(length(CodeMaps), Opts#{forks => Forks}, Given, Conc),
     {CodeMaps, verdicts(pool(Decided, Given), Conc, Given), Conc}.
 
-%% Several codes compared in a full report, measured until decided (`budget'): taking
-%% turns (unless `compare' says otherwise), in samples of erlperf_forks:turn_ms/0 unless
-%% `sample_duration' says otherwise. `auto' measures so when `samples' is not given and
-%% nothing else fixes the run's shape; a budget given with what it cannot go with is an
-%% error.
-until_decided(_Codes, #{budget := undefined} = Opts, _Given, _Conc) ->
-    Opts;
-until_decided(Codes, #{budget := Budget} = Opts, Given, Conc) ->
-    Conflicts = [{one_runner, Codes < 2},
-                 {report, maps:get(report, Opts) =/= full},
-                 {samples, is_map_key(samples, Given)},
-                 {concurrency_estimation, Conc =/= undefined},
-                 {rate, maps:get(rate, Opts) =/= undefined},
-                 {cv, maps:get(cv, Opts) =/= undefined},
-                 {sample_duration, not is_integer(maps:get(sample_duration, Opts))},
-                 {forks, maps:get(forks, Given, auto) =/= auto},
-                 {nodes, is_map_key(nodes, Opts)}],
-    case {Budget, [What || {What, true} <- Conflicts]} of
-        {auto, [_ | _]} ->
+%% Several codes compared in a full report, measured until decided (`budget', see
+%% erlperf_forks:budget/5): taking turns (unless `compare' says otherwise), in samples of
+%% erlperf_forks:turn_ms/0 unless `sample_duration' says otherwise.
+until_decided(Codes, Opts, Given, Conc) ->
+    case erlperf_forks:budget(Codes, Opts, Given, Conc, runners) of
+        undefined ->
             Opts#{budget => undefined};
-        {_, [What | _]} ->
-            erlang:error({incompatible_options, budget, Budget, What});
-        {_, []} ->
-            Seconds = case Budget of
-                          auto -> erlperf_options:auto_budget();
-                          _ -> Budget
-                      end,
+        Seconds ->
             Compare = case is_map_key(isolation, Opts) of
                           true -> maps:get(compare, Opts);
                           false -> maps:get(compare, Given, interleaved)

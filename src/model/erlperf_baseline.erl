@@ -34,7 +34,7 @@
 -module(erlperf_baseline).
 
 %% API: called by the command line and users.
--export([load/1, compare/3, regressions/2, format/1, format_error/1]).
+-export([load/1, compare/3, decided/2, regressions/2, format/1, format_error/1]).
 %% API: how every output words an entry's parts.
 -export([count_text/1, environment_text/1, record_word/1, record_text/1]).
 
@@ -149,6 +149,25 @@ compare(Baselines, #{?RUNS := Runs} = Record, Options) ->
     [#{label => maps:get(?LABEL, Run), name => erlperf_record:run_name(Run, Names),
        baselines => [entry(File, Run, Base, Stat) || {File, Base} <- Baselines]}
      || Run <- Runs].
+
+%% @doc Whether every verdict of rows compared with `Options' (those of
+%% {@link compare/3}) is decided, so that measuring longer cannot change what it says: a
+%% significant change, or no significant change with an interval inside the gate (its
+%% `gate', or the noise floor without one) both ways; never an inconclusive one.
+-spec decided([row()], options()) -> boolean().
+decided(Rows, Options) ->
+    Noise = maps:get(noise, Options, erlperf_options:default(noise)),
+    Margin = case maps:get(gate, Options, none) of
+                 none -> Noise;
+                 Gate -> max(Gate, Noise)
+             end,
+    lists:all(fun (E) -> decided_entry(E, Margin) end,
+              [E || #{baselines := Entries} <- Rows, #{match := M} = E <- Entries, M =/= none]).
+
+decided_entry(#{verdict := inconclusive}, _Margin) -> false;
+decided_entry(#{significant := true}, _Margin) -> true;
+decided_entry(#{ci_pct := {Lo, Hi}}, Margin) -> Lo >= -Margin andalso Hi =< Margin;
+decided_entry(#{}, _Margin) -> false.
 
 %% @doc The rows with a regression beyond `Percent', by name, and the baselines they
 %% regressed against.

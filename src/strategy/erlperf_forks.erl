@@ -36,7 +36,7 @@
 -module(erlperf_forks).
 
 %% API: called by erlperf:benchmark/3.
--export([resolve/3, for_verdicts/2, auto/1, sizes/2, run/3, until/4, looks/2, turn_ms/0]).
+-export([budget/5, resolve/3, for_verdicts/2, auto/1, sizes/2, run/3, until/4, looks/2, turn_ms/0]).
 
 -export_type([progress/0, sequential/0]).
 
@@ -156,12 +156,37 @@ until(CodeMaps, #{budget := Budget} = Opts, Run, Decide) ->
     Plain = Opts#{samples => ?UNTIL_SAMPLES, memory => false, counts => false, latency => false,
                   profile => undefined},
     State = #{started => Started, budget => 1000 * Budget, plan => undefined},
-    {Forks, Sequential} = until(1, CodeMaps, Plain, Run, Decide, State, []),
-    Merged = [merge(Reports, Opts#{samples => ?UNTIL_SAMPLES * length(Forks),
-                                    forks => length(Forks)})
-              || Reports <- transpose(lists:reverse(Forks))],
-    Measured = after_measures(CodeMaps, Opts, Run, Merged, length(Forks) + 1),
+    {Forks, Merged, Sequential} = until(1, CodeMaps, Plain, Run, Decide, State, []),
+    Measured = after_measures(CodeMaps, Opts, Run, Merged, Forks + 1),
     [R#{sequential => Sequential} || R <- Measured].
+
+%% @doc Whether a run of `Codes' codes is measured until decided ({@link until/4}), and
+%% for how long: the seconds of its `budget' (`auto': those of `Auto', see
+%% erlperf_options:auto_budget/1), or `undefined' when it takes fixed forks. `Opts' the
+%% run's options, `Given' those the caller gave, `Conc' the concurrency estimation's.
+%% `auto' measures until decided only a full report of several codes whose `samples',
+%% forks and shape nothing else fixes; a number of seconds given with what it cannot go
+%% with is an error (`{incompatible_options, budget, Budget, What}').
+-spec budget(pos_integer(), erlperf:run_options(), map(), map() | undefined,
+             runners | against) -> pos_integer() | undefined.
+budget(_Codes, #{budget := undefined}, _Given, _Conc, _Auto) ->
+    undefined;
+budget(Codes, #{budget := Budget} = Opts, Given, Conc, Auto) ->
+    Conflicts = [{one_runner, Codes < 2},
+                 {report, maps:get(report, Opts) =/= full},
+                 {samples, is_map_key(samples, Given)},
+                 {concurrency_estimation, Conc =/= undefined},
+                 {rate, maps:get(rate, Opts, undefined) =/= undefined},
+                 {cv, maps:get(cv, Opts, undefined) =/= undefined},
+                 {sample_duration, not is_integer(maps:get(sample_duration, Opts))},
+                 {forks, maps:get(forks, Given, auto) =/= auto},
+                 {nodes, is_map_key(nodes, Opts)}],
+    case {Budget, [What || {What, true} <- Conflicts]} of
+        {auto, [_ | _]} -> undefined;
+        {_, [What | _]} -> erlang:error({incompatible_options, budget, Budget, What});
+        {auto, []} -> erlperf_options:auto_budget(Auto);
+        {Seconds, []} -> Seconds
+    end.
 
 %% @doc The looks of a run measured until decided whose budget allows `MaxForks' forks:
 %% after ?FIRST_LOOK forks, then twice as many each time, and at the last fork (at least
@@ -208,7 +233,7 @@ until(I, CodeMaps, Opts, Run, Decide, #{started := Started, budget := Budget} = 
             case Decided orelse Last of
                 true ->
                     Why = case Decided of true -> decided; false -> budget end,
-                    {Forks, Sequential#{stopped => Why}};
+                    {I, Merged, Sequential#{stopped => Why}};
                 false ->
                     until(I + 1, CodeMaps, Opts, Run, Decide, State#{plan := Looks}, Forks)
             end;
@@ -250,17 +275,12 @@ ordered(I, CodeMaps, Opts, Run) ->
 %% last fork; the reports come back in the codes' order.
 fork(I, Forks, Size, CodeMaps, Opts, Run) ->
     notify(Opts, {fork, I, Forks}),
-    %% even forks reverse the codes, and their reports back
-    Order = case I rem 2 of
-                0 -> fun lists:reverse/1;
-                1 -> fun (List) -> List end
-            end,
     ForkOpts = case I =:= Forks of
                    true -> Opts#{samples => Size};
                    false -> Opts#{samples => Size, memory => false, counts => false, latency => false,
                                   profile => undefined}
                end,
-    Order(Run(Order(CodeMaps), ForkOpts)).
+    ordered(I, CodeMaps, ForkOpts, Run).
 
 notify(#{progress := Fun}, Event) -> Fun(Event);
 notify(_Opts, _Event) -> ok.
