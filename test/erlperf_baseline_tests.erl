@@ -516,8 +516,9 @@ baseline_of(Base, Now) ->
 verdict_text(Base, Now) ->
     unicode:characters_to_list(erlperf_verdict:text(maps:get(comparison, one(Base, Now, #{})))).
 
-%% Decided: a significant change, or no significant change whose interval lies inside
-%% the gate (the noise floor without one) both ways; an inconclusive verdict never.
+%% Decided: without a gate, a significant change, or no significant change whose
+%% interval lies inside the noise floor both ways; with one, a slowdown's interval wholly
+%% past the gate or wholly within it; an inconclusive verdict never.
 decided_test_() ->
     Compare = fun (Base, Now, Options) ->
                       erlperf_baseline:compare([{"b.json", record([Base])}], record([Now]), Options)
@@ -538,5 +539,10 @@ decided_test_() ->
      ?_assertNot(erlperf_baseline:decided(Compare(Spread, SpreadToo, #{}), #{})),
      ?_assert(erlperf_baseline:decided(Compare(Spread, SpreadToo, #{gate => 20}), #{gate => 20})),
      ?_assertNot(erlperf_baseline:decided(Compare(Spread, SpreadToo, #{gate => 5}), #{gate => 5})),
+     %% 50% slower: past a gate of 10, not past one of 50 for sure
+     ?_assert(erlperf_baseline:decided(Compare(Steady, Half, #{gate => 10}), #{gate => 10})),
+     ?_assertNot(erlperf_baseline:decided(Compare(Steady, Half, #{gate => 50}), #{gate => 50})),
+     %% twice as fast: within any gate
+     ?_assert(erlperf_baseline:decided(Compare(Half, Steady, #{gate => 10}), #{gate => 10})),
      %% a run the baseline does not have has no verdict to wait for
      ?_assert(erlperf_baseline:decided(Compare(Steady, New, #{}), #{}))].

@@ -151,23 +151,33 @@ compare(Baselines, #{?RUNS := Runs} = Record, Options) ->
      || Run <- Runs].
 
 %% @doc Whether every verdict of rows compared with `Options' (those of
-%% {@link compare/3}) is decided, so that measuring longer cannot change what it says: a
-%% significant change, or no significant change with an interval inside the gate (its
-%% `gate', or the noise floor without one) both ways; never an inconclusive one.
+%% {@link compare/3}) is decided, so that measuring longer would not change what it
+%% says; never an inconclusive one. With a `gate', the interval of the slowdown lies
+%% wholly past the gate or wholly within it (the gate passes or fails whatever more
+%% samples show); without one, a significant change, or none with an interval inside the
+%% noise floor both ways.
 -spec decided([row()], options()) -> boolean().
 decided(Rows, Options) ->
     Noise = maps:get(noise, Options, erlperf_options:default(noise)),
-    Margin = case maps:get(gate, Options, none) of
-                 none -> Noise;
-                 Gate -> max(Gate, Noise)
-             end,
-    lists:all(fun (E) -> decided_entry(E, Margin) end,
+    Gate = maps:get(gate, Options, none),
+    lists:all(fun (E) -> decided_entry(E, Gate, Noise) end,
               [E || #{baselines := Entries} <- Rows, #{match := M} = E <- Entries, M =/= none]).
 
-decided_entry(#{verdict := inconclusive}, _Margin) -> false;
-decided_entry(#{significant := true}, _Margin) -> true;
-decided_entry(#{ci_pct := {Lo, Hi}}, Margin) -> Lo >= -Margin andalso Hi =< Margin;
-decided_entry(#{}, _Margin) -> false.
+decided_entry(#{verdict := inconclusive}, _Gate, _Noise) ->
+    false;
+decided_entry(#{ci_pct := {Lo, Hi}, comparison := #{better := Better}}, Gate, _Noise)
+  when is_number(Gate) ->
+    {Least, Most} = case Better of
+                        higher -> {-Hi, -Lo};
+                        lower -> {Lo, Hi}
+                    end,
+    Least > Gate orelse Most < Gate;
+decided_entry(#{significant := true}, none, _Noise) ->
+    true;
+decided_entry(#{ci_pct := {Lo, Hi}}, none, Noise) ->
+    Lo >= -Noise andalso Hi =< Noise;
+decided_entry(#{}, _Gate, _Noise) ->
+    false.
 
 %% @doc The rows with a regression beyond `Percent', by name, and the baselines they
 %% regressed against.
