@@ -470,6 +470,11 @@ benchmark() ->
        help => "run on these nodes at once (a@h,b@h), add results up"},
      #{key => progress, scope => run, names => [], type => {function, 1},
        help => "a fun called with each progress event"},
+     #{key => decide, scope => run, names => [], type => {function, 2},
+       help => "with a budget: a fun of the full reports of the forks so far and the planned "
+               "looks, true when the run is decided (instead of the runners' verdicts), so "
+               "that one runner can be measured until its comparison with a saved run is "
+               "decided"},
      #{key => turn_gate, scope => run, names => [], type => {function, 1},
        help => "compare interleaved: a fun called before each turn (start) and after it "
                "({done, Iterations, NativeTime}), so that turns can be taken with jobs of "

@@ -190,7 +190,7 @@
                         %% inconclusive: set by erlperf_baseline, with the reason
                         verdict := faster | slower | no_difference | inconclusive,
                         reason => term(), verdict_without => faster | slower,
-                        figure => cpu | wall, run_noise_source => term(),
+                        figure => cpu | wall | reference, run_noise_source => term(),
                         interference => term(), environment => list(), computes => boolean(),
                         waited => term(), time_ns => term(),
                         change_pct := float() | undefined,

@@ -139,7 +139,7 @@ baseline(Name, Store) ->
 measure(Benchmarks, #{store := Store} = Parsed) ->
     {Entries, Problems} = erlperf_store:runs(Store),
     warn(Problems),
-    Outcomes = [{B, run_benchmark(B, Parsed)} || B <- Benchmarks],
+    Outcomes = [{B, run_benchmark(B, Parsed, Entries)} || B <- Benchmarks],
     Failed = [{B, Why} || {B, {error, Why}} <- Outcomes],
     [io:put_chars(standard_error, ["erlperf: ", Name, ": ", erlperf_cli_outcome:format_error(Why), "\n"])
      || {#{name := Name}, Why} <- Failed],
@@ -155,14 +155,29 @@ measure(Benchmarks, #{store := Store} = Parsed) ->
     end.
 
 %% Compared with a stored run: forked for verdicts unless --forks or the benchmark says
-%% otherwise (the facade decides).
-run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options := Given}) ->
+%% otherwise (the facade decides). A benchmark that fixes no sample count takes turns
+%% with the reference workload (erlperf_reference) until its comparison with the
+%% previous run (or the baselines) is decided.
+run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options := Given} = Parsed,
+              Entries) ->
     Options = benchmark_options(Own, Given),
-    Forked = Options#{verdicts => true},
+    Forked = Options#{verdicts => true, report => full},
+    Decide = fun (Reports, _Looks) ->
+                     Record = erlperf_record:from_reports([erlperf_reference:beside(Reports)]),
+                     {Rows, Compare} = rows(Record, Entries, Parsed),
+                     erlperf_baseline:decided(Rows, Compare)
+             end,
+    Until = Params =:= [] andalso
+        erlperf_forks:budget(2, maps:merge(erlperf:defaults(), Forked#{decide => Decide}),
+                             maps:merge(Own, Given), undefined, runners) =/= undefined,
     try
         case Params of
-            [] -> {ok, erlperf:benchmark([Code], Forked#{report => full}, undefined)};
-            _ -> {ok, erlperf:sweep([Code], Forked#{report => full, params => Params})}
+            [] when Until ->
+                Reports = erlperf:benchmark([Code, erlperf_reference:code_map()],
+                                            Forked#{decide => Decide}, undefined),
+                {ok, [erlperf_reference:beside(Reports)]};
+            [] -> {ok, erlperf:benchmark([Code], Forked, undefined)};
+            _ -> {ok, erlperf:sweep([Code], Forked#{params => Params})}
         end
     catch
         Class:Reason:Stack -> {error, erlperf_cli_outcome:known(Class, Reason, Stack)}
@@ -174,12 +189,18 @@ benchmark_options(Own, Given) ->
     %% exact counts per call by default: what a suite's verdicts can trust on a busy host
     maps:merge((erlperf_args:run_defaults())#{counts => true}, maps:merge(Own, Given)).
 
-measured(Record0, Entries, #{baselines := Baselines, store := Store} = Parsed) ->
+%% The record's rows against the baselines given, else each run's against the newest
+%% stored run of its name; and the options they were compared with.
+rows(Record, Entries, #{baselines := Baselines} = Parsed) ->
     Options = (erlperf_cli_outcome:compare_options(Parsed))#{history => earlier_runs(Entries)},
     Rows = case Baselines of
-               [] -> previous_rows(Record0, Entries, Options);
-               _ -> erlperf_baseline:compare(Baselines, Record0, Options)
+               [] -> previous_rows(Record, Entries, Options);
+               _ -> erlperf_baseline:compare(Baselines, Record, Options)
            end,
+    {Rows, Options}.
+
+measured(Record0, Entries, #{store := Store} = Parsed) ->
+    {Rows, _Options} = rows(Record0, Entries, Parsed),
     Record = erlperf_record:with_baselines(Record0, Rows),
     ok = erlperf_cli_outcome:interference_note(Record0, Rows),
     #{report := Report, format := Format} = Parsed,

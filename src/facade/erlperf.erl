@@ -109,7 +109,11 @@
                          isolation => #{},                      % a peer node per code
                          nodes => [node()],                     % run on these nodes
                          progress => fun((erlperf_sampler:progress() | erlperf_forks:progress())
-                                         -> any())}.
+                                         -> any()),
+                         %% with `budget': measured until this says the full reports of
+                         %% the forks so far (and the number of planned looks) decide,
+                         %% instead of the runners' verdicts; one runner may be measured so
+                         decide => fun(([report()], pos_integer()) -> boolean())}.
 %% Options of a sweep: run options and these two; the defaults are
 %% {@link sweep_defaults/0}. `params': the parameters, `[{Name, Values}]' in the order
 %% the combinations go through them, or a map (taken in the order of the names) [[]];
@@ -494,7 +498,7 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
 until_decided(Codes, Opts, Given, Conc) ->
     case erlperf_forks:budget(Codes, Opts, Given, Conc, runners) of
         undefined ->
-            Opts#{budget => undefined};
+            maps:remove(decide, Opts#{budget => undefined});
         Seconds ->
             Compare = case is_map_key(isolation, Opts) of
                           true -> maps:get(compare, Opts);
@@ -548,12 +552,20 @@ measure(CodeMaps, Opts, Conc) ->
     Stat = maps:with([confidence, noise, run_noise], Opts),
     case Opts of
         #{budget := Budget} when is_integer(Budget) ->
-            Decide = fun (Reports, Looks) ->
-                             Annotated = erlperf_comparison:annotate(relative(Reports),
-                                                                     Stat#{looks => Looks}),
-                             erlperf_comparison:decided(Annotated)
+            Decide = case maps:get(decide, Opts, undefined) of
+                         undefined ->
+                             fun (Reports, Looks) ->
+                                     Annotated = erlperf_comparison:annotate(relative(Reports),
+                                                                             Stat#{looks => Looks}),
+                                     erlperf_comparison:decided(Annotated)
+                             end;
+                         Own ->
+                             fun (Reports, Looks) ->
+                                     Own(erlperf_comparison:annotate(relative(Reports),
+                                                                     Stat#{looks => Looks}), Looks)
+                             end
                      end,
-            Reports = erlperf_forks:until(CodeMaps, Opts, Run, Decide),
+            Reports = erlperf_forks:until(CodeMaps, maps:remove(decide, Opts), Run, Decide),
             [#{sequential := #{looks := Looks}} | _] = Reports,
             erlperf_comparison:annotate(relative(Reports), Stat#{looks => Looks});
         #{} ->

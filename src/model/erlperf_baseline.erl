@@ -58,7 +58,7 @@
                    reason => too_few_samples | {load_changed, float(), float()}
                            | {saturated, float()} | {too_wide, float(), float()}
                            | {options_differ, [erlperf_comparable:difference(), ...]},
-                   figure => cpu | wall,
+                   figure => cpu | wall | reference,
                    interference => {float() | undefined, float() | undefined},
                    environment => [{binary(), term(), term()}],
                    options => [erlperf_comparable:difference()],
@@ -299,12 +299,17 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                             erlperf_record:host_load(Run, Computes)},
             Paired = paired(BaseRun, Run, Stat),
             Turns = Paired andalso is_map_key(?SEQUENTIAL, Run),
-            Figure = case Turns of
+            Referenced = not Paired andalso erlperf_reference:ratios(BaseRun0) =/= undefined
+                andalso erlperf_reference:ratios(Run0) =/= undefined,
+            Figure = if
                          %% the versions took turns sample by sample: each pair of
                          %% samples shares the host's state, which the wall clock keeps
                          %% better than a scaling of each sample
-                         true -> wall;
-                         false -> figure(Computes, Interference)
+                         Turns -> wall;
+                         %% each run took turns with the same reference workload: the
+                         %% ratio of each pair of samples keeps what the code changed
+                         Referenced -> reference;
+                         true -> figure(Computes, Interference)
                      end,
             {Test, {RunNoise, Source}} =
                 case Paired of
@@ -315,10 +320,14 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                     true -> {paired, {0, paired}};
                     false -> {welch, run_noise(Figure, {Computes, element(2, Interference)}, Run, Stat)}
                 end,
-            Cmp0 = erlperf_stat:compare_runs(run_samples(BaseRun, Figure), run_samples(Run, Figure),
+            {BaseSamples, RunSamples} = case Referenced of
+                                            true -> {run_samples(BaseRun0, Figure), run_samples(Run0, Figure)};
+                                            false -> {run_samples(BaseRun, Figure), run_samples(Run, Figure)}
+                                        end,
+            Cmp0 = erlperf_stat:compare_runs(BaseSamples, RunSamples,
                                              (maps:with([confidence, noise], Stat))#{
                                                test => Test, better => Better,
-                                               run_noise => RunNoise, looks => looks(Test, Run)}),
+                                               run_noise => RunNoise, looks => looks(Run)}),
             Environment = environment(maps:get(system, Stat, #{}), maps:get(?SYSTEM, Base, #{})),
             Cmp = inconclusive(Cmp0#{figure => Figure, interference => Interference,
                                      computes => Computes,
@@ -336,11 +345,12 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
               counts => counts(BaseRun, Run, Environment)}
     end.
 
-%% The looks of a run measured until decided, beside its baseline (`paired'): its
-%% interval holds over all of them; any other comparison is one look.
-looks(ratio, #{?SEQUENTIAL := #{<<"looks">> := Looks}}) when is_integer(Looks), Looks >= 1 ->
+%% The looks of a run measured until decided (beside its baseline, or until its
+%% comparison with one decided): its interval holds over all of them; any other
+%% comparison is one look.
+looks(#{?SEQUENTIAL := #{<<"looks">> := Looks}}) when is_integer(Looks), Looks >= 1 ->
     Looks;
-looks(_Test, _Run) ->
+looks(_Run) ->
     1.
 
 %% The runs as their samples compare (see erlperf_comparable): as they are, or both in
@@ -400,7 +410,7 @@ run_noise(Figure, Load, Run, Stat) ->
 history_noise(Figure, {Computes, Load}, History, Run) ->
     Name = maps:get(?LABEL, Run),
     Means = [M || R <- maps:get({Name, params(Run)}, History, []),
-                  similar_load(Load, erlperf_record:host_load(R, Computes)),
+                  Figure =:= reference orelse similar_load(Load, erlperf_record:host_load(R, Computes)),
                   M <- [history_mean(R, Run, Figure)], M =/= undefined],
     case length(Means) >= ?HISTORY_MIN of
         true ->
@@ -424,6 +434,8 @@ similar_load(_A, _B) -> true.
 history_mean(Earlier, Run, Figure) ->
     case {erlperf_comparable:footing(Earlier, Run), figure_mean(Earlier, Figure)} of
         {_Footing, undefined} -> undefined;
+        %% a ratio to the reference measured in the same samples: whatever their duration
+        {{per_second, _}, Mean} when Figure =:= reference -> Mean;
         {per_sample, Mean} -> Mean;
         {{per_second, {Then, Now}}, Mean} -> Mean * Now / Then;
         {{incomparable, _}, _Mean} -> undefined
@@ -432,7 +444,12 @@ history_mean(Earlier, Run, Figure) ->
 figure_mean(#{<<"cpu_samples">> := [_ | _] = Cpu}, cpu) -> erlperf_stat:mean(Cpu);
 figure_mean(_Run, cpu) -> undefined;
 figure_mean(#{?SAMPLES := [_ | _] = Values}, wall) -> erlperf_stat:mean(Values);
-figure_mean(_Run, wall) -> undefined.
+figure_mean(_Run, wall) -> undefined;
+figure_mean(Run, reference) ->
+    case erlperf_reference:ratios(Run) of
+        [_ | _] = Ratios -> erlperf_stat:mean(Ratios);
+        _ -> undefined
+    end.
 
 %% The median, the two middle values' mean for an even count (R's type 7).
 middle(Values) ->
@@ -464,6 +481,8 @@ inconclusive(#{significant := true, verdict := Verdict, figure := cpu, taken := 
   when is_float(Taken), Taken >= ?SATURATED ->
     Cmp#{verdict := inconclusive, significant := false, reason => {saturated, Taken},
          verdict_without => Verdict};
+inconclusive(#{significant := true, figure := reference} = Cmp, _Stat) ->
+    Cmp;
 inconclusive(#{significant := true, verdict := Verdict, interference := {A, B}} = Cmp, _Stat)
   when is_number(A), is_number(B) ->
     case explained(Cmp, Verdict, A, B) of
@@ -597,7 +616,9 @@ params(Run) ->
 run_samples(Run, cpu) ->
     {maps:get(<<"cpu_samples">>, Run), erlperf_record:fork_sizes(Run)};
 run_samples(Run, wall) ->
-    {maps:get(?SAMPLES, Run), erlperf_record:fork_sizes(Run)}.
+    {maps:get(?SAMPLES, Run), erlperf_record:fork_sizes(Run)};
+run_samples(Run, reference) ->
+    {erlperf_reference:ratios(Run), erlperf_record:fork_sizes(Run)}.
 
 regression(#{verdict := slower, significant := true, change_pct := Change}, Percent)
   when is_number(Change), abs(Change) > Percent ->

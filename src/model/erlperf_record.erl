@@ -288,7 +288,7 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                                          cost(Result), counts(Result),
                                          host(Report),
                                          latency(Result), rate(Result),
-                                         search(Report), sequential(Report),
+                                         search(Report), sequential(Report), reference(Report),
                                          sweep(Report), comparison(Report, Reports),
                                          profile(Report)]).
 
@@ -297,6 +297,12 @@ sequential(#{sequential := S}) ->
     #{?SEQUENTIAL => maps:fold(fun (K, V, Acc) -> Acc#{atom_to_binary(K) => json_value(V)} end,
                                     #{}, S)};
 sequential(_Report) ->
+    #{}.
+
+%% The reference workload measured beside the run (erlperf_reference:beside/2).
+reference(#{reference := #{code := Code, values := Values}}) ->
+    #{?REFERENCE => #{?CODE => unicode:characters_to_binary(Code), ?SAMPLES => Values}};
+reference(_Report) ->
     #{}.
 
 json_value(V) when is_atom(V) -> atom_to_binary(V);

@@ -363,7 +363,7 @@ baseline() ->
      {optional, <<"run_noise_pct">>, number},
      {optional, <<"significant">>, bool},
      {optional, <<"text">>, text},
-     {optional, <<"figure">>, {enum, [<<"cpu">>, <<"wall">>]}},
+     {optional, <<"figure">>, {enum, [<<"cpu">>, <<"wall">>, <<"reference">>]}},
      {optional, <<"run_noise_source">>, text},
      {optional, <<"reason">>, {either, [text, null]}},
      {optional, <<"interference">>, {fields, [{required, K, {either, [number, null]}}

@@ -34,6 +34,9 @@
 -define(PARAMS, <<"params">>).
 %% A run measured until decided: how it went (erlperf_forks:sequential()).
 -define(SEQUENTIAL, <<"sequential">>).
+%% A reference workload measured in the same run, taking turns with the benchmark
+%% sample by sample: its code and samples (erlperf_reference).
+-define(REFERENCE, <<"reference">>).
 %% Against the fastest runner, and against saved baselines.
 -define(COMPARISON, <<"comparison">>).
 -define(BASELINES, <<"baselines">>).

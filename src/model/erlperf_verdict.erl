@@ -141,6 +141,7 @@ looks_text(#{looks := Looks}) when Looks > 1 ->
 looks_text(#{}) -> "".
 
 figure_text(#{figure := cpu}) -> ", CPU time";
+figure_text(#{figure := reference}) -> ", relative to a reference workload";
 figure_text(#{}) -> "".
 
 %% Runs of other sample durations, compared per second (erlperf_baseline).

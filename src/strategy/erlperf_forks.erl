@@ -8,7 +8,9 @@
 %%%       it), its workers are new processes, and with `isolation' each fork gets new
 %%%       peer nodes. The `samples' of a run are split among its forks (the first
 %%%       `samples rem forks' forks take one more), so forks cost no more samples;
-%%%       `warmup' samples are taken and discarded in every fork.</li>
+%%%       `warmup' samples are taken and discarded in every fork, and the first fork
+%%%       discards one sample at least (the first sample of a run's first fork, taken as
+%%%       the VM settles after starting it, was measured up to 35% slow).</li>
 %%%   <li><b>order</b>: the forks of compared codes take turns, fork by fork: A1 B1,
 %%%       B2 A2, A3 B3, ... (`compare => sequential'), or run together as the compare
 %%%       mode says, the jobs started in the given order in odd forks and in reverse in
@@ -53,6 +55,8 @@
 
 %% Forks taken by `auto' at most: 10 forks give the interval 9 degrees of freedom
 %% (t = 2.26 at 95%, against 2.78 with 5), for a job start each (milliseconds).
+%% Samples the first fork of a run discards at least.
+-define(FIRST_FORK_WARMUP, 1).
 -define(AUTO_FORKS, 10).
 %% From this many samples, `auto' keeps two samples a fork at least, so that the noise
 %% within a fork can be told from the noise between forks.
@@ -164,7 +168,8 @@ until(CodeMaps, #{budget := Budget} = Opts, Run, Decide) ->
 %% for how long: the seconds of its `budget' (`auto': those of `Auto', see
 %% erlperf_options:auto_budget/1), or `undefined' when it takes fixed forks. `Opts' the
 %% run's options, `Given' those the caller gave, `Conc' the concurrency estimation's.
-%% `auto' measures until decided only a full report of several codes whose `samples',
+%% `auto' measures until decided only a full report of several codes (or of one with
+%% `decide', a rule of the caller's) whose `samples',
 %% forks and shape nothing else fixes; a number of seconds given with what it cannot go
 %% with is an error (`{incompatible_options, budget, Budget, What}').
 -spec budget(pos_integer(), erlperf:run_options(), map(), map() | undefined,
@@ -172,7 +177,7 @@ until(CodeMaps, #{budget := Budget} = Opts, Run, Decide) ->
 budget(_Codes, #{budget := undefined}, _Given, _Conc, _Auto) ->
     undefined;
 budget(Codes, #{budget := Budget} = Opts, Given, Conc, Auto) ->
-    Conflicts = [{one_runner, Codes < 2},
+    Conflicts = [{one_runner, Codes < 2 andalso not is_function(maps:get(decide, Opts, undefined))},
                  {report, maps:get(report, Opts) =/= full},
                  {samples, is_map_key(samples, Given)},
                  {concurrency_estimation, Conc =/= undefined},
@@ -263,13 +268,18 @@ after_measures(CodeMaps, Opts, Run, Merged, I) ->
 with_profile(Report, #{profile := Profile}) -> Report#{profile => Profile};
 with_profile(Report, _Extra) -> Report.
 
-%% Fork I's reports in the codes' order: even forks run the codes in reverse.
+%% Fork I's reports in the codes' order: even forks run the codes in reverse; the first
+%% one warms up a sample at least.
 ordered(I, CodeMaps, Opts, Run) ->
     Order = case I rem 2 of
                 0 -> fun lists:reverse/1;
                 1 -> fun (List) -> List end
             end,
-    Order(Run(Order(CodeMaps), Opts)).
+    ForkOpts = case I of
+                   1 -> Opts#{warmup => max(?FIRST_FORK_WARMUP, maps:get(warmup, Opts, 0))};
+                   _ -> Opts
+               end,
+    Order(Run(Order(CodeMaps), ForkOpts)).
 
 %% Fork I of Forks: the codes in this fork's order, the after-run measures only in the
 %% last fork; the reports come back in the codes' order.

@@ -297,7 +297,7 @@ report(#{code := Code, info := Info}, Mode, Concurrency, Run, Opts) ->
     Report = #{version => 1, mode => Mode, code => Code, label => maps:get(label, Info),
                warnings => maps:get(warnings, Info), concurrency => Concurrency,
                sleep => maps:get(sleep, Run),
-               run_options => maps:without([progress, rate_pool, turn_gate],
+               run_options => maps:without([progress, rate_pool, turn_gate, decide],
                                            Opts#{concurrency => Concurrency}),
                result => result(Mode, Concurrency, Run, Opts)},
     Interpreted = interpreted(maps:get(warnings, Info)),
