@@ -546,3 +546,43 @@ decided_test_() ->
      ?_assert(erlperf_baseline:decided(Compare(Half, Steady, #{gate => 10}), #{gate => 10})),
      %% a run the baseline does not have has no verdict to wait for
      ?_assert(erlperf_baseline:decided(Compare(Steady, New, #{}), #{}))].
+
+%% Runs that each took turns with the same reference workload, on a host not quiet
+%% through both (or of unknown load), are compared on the ratio of each pair of
+%% samples: a host 20% slower in the new run (the benchmark and the reference alike) is
+%% no change, where the samples alone say slower; the benchmark 10% slower beside the
+%% same reference is slower. On a quiet host the samples are compared as they are.
+reference_ratio_test_() ->
+    Code = fun () ->
+                   #{reference := #{code := C}} =
+                       erlperf_reference:beside([#{result => #{values => [1]}},
+                                                 #{result => #{values => [1]}}]),
+                   unicode:characters_to_binary(C)
+           end,
+    Referenced = fun (Values, Reference) ->
+                         (run(<<"a">>, <<"x().">>, <<"continuous">>, Values))#{
+                           <<"reference">> => #{<<"code">> => Code(), <<"samples">> => Reference}}
+                 end,
+    Loaded = fun (Run, #{share := Share}) ->
+                     Run#{<<"interference">> => #{<<"share">> => Share}}
+             end,
+    Ref = scaled(?QUIET_SAMPLES, 3),
+    Base = Referenced(?QUIET_SAMPLES, Ref),
+    Slower = Referenced(scaled(?QUIET_SAMPLES, 0.8), scaled(Ref, 0.8)),
+    [?_assertMatch(#{verdict := no_difference, figure := reference,
+                     comparison := #{figure := reference}}, one(Base, Slower, #{})),
+     ?_assertMatch(#{verdict := slower},
+                   one(maps:remove(<<"reference">>, Base), maps:remove(<<"reference">>, Slower), #{})),
+     ?_assertMatch(#{verdict := slower, figure := reference, significant := true},
+                   one(Base, Referenced(scaled(?QUIET_SAMPLES, 0.9), Ref), #{})),
+     ?_assertNotEqual(nomatch,
+                      string:find(unicode:characters_to_list(
+                                    erlperf_verdict:text(maps:get(comparison,
+                                                                  one(Base, Slower, #{})))),
+                                  "relative to a reference workload")),
+     ?_assertMatch(#{verdict := no_difference, figure := reference},
+                   one(Loaded(Base, busy()), Loaded(Slower, busy()), #{})),
+     ?_assertMatch(#{verdict := no_difference, figure := reference},
+                   one(Loaded(Base, quiet()), Loaded(Slower, busy()), #{})),
+     ?_assertMatch(#{verdict := slower, figure := wall},
+                   one(Loaded(Base, quiet()), Loaded(Slower, quiet()), #{}))].

@@ -193,3 +193,42 @@ messages(Tag) ->
     after 0 ->
         []
     end.
+
+%% The first fork of a run discards a sample at least; the others as many as asked.
+first_fork_warms_up_test() ->
+    Warmups = fun (Opts) ->
+                      fresh(),
+                      Run = fun (Codes, #{warmup := W} = ForkOpts) ->
+                                    self() ! {warmup, W},
+                                    fake_run(Codes, ForkOpts)
+                            end,
+                      _ = erlperf_forks:run(codes(), ?OPTS(Opts#{samples => 6, forks => 3}), Run),
+                      _ = messages(fork),
+                      [W || {warmup, W} <- messages(warmup)]
+              end,
+    ?assertEqual([1, 0, 0], Warmups(#{warmup => 0})),
+    ?assertEqual([3, 3, 3], Warmups(#{warmup => 3})).
+
+%% Whether a run measures until decided, and for how long: `auto' only for a full
+%% report of several codes (or one with a `decide' of its own) that nothing else fixes;
+%% seconds given with what cannot go with them are an error.
+budget_test_() ->
+    Full = ?OPTS(#{report => full, budget => auto}),
+    Decide = fun (_Reports, _Looks) -> true end,
+    [?_assertEqual(undefined, erlperf_forks:budget(2, ?OPTS(#{}), #{}, undefined, runners)),
+     ?_assertEqual(erlperf_options:auto_budget(runners),
+                   erlperf_forks:budget(2, Full, #{}, undefined, runners)),
+     ?_assertEqual(erlperf_options:auto_budget(against),
+                   erlperf_forks:budget(2, Full, #{}, undefined, against)),
+     ?_assertEqual(undefined, erlperf_forks:budget(1, Full, #{}, undefined, runners)),
+     ?_assertEqual(erlperf_options:auto_budget(runners),
+                   erlperf_forks:budget(1, Full#{decide => Decide}, #{}, undefined, runners)),
+     ?_assertEqual(undefined, erlperf_forks:budget(2, Full, #{samples => 5}, undefined, runners)),
+     ?_assertEqual(undefined, erlperf_forks:budget(2, Full#{report => basic}, #{}, undefined, runners)),
+     ?_assertEqual(undefined, erlperf_forks:budget(2, Full, #{forks => 3}, undefined, runners)),
+     ?_assertEqual(undefined, erlperf_forks:budget(2, Full, #{}, #{}, runners)),
+     ?_assertEqual(12, erlperf_forks:budget(2, Full#{budget => 12}, #{}, undefined, against)),
+     ?_assertError({incompatible_options, budget, 12, samples},
+                   erlperf_forks:budget(2, Full#{budget => 12}, #{samples => 5}, undefined, runners)),
+     ?_assertError({incompatible_options, budget, 12, one_runner},
+                   erlperf_forks:budget(1, Full#{budget => 12}, #{}, undefined, runners))].

@@ -34,7 +34,7 @@
 -module(erlperf_baseline).
 
 %% API: called by the command line and users.
--export([load/1, compare/3, decided/2, regressions/2, format/1, format_error/1]).
+-export([load/1, compare/3, decided/2, decided/3, regressions/2, format/1, format_error/1]).
 %% API: how every output words an entry's parts.
 -export([count_text/1, environment_text/1, record_word/1, record_text/1]).
 
@@ -162,6 +162,29 @@ decided(Rows, Options) ->
     Gate = maps:get(gate, Options, none),
     lists:all(fun (E) -> decided_entry(E, Gate, Noise) end,
               [E || #{baselines := Entries} <- Rows, #{match := M} = E <- Entries, M =/= none]).
+
+%% @doc {@link decided/2} of the rows of `Record' (in its runs' order), where a run with
+%% nothing to compare with is decided when the interval of its mean (at the options'
+%% confidence, of its forks' variation alone) lies within the noise floor both ways: a
+%% run that will be the next one's baseline is measured as closely as its budget allows.
+-spec decided([row()], erlperf_record:results(), options()) -> boolean().
+decided(Rows, #{?RUNS := Runs}, Options) ->
+    Noise = maps:get(noise, Options, erlperf_options:default(noise)),
+    Confidence = maps:get(confidence, Options, erlperf_options:default(confidence)),
+    lists:all(fun ({#{baselines := Entries} = Row, Run}) ->
+                      case [E || #{match := M} = E <- Entries, M =/= none] of
+                          [] -> precise(Run, Confidence, Noise);
+                          _ -> decided([Row], Options)
+                      end
+              end, lists:zip(Rows, Runs)).
+
+precise(#{?SAMPLES := [_, _ | _] = Values, ?AVERAGE := Mean} = Run, Confidence, Noise) when Mean > 0 ->
+    case erlperf_stat:interval(Values, erlperf_record:fork_sizes(Run), Confidence) of
+        {Lo, Hi} -> 100 * (Hi - Lo) / 2 / Mean =< Noise;
+        undefined -> false
+    end;
+precise(_Run, _Confidence, _Noise) ->
+    false.
 
 decided_entry(#{verdict := inconclusive}, _Gate, _Noise) ->
     false;
@@ -299,15 +322,19 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                             erlperf_record:host_load(Run, Computes)},
             Paired = paired(BaseRun, Run, Stat),
             Turns = Paired andalso is_map_key(?SEQUENTIAL, Run),
-            Referenced = not Paired andalso erlperf_reference:ratios(BaseRun0) =/= undefined
+            Referenced = not Paired andalso not quiet(Interference)
+                andalso erlperf_reference:ratios(BaseRun0) =/= undefined
                 andalso erlperf_reference:ratios(Run0) =/= undefined,
             Figure = if
                          %% the versions took turns sample by sample: each pair of
                          %% samples shares the host's state, which the wall clock keeps
                          %% better than a scaling of each sample
                          Turns -> wall;
-                         %% each run took turns with the same reference workload: the
-                         %% ratio of each pair of samples keeps what the code changed
+                         %% each run took turns with the same reference workload, and
+                         %% the host was not quiet through both: the ratio of each pair
+                         %% of samples keeps what the code changed (on a quiet host the
+                         %% reference's own variation from run to run would only add
+                         %% to the benchmark's)
                          Referenced -> reference;
                          true -> figure(Computes, Interference)
                      end,
@@ -388,6 +415,10 @@ figure(Computes, Interference) ->
 
 load_changed({A, B}) when is_number(A), is_number(B) -> abs(B - A) > ?LOAD_CHANGE;
 load_changed(_Interference) -> false.
+
+%% Both runs on a quiet host: the others' load at most ?LOAD_CHANGE in each (measured).
+quiet({A, B}) when is_number(A), is_number(B) -> A =< ?LOAD_CHANGE andalso B =< ?LOAD_CHANGE;
+quiet(_Interference) -> false.
 
 %% The run noise of the comparison and where it comes from: given (`--run-noise'), or
 %% estimated from the spread of the benchmark's earlier runs when there are enough of
