@@ -31,3 +31,13 @@ ratios_test_() ->
      ?_assertEqual(undefined, erlperf_reference:ratios(
                                 Run#{<<"reference">> => (Ref([5, 4]))#{<<"code">> => <<"other.">>}})),
      ?_assertEqual(undefined, erlperf_reference:ratios(maps:remove(<<"reference">>, Run)))].
+
+%% One figure a fork: the median of its ratios (a ratio the host spoiled moves it not).
+fork_medians_test() ->
+    #{reference := #{code := Code}} = erlperf_reference:beside([report(<<"b">>, [1]),
+                                                                report(<<"r">>, [1])]),
+    Run = #{<<"samples">> => [10, 10, 10, 40, 20, 20],
+            <<"forks">> => #{<<"sizes">> => [3, 3]},
+            <<"reference">> => #{<<"code">> => unicode:characters_to_binary(Code),
+                                 <<"samples">> => [5, 5, 1, 10, 10, 10]}},
+    ?assertEqual([2.0, 2.0], erlperf_reference:fork_medians(Run)).

