@@ -29,7 +29,8 @@ ratios_test_() ->
     [?_assertEqual([2.0, 5.0], erlperf_reference:ratios(Run)),
      ?_assertEqual(undefined, erlperf_reference:ratios(Run#{<<"samples">> => [10]})),
      ?_assertEqual(undefined, erlperf_reference:ratios(
-                                Run#{<<"reference">> => (Ref([5, 4]))#{<<"code">> => <<"other.">>}})),
+                                Run#{<<"reference">> =>
+                                         (Ref([5, 4]))#{<<"code">> => <<"other.">>}})),
      ?_assertEqual(undefined, erlperf_reference:ratios(maps:remove(<<"reference">>, Run)))].
 
 %% One figure a fork: the median of its ratios (a ratio the host spoiled moves it not).

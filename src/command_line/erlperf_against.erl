@@ -315,8 +315,10 @@ measure(#{suites := Paths, filter := Filter, run_options := Given, paths := User
     with_nodes([current, Source], Places, {Extra, Modules}, #{}, fun (Nodes) ->
         Current = benchmarks(current, Nodes, Paths, Filter),
         Revision = benchmarks(Source, Nodes, Paths, Filter),
-        Compare = erlperf_cli_outcome:compare_options(Parsed#{gate => maps:get(gate, Parsed, none)}),
-        Measured = [{U, unit(U, Nodes, Source, Options(Own, Given), maps:merge(Own, Given), Compare)}
+        Gate = maps:get(gate, Parsed, none),
+        Compare = erlperf_cli_outcome:compare_options(Parsed#{gate => Gate}),
+        Measured = [{U, unit(U, Nodes, Source, Options(Own, Given), maps:merge(Own, Given),
+                             Compare)}
                     || #{options := Own} = U <- units(Current, Revision)],
         failed(Measured, Source),
         Result = result(Measured, Source),
@@ -412,8 +414,8 @@ measured([_, _] = Tags, #{budget := Budget} = Opts, Run, Stat, {Source, Compare}
     Decide = fun (Reports, _Looks) ->
                      [Current, Revision] = shown(Reports, Stat),
                      Baseline = by_name(erlperf_record:from_reports([Revision])),
-                     Rows = erlperf_baseline:compare([{Source, Baseline}],
-                                                     erlperf_record:from_reports([Current]), Compare),
+                     Record = erlperf_record:from_reports([Current]),
+                     Rows = erlperf_baseline:compare([{Source, Baseline}], Record, Compare),
                      erlperf_baseline:decided(Rows, Compare)
              end,
     erlperf_forks:until(Tags, Opts, Run, Decide);

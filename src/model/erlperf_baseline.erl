@@ -178,7 +178,8 @@ decided(Rows, #{?RUNS := Runs}, Options) ->
                       end
               end, lists:zip(Rows, Runs)).
 
-precise(#{?SAMPLES := [_, _ | _] = Values, ?AVERAGE := Mean} = Run, Confidence, Noise) when Mean > 0 ->
+precise(#{?SAMPLES := [_, _ | _] = Values, ?AVERAGE := Mean} = Run, Confidence, Noise)
+  when Mean > 0 ->
     case erlperf_stat:interval(Values, erlperf_record:fork_sizes(Run), Confidence) of
         {Lo, Hi} -> 100 * (Hi - Lo) / 2 / Mean =< Noise;
         undefined -> false
@@ -347,10 +348,13 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                     true -> {paired, {0, paired}};
                     false -> {welch, run_noise(Figure, {Computes, element(2, Interference)}, Run, Stat)}
                 end,
-            {BaseSamples, RunSamples} = case Referenced of
-                                            true -> {run_samples(BaseRun0, Figure), run_samples(Run0, Figure)};
-                                            false -> {run_samples(BaseRun, Figure), run_samples(Run, Figure)}
-                                        end,
+            %% the ratios to the reference are of the runs' own samples, whatever their
+            %% sample durations
+            {BaseSamples, RunSamples} =
+                case Referenced of
+                    true -> {run_samples(BaseRun0, Figure), run_samples(Run0, Figure)};
+                    false -> {run_samples(BaseRun, Figure), run_samples(Run, Figure)}
+                end,
             Cmp0 = erlperf_stat:compare_runs(BaseSamples, RunSamples,
                                              (maps:with([confidence, noise], Stat))#{
                                                test => Test, better => Better,
@@ -441,7 +445,8 @@ run_noise(Figure, Load, Run, Stat) ->
 history_noise(Figure, {Computes, Load}, History, Run) ->
     Name = maps:get(?LABEL, Run),
     Means = [M || R <- maps:get({Name, params(Run)}, History, []),
-                  Figure =:= reference orelse similar_load(Load, erlperf_record:host_load(R, Computes)),
+                  Figure =:= reference
+                      orelse similar_load(Load, erlperf_record:host_load(R, Computes)),
                   M <- [history_mean(R, Run, Figure)], M =/= undefined],
     case length(Means) >= ?HISTORY_MIN of
         true ->

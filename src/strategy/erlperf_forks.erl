@@ -151,7 +151,7 @@ run(CodeMaps, #{forks := Forks, samples := Samples} = Opts, Run) ->
 %% merged reports of the forks so far decide every verdict, or the `budget'
 %% (milliseconds) is spent. `Decide' is asked at planned looks only: after
 %% `?FIRST_LOOK' forks, then at twice as many each time, and at the last fork the budget
-%% allows (estimated from the first fork's time; see {@link looks/2}), so that `Looks',
+%% allows (estimated from the second fork's time; see {@link looks/2}), so that `Looks',
 %% the number of planned looks, is known before the first one and an interval can hold
 %% over all of them. Every report gets `sequential' ({@link sequential()}). `memory',
 %% `counts', `latency' and `profile' are measured in one more fork of one sample, after
@@ -225,10 +225,19 @@ until(I, CodeMaps, Opts, Run, Decide, #{started := Started, budget := Budget} = 
     Reports = ordered(I, CodeMaps, Opts, Run),
     Forks = [Reports | Acc],
     Elapsed = erlang:monotonic_time(millisecond) - Started,
+    %% planned from the second fork's time (the first warms up longer), before any look
     Looks = case State of
-                #{plan := undefined} -> looks(max(1, Budget div max(1, Elapsed)), ?FIRST_LOOK);
-                #{plan := Planned} -> Planned
+                #{plan := undefined} when I =:= 1 ->
+                    looks(max(1, Budget div max(1, Elapsed)), ?FIRST_LOOK);
+                #{plan := undefined, first_ms := First} ->
+                    looks(I + max(0, Budget - Elapsed) div max(1, Elapsed - First), ?FIRST_LOOK);
+                #{plan := Planned} ->
+                    Planned
             end,
+    Plan = case I of
+               1 -> State#{first_ms => Elapsed};
+               _ -> State#{plan := Looks}
+           end,
     Last = I >= lists:last(Looks) orelse Elapsed + Elapsed div I > Budget,
     Look = length(lists:takewhile(fun (F) -> F < I end, Looks)) + 1,
     case (Last orelse lists:member(I, Looks)) andalso I >= ?FIRST_LOOK of
@@ -244,10 +253,10 @@ until(I, CodeMaps, Opts, Run, Decide, #{started := Started, budget := Budget} = 
                     Why = case Decided of true -> decided; false -> budget end,
                     {I, Merged, Sequential#{stopped => Why}};
                 false ->
-                    until(I + 1, CodeMaps, Opts, Run, Decide, State#{plan := Looks}, Forks)
+                    until(I + 1, CodeMaps, Opts, Run, Decide, Plan, Forks)
             end;
         false ->
-            until(I + 1, CodeMaps, Opts, Run, Decide, State#{plan := Looks}, Forks)
+            until(I + 1, CodeMaps, Opts, Run, Decide, Plan, Forks)
     end.
 
 %% The forks planned, for the progress line: the last look's, once known.
