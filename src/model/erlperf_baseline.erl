@@ -323,7 +323,8 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                             erlperf_record:host_load(Run, Computes)},
             Paired = paired(BaseRun, Run, Stat),
             Turns = Paired andalso is_map_key(?SEQUENTIAL, Run),
-            Referenced = not Paired andalso not quiet(Interference)
+            Referenced = not Paired andalso Computes andalso not quiet(Interference)
+                andalso not load_changed(Interference)
                 andalso erlperf_reference:ratios(BaseRun0) =/= undefined
                 andalso erlperf_reference:ratios(Run0) =/= undefined,
             Figure = if
@@ -331,11 +332,14 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                          %% samples shares the host's state, which the wall clock keeps
                          %% better than a scaling of each sample
                          Turns -> wall;
-                         %% each run took turns with the same reference workload, and
-                         %% the host was not quiet through both: the ratio of each pair
-                         %% of samples keeps what the code changed (on a quiet host the
-                         %% reference's own variation from run to run would only add
-                         %% to the benchmark's)
+                         %% code that computes, each run taking turns with the same
+                         %% reference workload, on a host about as busy in both runs
+                         %% (not quiet): the ratio of each pair of samples keeps what the
+                         %% code changed, the host's time-sharing cancelled. On a quiet
+                         %% host the reference's own variation from run to run would
+                         %% only add to the benchmark's; across a change of load, code
+                         %% that allocates slowed 30% more than the reference did (the
+                         %% others share caches and memory, not only CPUs)
                          Referenced -> reference;
                          true -> figure(Computes, Interference)
                      end,
