@@ -186,8 +186,13 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
             _ -> {ok, erlperf:sweep([Code], Forked#{params => Params})}
         end
     catch
-        Class:Reason:Stack -> {error, erlperf_cli_outcome:known(Class, Reason, Stack)}
+        Class:Reason:Stack -> {error, erlperf_cli_outcome:known(Class, alone(Reason), Stack)}
     end.
+
+%% A crash of the benchmark run beside the reference, said as of the benchmark alone
+%% (its name begins the line).
+alone({crashed, {Role, _Label}, Detail}) -> {crashed, Role, Detail};
+alone(Reason) -> Reason.
 
 %% Whether a run can take turns with the reference: samples taken for a time, in this
 %% node, one run of a closed loop.
