@@ -221,13 +221,18 @@ short(time, Line) ->
                  {match, [N, "faster"]} -> [" +", N, "%"];
                  nomatch -> ""
              end,
-    Figure = case string:find(Line, "CPU time") of
-                 nomatch -> "";
+    Figure = case {string:find(Line, "CPU time"), string:find(Line, "reference workload")} of
+                 {nomatch, nomatch} -> "";
+                 {nomatch, _} -> " (reference)";
                  _ -> " (CPU)"
              end,
+    Against = case string:find(Line, "the last run under the same load") of
+                  nomatch -> "";
+                  _ -> " (against the last run under the same load)"
+              end,
     Load = case re:run(Line, "\\(load ([0-9]+)%, then ([0-9]+)%\\)",
                        [{capture, all_but_first, list}]) of
                {match, [A, B]} -> [" (load ", A, "% -> ", B, "%)"];
                nomatch -> ""
            end,
-    [Change, Figure, Load].
+    [Change, Figure, Load, Against].
