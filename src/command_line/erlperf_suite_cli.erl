@@ -155,10 +155,11 @@ measure(Benchmarks, #{store := Store} = Parsed) ->
     end.
 
 %% Compared with a stored run: forked for verdicts unless --forks or the benchmark says
-%% otherwise (the facade decides), taking turns with the reference workload
-%% (erlperf_reference) sample by sample when its samples are taken for a time. A
-%% benchmark that fixes no sample count is measured so until its comparison with the
-%% previous run (or the baselines) is decided.
+%% otherwise (the facade decides). A benchmark that fixes no sample count takes turns
+%% with the reference workload (erlperf_reference) sample by sample until its comparison
+%% with the previous run (or the baselines) is decided. (One that fixes its samples runs
+%% alone: turns of a code that waits, a few calls a sample, cut calls in two and spread its
+%% samples far wider.)
 run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options := Given} = Parsed,
               Entries) ->
     Options = benchmark_options(Own, Given),
@@ -171,16 +172,11 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
     Until = Params =:= [] andalso
         erlperf_forks:budget(2, maps:merge(erlperf:defaults(), Forked#{decide => Decide}),
                              maps:merge(Own, Given), undefined, runners) =/= undefined,
-    Referenced = Params =:= [] andalso referable(maps:merge(erlperf:defaults(), Forked)),
     try
         case Params of
             [] when Until ->
                 Reports = erlperf:benchmark([Code, erlperf_reference:code_map()],
                                             Forked#{decide => Decide}, undefined),
-                {ok, [erlperf_reference:beside(Reports)]};
-            [] when Referenced ->
-                Reports = erlperf:benchmark([Code, erlperf_reference:code_map()],
-                                            Forked#{compare => interleaved}, undefined),
                 {ok, [erlperf_reference:beside(Reports)]};
             [] -> {ok, erlperf:benchmark([Code], Forked, undefined)};
             _ -> {ok, erlperf:sweep([Code], Forked#{params => Params})}
@@ -193,13 +189,6 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
 %% (its name begins the line).
 alone({crashed, {Role, _Label}, Detail}) -> {crashed, Role, Detail};
 alone(Reason) -> Reason.
-
-%% Whether a run can take turns with the reference: samples taken for a time, in this
-%% node, one run of a closed loop.
-referable(Opts) ->
-    is_integer(maps:get(sample_duration, Opts)) andalso maps:get(rate, Opts) =:= undefined
-        andalso maps:get(cv, Opts) =:= undefined andalso not is_map_key(isolation, Opts)
-        andalso not is_map_key(nodes, Opts).
 
 %% Options: erlperf's defaults, exact counts, then the benchmark's, then the command
 %% line's.
