@@ -587,14 +587,3 @@ reference_ratio_test_() ->
      ?_assertNotMatch(#{figure := reference},
                       one(Referenced(?QUIET_SAMPLES, Ref, quiet()), Slower, #{})),
      ?_assertNotMatch(#{figure := reference}, one(Waits(Base), Waits(Slower), #{}))].
-
-%% Two runs under about the same load (within 10 points), or of a load not measured.
-same_load_test_() ->
-    Quiet = measured(<<"a">>, ?QUIET_SAMPLES, ?QUIET_SAMPLES, quiet()),
-    Busy = measured(<<"a">>, ?QUIET_SAMPLES, ?QUIET_SAMPLES, busy()),
-    Unmeasured = run(<<"a">>, <<"x().">>, <<"continuous">>, ?QUIET_SAMPLES),
-    [?_assert(erlperf_baseline:same_load(Quiet, Quiet)),
-     ?_assert(erlperf_baseline:same_load(Busy, Busy)),
-     ?_assertNot(erlperf_baseline:same_load(Quiet, Busy)),
-     ?_assertNot(erlperf_baseline:same_load(Busy, Quiet)),
-     ?_assert(erlperf_baseline:same_load(Unmeasured, Busy))].

@@ -259,11 +259,7 @@ earlier_runs(Entries) ->
              lists:foldl(fun ({Key, R}, Acc) -> maps:update_with(Key, fun (L) -> [R | L] end, [R], Acc) end,
                          #{}, Runs)).
 
-%% Each run against the newest stored run that has a run of the same name, or, when the
-%% host's load changed since, the newest one under about the same load
-%% (erlperf_baseline:same_load/2) if there is one: a run across a change of load can
-%% seldom tell (the load slows code by how much it shares caches and memory, not only
-%% CPUs), one under the same load can.
+%% Each run against the newest stored run that has a run of the same name.
 previous_rows(#{?RUNS := Runs} = Record, Entries, Options) ->
     Newest = lists:reverse(Entries),
     System = maps:get(?SYSTEM, Record, #{}),
@@ -282,12 +278,9 @@ previous(Run, Entries) ->
     Name = erlperf_series:name(Run),
     Found = [{E, P} || #{?RECORD := #{?RUNS := Ps}} = E <- Entries, P <- Ps,
                        erlperf_series:name(P) =:= Name],
-    Same = [{E, P} || {E, P} <- Found, erlperf_baseline:same_load(P, Run)],
-    case {Found, Same} of
-        {[], _} -> none;
-        {[{E, P} | _], [{E, P} | _]} -> {"the previous run", E, P};
-        {_, [{E, P} | _]} -> {"the last run under the same load", E, P};
-        {[{E, P} | _], []} -> {"the previous run", E, P}
+    case Found of
+        [{E, P} | _] -> {"the previous run", E, P};
+        [] -> none
     end.
 
 %% "the previous run (abc1234+, 2026-11-25 08:00:03 UTC)"

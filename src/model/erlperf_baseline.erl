@@ -34,7 +34,7 @@
 -module(erlperf_baseline).
 
 %% API: called by the command line and users.
--export([load/1, compare/3, decided/2, decided/3, same_load/2, regressions/2, format/1, format_error/1]).
+-export([load/1, compare/3, decided/2, decided/3, regressions/2, format/1, format_error/1]).
 %% API: how every output words an entry's parts.
 -export([count_text/1, environment_text/1, record_word/1, record_text/1]).
 
@@ -202,14 +202,6 @@ decided_entry(#{ci_pct := {Lo, Hi}}, none, Noise) ->
     Lo >= -Noise andalso Hi =< Noise;
 decided_entry(#{}, _Gate, _Noise) ->
     false.
-
-%% @doc Whether two runs were measured under about the same load of the host's other
-%% programs (within ?LOAD_CHANGE of each other, as their verdict takes it), or either
-%% load was not measured.
--spec same_load(erlperf_record:run(), erlperf_record:run()) -> boolean().
-same_load(A, B) ->
-    Computes = erlperf_record:computes(A) andalso erlperf_record:computes(B),
-    not load_changed({erlperf_record:host_load(A, Computes), erlperf_record:host_load(B, Computes)}).
 
 %% @doc The rows with a regression beyond `Percent', by name, and the baselines they
 %% regressed against.
