@@ -23,7 +23,9 @@ find() ->
     end.
 
 %% @doc Loads `Page' (a file) in headless chromium, writes a screenshot to `Shot', and
-%% returns the console lines and the page's network requests (URLs other than file:).
+%% returns the page's console lines and its network requests (URLs other than file:).
+%% The browser's own pages' console lines (`source: chrome://...': a loaded machine's
+%% chromium warns of a slow network from its internal UI) are not the page's.
 -spec load(string(), file:filename(), file:filename()) ->
     #{console := [binary()], requests := [binary()], exit := integer(), screenshot := boolean()}.
 load(Chromium, Page, Shot) ->
@@ -36,7 +38,8 @@ load(Chromium, Page, Shot) ->
                      [{args, Args}, exit_status, stderr_to_stdout, binary, {line, 65536}]),
     {Status, Lines} = collect(Port, []),
     ct:log("chromium ~ts: exit ~b~n~ts", [Page, Status, lists:join("\n", Lines)]),
-    Console = [L || L <- Lines, binary:match(L, <<":CONSOLE">>) =/= nomatch],
+    Console = [L || L <- Lines, binary:match(L, <<":CONSOLE">>) =/= nomatch,
+                    binary:match(L, <<"source: chrome://">>) =:= nomatch],
     #{console => Console, requests => page_requests(NetLog), exit => Status,
       screenshot => filelib:is_regular(Shot)}.
 
