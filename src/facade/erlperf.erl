@@ -181,6 +181,9 @@
                     comparison => comparison(),
                     %% measured until decided (`budget'): how it went
                     sequential => erlperf_forks:sequential(),
+                    %% a suite's benchmark that took turns with the reference workload:
+                    %% its code and samples (erlperf_reference:beside/1)
+                    reference => #{code := string(), values := [number()]},
                     nodes => #{node() => report()},
                     %% sweeps (see erlperf_sweep): the combination, the best run, and with
                     %% `bytes' the bytes processed per iteration and per second
