@@ -237,6 +237,42 @@ counts_test_() ->
      %% records without counts (older ones) compare as before
      ?_assertMatch(#{counts := []}, one(run(<<"a">>, <<"x().">>, <<"continuous">>, ?QUIET_SAMPLES), More, #{}))].
 
+%% The same code (the same fingerprint) in the same environment, no count changed:
+%% no change, whatever the time said, with what the time said kept; another fingerprint,
+%% a changed count, other settings or another environment leave the time's verdict.
+same_code_test_() ->
+    Fp = fun (R, F) -> R#{<<"fingerprint">> => F} end,
+    Counts = fun (R, Bytes) -> R#{<<"counts">> => #{<<"bytes_per_iteration">> => Bytes,
+                                                    <<"reductions_per_iteration">> => 10.0}} end,
+    Quiet = Fp(measured(<<"a">>, ?QUIET_SAMPLES, ?QUIET_SAMPLES, quiet()), <<"f1">>),
+    %% the load rose: a slowdown it explains
+    Slow = Fp(measured(<<"a">>, scaled(?QUIET_SAMPLES, 0.5), ?QUIET_SAMPLES, busy()), <<"f1">>),
+    %% under the same load, twice as slow
+    Twice = Fp(measured(<<"a">>, scaled(?QUIET_SAMPLES, 0.5), scaled(?QUIET_SAMPLES, 0.5), quiet()), <<"f1">>),
+    Line = fun (B, N) -> text(erlperf_baseline:compare([{"p", record([B])}], record([N]), #{})) end,
+    [?_assertMatch(#{verdict := no_difference, significant := false,
+                     reason := {same_code, {load_changed, _, _}}}, one(Quiet, Slow, #{})),
+     ?_assertMatch(#{verdict := no_difference, reason := {same_code, {moved, slower}}}, one(Quiet, Twice, #{})),
+     ?_assertEqual([], erlperf_baseline:regressions(
+                         erlperf_baseline:compare([{"p", record([Quiet])}], record([Twice]), #{}), 10)),
+     ?_assertMatch("a against p: the same code (its fingerprint unchanged, no exact count changed); its time moved, "
+                   "not by the code: 50.0% slower" ++ _, Line(Quiet, Twice)),
+     ?_assertMatch("a against p: the same code (its fingerprint unchanged, no exact count changed); "
+                   "its time alone could not tell: the host's load changed" ++ _, Line(Quiet, Slow)),
+     ?_assertMatch(#{verdict := slower, significant := true}, one(Quiet, Fp(Twice, <<"f2">>), #{})),
+     ?_assertMatch(#{verdict := inconclusive, reason := {load_changed, _, _}},
+                   one(Quiet, maps:remove(<<"fingerprint">>, Slow), #{})),
+     ?_assertMatch(#{verdict := slower, significant := true},
+                   one(Counts(Quiet, 100.0), Counts(Twice, 200.0), #{})),
+     ?_assertMatch(#{verdict := no_difference, reason := {same_code, _}},
+                   one(Counts(Quiet, 100.0), Counts(Twice, 100.0), #{})),
+     ?_assertMatch(#{verdict := inconclusive, reason := {options_differ, _}},
+                   one(set(Quiet, #{<<"concurrency">> => 1}), set(Twice, #{<<"concurrency">> => 2}), #{})),
+     ?_assertMatch([#{baselines := [#{verdict := slower, significant := true}]}],
+                   erlperf_baseline:compare([{"p", (record([Quiet]))#{<<"system">> => #{<<"otp_release">> => <<"25">>}}}],
+                                            (record([Twice]))#{<<"system">> => #{<<"otp_release">> => <<"27">>}},
+                                            #{}))].
+
 %% What differs between the compared records' systems is named.
 environment_test() ->
     System = fun (Otp, Schedulers) -> #{<<"otp_release">> => Otp, <<"schedulers">> => Schedulers,

@@ -20,7 +20,8 @@
          two_at_once/0, two_at_once/1,
          suite_api/0, suite_api/1,
          history_step/0, history_step/1,
-         sample_duration_changed/0, sample_duration_changed/1]).
+         sample_duration_changed/0, sample_duration_changed/1,
+         same_code/0, same_code/1]).
 
 %% The example's benchmark the timing cases run (one, to keep them short).
 -define(SORT, "lists:sort/1 of 1000 floats").
@@ -34,7 +35,7 @@ all() ->
 
 groups() ->
     [{runs, [], [first_then_compared, planted_slowdown, repeated_runs, named_baseline,
-                 filter, sample_duration_changed]},
+                 filter, sample_duration_changed, same_code]},
      {hostile, [parallel], [usage_errors, not_compiling, crashing_benchmark, corrupted_store,
                             newer_store, two_at_once]}].
 
@@ -138,6 +139,39 @@ sample_duration_changed(Config) ->
 
 %%--------------------------------------------------------------------
 %% Hostile input
+
+same_code() ->
+    [{doc, "The same code (its fingerprint) waiting fifteen times longer, as the environment "
+           "tells it (a change in time alone: the same counts): no change, the time's move said "
+           "and not the code's, exit 0 under --fail-on-regression; the code changed: its time "
+           "decides, regressed, exit 3"}].
+same_code(Config) ->
+    Store = store(Config, ?FUNCTION_NAME),
+    Code = fun (Extra) ->
+                   io_lib:format("-module(env_wait_bench).~n-behaviour(erlperf_suite).~n"
+                                 "-export([benchmarks/0, input/0, wait/1]).~n"
+                                 "benchmarks() -> [#{name => \"wait\", runner => wait, init_runner => input, "
+                                 "options => #{samples => 20, sample_duration => 100}}].~n"
+                                 "input() -> list_to_integer(os:getenv(\"FP_WAIT\")).~n"
+                                 "wait(Ms) -> ~tsreceive after Ms -> ok end.~n",
+                                 [Extra])
+           end,
+    File = write(Config, "env_wait_bench.erl", Code("")),
+    Run = fun (F, Ms) -> erlperf_test_lib:escript(["--suite", F, "--store", Store, "--fail-on-regression", "20"],
+                                                  [{"FP_WAIT", integer_to_list(Ms)}]) end,
+    {0, _} = Run(File, 2),
+    {0, Out} = Run(File, 30),
+    ?assertNotEqual(nomatch, string:find(Out, "wait: no change: the same code (its fingerprint unchanged, "
+                                              "no exact count changed); its time "), Out),
+    [F1, F2] = [F || #{<<"record">> := #{<<"runs">> := [#{<<"fingerprint">> := F}]}} <- runs(Store)],
+    ?assertMatch(<<_:32/binary>>, F1),
+    ?assertEqual(F1, F2),
+    %% another code: its time decides
+    Changed = write(Config, "env_wait_bench.erl", Code("receive after Ms -> ok end, ")),
+    {3, Regressed} = Run(Changed, 30),
+    ?assertNotEqual(nomatch, string:find(Regressed, "wait: regressed: "), Regressed),
+    [_, _, F3] = [F || #{<<"record">> := #{<<"runs">> := [#{<<"fingerprint">> := F}]}} <- runs(Store)],
+    ?assertNotEqual(F1, F3).
 
 usage_errors() ->
     [{doc, "Suite options that cannot work are usage errors (exit 2, one line)"}].

@@ -139,7 +139,8 @@ baseline(Name, Store) ->
 measure(Benchmarks, #{store := Store} = Parsed) ->
     {Entries, Problems} = erlperf_store:runs(Store),
     warn(Problems),
-    Outcomes = [{B, run_benchmark(B, Parsed, Entries)} || B <- Benchmarks],
+    Project = erlperf_fingerprint:project(),
+    Outcomes = [{B, fingerprinted(run_benchmark(B, Parsed, Entries), Project, B)} || B <- Benchmarks],
     Failed = [{B, Why} || {B, {error, Why}} <- Outcomes],
     [io:put_chars(standard_error, ["erlperf: ", Name, ": ", erlperf_cli_outcome:format_error(Why), "\n"])
      || {#{name := Name}, Why} <- Failed],
@@ -184,6 +185,14 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
     catch
         Class:Reason:Stack -> {error, erlperf_cli_outcome:known(Class, alone(Reason), Stack)}
     end.
+
+%% Each report of a benchmark with the fingerprint of the code it ran (added after it was
+%% measured: whether to measure on is decided by time and counts alone).
+fingerprinted({ok, Reports}, Project, #{code := Code}) ->
+    Fingerprint = erlperf_fingerprint:benchmark(Project, Code),
+    {ok, [R#{fingerprint => Fingerprint} || R <- Reports]};
+fingerprinted(Error, _Project, _Benchmark) ->
+    Error.
 
 %% A crash of the benchmark run beside the reference, said as of the benchmark alone
 %% (its name begins the line).

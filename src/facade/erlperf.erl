@@ -184,6 +184,8 @@
                     %% a suite's benchmark that took turns with the reference workload:
                     %% its code and samples (erlperf_reference:beside/1)
                     reference => #{code := string(), values := [number()]},
+                    %% a suite's benchmark: the fingerprint of its code (erlperf_fingerprint)
+                    fingerprint => binary(),
                     nodes => #{node() => report()},
                     %% sweeps (see erlperf_sweep): the combination, the best run, and with
                     %% `bytes' the bytes processed per iteration and per second

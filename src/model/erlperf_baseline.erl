@@ -20,6 +20,10 @@
 %%%       of other sample durations, per second; of another mode, concurrency, loop or
 %%%       rate, not at all (inconclusive, the options differ; exact counts, per call,
 %%%       still compare).</li>
+%%%   <li><b>same code</b>: a runner whose run and baseline have the same fingerprint
+%%%       ({@link erlperf_fingerprint}: a suite's benchmark) and environment, with no
+%%%       exact count changed, is no change when its time alone is inconclusive (the
+%%%       host's load changed, say): the code is byte for byte what it was.</li>
 %%%   <li><b>regression</b>: a runner significantly slower than a baseline, by more than
 %%%       the gate's percentage (the change's point estimate).</li>
 %%% </ul>
@@ -57,7 +61,10 @@
                    verdict => faster | slower | no_difference | inconclusive,
                    reason => too_few_samples | {load_changed, float(), float()}
                            | {saturated, float()} | {too_wide, float(), float()}
-                           | {options_differ, [erlperf_comparable:difference(), ...]},
+                           | {options_differ, [erlperf_comparable:difference(), ...]}
+                           %% no change: the same code, its time inconclusive for
+                           %% that reason or moved that way (by the host)
+                           | {same_code, term()},
                    figure => cpu | wall | reference,
                    interference => {float() | undefined, float() | undefined},
                    environment => [{binary(), term(), term()}],
@@ -364,7 +371,8 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                                                test => Test, better => Better,
                                                run_noise => RunNoise, looks => looks(Run)}),
             Environment = environment(maps:get(system, Stat, #{}), maps:get(?SYSTEM, Base, #{})),
-            Cmp = inconclusive(Cmp0#{figure => Figure, interference => Interference,
+            Counts = counts(BaseRun, Run, Environment),
+            Cmp1 = inconclusive(Cmp0#{figure => Figure, interference => Interference,
                                      computes => Computes,
                                      taken => max_share([BaseRun, Run]),
                                      waited => {waited(BaseRun), waited(Run)},
@@ -373,11 +381,12 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                                      run_noise_source => Source, environment => Environment,
                                      footing => Footing},
                                Stat),
+            Cmp = same_code(Cmp1, {BaseRun0, Run0}, Environment, Counts),
             (maps:with([verdict, change_pct, ci_pct, significant, basis, reason], Cmp))#{
               file => File, match => How, comparison => Cmp, figure => Figure,
               interference => Interference, environment => Environment,
               options => options(Footing),
-              counts => counts(BaseRun, Run, Environment)}
+              counts => Counts}
     end.
 
 %% The looks of a run measured until decided (beside its baseline, or until its
@@ -541,6 +550,26 @@ inconclusive(#{significant := false, ci_pct := {Lo, Hi}} = Cmp, Stat) ->
         false -> Cmp
     end;
 inconclusive(Cmp, _Stat) ->
+    Cmp.
+
+%% A time verdict on the same code: the same fingerprint in both runs
+%% (erlperf_fingerprint: byte for byte the same code, runtime and erlperf), in the same
+%% environment and settings, with no exact count changed, is no change: whatever moved
+%% its time (the host), it was not the code. An inconclusive one keeps its reason, a
+%% significant one the verdict the time alone gave (`{moved, Verdict}').
+same_code(#{verdict := Verdict} = Cmp, {#{?FINGERPRINT := F}, #{?FINGERPRINT := F}}, [], Counts)
+  when Verdict =/= no_difference ->
+    Why = case Verdict of
+              inconclusive -> maps:get(reason, Cmp, too_few_samples);
+              _ -> {moved, Verdict}
+          end,
+    Unchanged = lists:all(fun (#{verdict := V}) -> V =:= no_change end, Counts),
+    case Why of
+        {options_differ, _} -> Cmp;
+        _ when Unchanged -> Cmp#{verdict := no_difference, significant := false, reason => {same_code, Why}};
+        _ -> Cmp
+    end;
+same_code(Cmp, _Runs, _Environment, _Counts) ->
     Cmp.
 
 %% Whether the host's load, which rose (fell) from A to B by more than ?LOAD_CHANGE,

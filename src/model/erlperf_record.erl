@@ -108,7 +108,8 @@ reason(too_few_samples) -> <<"too_few_samples">>;
 reason({load_changed, _, _}) -> <<"load_changed">>;
 reason({saturated, _}) -> <<"saturated">>;
 reason({too_wide, _, _}) -> <<"too_wide">>;
-reason({options_differ, _}) -> <<"options_differ">>.
+reason({options_differ, _}) -> <<"options_differ">>;
+reason({same_code, _Why}) -> <<"same_code">>.
 
 %% Where a comparison's run noise came from: "default", "history" or "given".
 noise_source(Source) -> atom_to_binary(Source).
@@ -289,7 +290,7 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                                          host(Report),
                                          latency(Result), rate(Result),
                                          search(Report), sequential(Report), reference(Report),
-                                         sweep(Report), comparison(Report, Reports),
+                                         fingerprint(Report), sweep(Report), comparison(Report, Reports),
                                          profile(Report)]).
 
 %% A run measured until decided: how it went (erlperf_forks:sequential()).
@@ -304,6 +305,10 @@ reference(#{reference := #{code := Code, values := Values}}) ->
     #{?REFERENCE => #{?CODE => unicode:characters_to_binary(Code), ?SAMPLES => Values}};
 reference(_Report) ->
     #{}.
+
+%% The fingerprint of the code a suite's benchmark ran (erlperf_fingerprint).
+fingerprint(#{fingerprint := F}) -> #{?FINGERPRINT => F};
+fingerprint(_Report) -> #{}.
 
 json_value(V) when is_atom(V) -> atom_to_binary(V);
 json_value(V) -> V.

@@ -273,6 +273,7 @@ run() ->
                                                  || K <- [<<"cpu_ns">>, <<"wait_ns">>, <<"wall_ns">>,
                                                           <<"demand">>, <<"pressure">>, <<"steal">>,
                                                           <<"others">>]]]}},
+     {optional, ?FINGERPRINT, text},
      {optional, <<"cpu_samples">>, {nonempty, number}},
      {optional, <<"cpu_qps">>, {either, [number, null]}}
      | Numbers ++ cost() ++ latency() ++ rate()].

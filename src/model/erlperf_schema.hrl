@@ -37,6 +37,8 @@
 %% A reference workload measured in the same run, taking turns with the benchmark
 %% sample by sample: its code and samples (erlperf_reference).
 -define(REFERENCE, <<"reference">>).
+%% the fingerprint of the code a suite's benchmark ran (erlperf_fingerprint)
+-define(FINGERPRINT, <<"fingerprint">>).
 %% Against the fastest runner, and against saved baselines.
 -define(COMPARISON, <<"comparison">>).
 -define(BASELINES, <<"baselines">>).

@@ -47,6 +47,12 @@
 -spec text(erlperf_stat:comparison()) -> iodata().
 text(#{verdict := inconclusive} = Comparison) ->
     ["inconclusive: ", reason_text(reason(Comparison), Comparison)];
+text(#{verdict := no_difference, reason := {same_code, {moved, Verdict}}} = Comparison) ->
+    ["the same code (its fingerprint unchanged, no exact count changed); its time moved, "
+     "not by the code: ", text(maps:remove(reason, Comparison#{verdict := Verdict, significant := true}))];
+text(#{verdict := no_difference, reason := {same_code, Why}} = Comparison) ->
+    ["the same code (its fingerprint unchanged, no exact count changed); its time alone could not tell: ",
+     reason_text(Why, Comparison)];
 text(#{verdict := no_difference, within_noise := true, noise := Noise} = Comparison) ->
     case erlperf_stat:direction(Comparison) of
         no_difference ->
