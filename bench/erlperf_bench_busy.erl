@@ -12,8 +12,9 @@
 %%%   <li><b>unchanged</b>: ?RUNS runs of the suite below, alternately quiet and busy,
 %%%       each compared with the one before (?RUNS - 1 load changes, a verdict per
 %%%       benchmark each): how many are called regressed, improved, inconclusive or no
-%%%       change, how many runs exit 3, and how many exact counts changed. Goal: none
-%%%       regressed, no exit 3, no count changed.</li>
+%%%       change (and how many of those by the same code: erlperf_fingerprint), how many
+%%%       runs exit 3, and how many exact counts changed; and what the time alone said.
+%%%       Goal: none regressed, no exit 3, no count changed.</li>
 %%%   <li><b>planted 2x</b>: ?PLANTED_2X trials of a quiet run, then a busy run of a
 %%%       copy whose `usort' does the work twice. Goal: regressed, exit 3.</li>
 %%%   <li><b>planted allocation</b>: ?PLANTED_TRIALS trials of a quiet run, then a busy
@@ -40,6 +41,8 @@
 -define(GATE, "10").
 %% The benchmarks of the suite, by name.
 -define(BENCHMARKS, ["usort", "countdown", "alloc", "sleep"]).
+%% How a verdict the same code decided begins (erlperf_baseline's same-code rule).
+-define(SAME_CODE, "the same code (its fingerprint unchanged").
 
 %% The suite; each planted copy replaces one line of it.
 -define(SUITE,
@@ -108,14 +111,19 @@ unchanged(Tmp, Base) ->
     [_First | Compared] = Runs,
     Verdicts = [V || {_, Out} <- Compared, V <- verdicts(Out)],
     Time = [W || {_, time, W, _} <- Verdicts],
+    Alone = [alone(W, L) || {_, time, W, L} <- Verdicts],
     Counts = [W || {_, count, W, _} <- Verdicts],
     io:format("busy host, unchanged code: ~b runs alternately quiet and busy (~b load changes), "
-              "~b verdicts: ~b regressed, ~b improved, ~b inconclusive, ~b no change; ~b of ~b runs "
-              "exit 3 under --fail-on-regression ~s; exact counts changed: ~b "
-              "(goal: none regressed, no exit 3, no count changed)~n",
+              "~b verdicts: ~b regressed, ~b improved, ~b inconclusive, ~b no change (~b of them "
+              "by the same code); ~b of ~b runs exit 3 under --fail-on-regression ~s; exact counts "
+              "changed: ~b (goal: none regressed, no exit 3, no count changed)~n"
+              "  what the time alone said: ~b regressed, ~b improved, ~b inconclusive, ~b no change~n",
               [?RUNS, ?RUNS - 1, length(Time), count(regressed, Time), count(improved, Time),
                count(inconclusive, Time), count(no_change, Time),
-               length([S || {3, _} = S <- Compared]), length(Compared), ?GATE, length(Counts)]),
+               length([L || {_, time, _, L} <- Verdicts, string:find(L, ?SAME_CODE) =/= nomatch]),
+               length([S || {3, _} = S <- Compared]), length(Compared), ?GATE, length(Counts),
+               count(regressed, Alone), count(improved, Alone), count(inconclusive, Alone),
+               count(no_change, Alone)]),
     _ = [io:format("  run ~b (~s): ~ts~n", [I, load(I), summary(Out)])
          || {I, {_, Out}} <- lists:zip(lists:seq(1, length(Compared)), Compared)],
     ok.
@@ -203,6 +211,18 @@ word("improved") -> improved;
 word("no change") -> no_change;
 word("inconclusive") -> inconclusive.
 
+%% What the time alone said of a verdict the same code decided (the line keeps it).
+alone(Word, Line) ->
+    case {string:find(Line, ?SAME_CODE), string:find(Line, "its time moved, not by the code: ")} of
+        {nomatch, _} -> Word;
+        {_, nomatch} -> inconclusive;
+        {_, Moved} ->
+            case re:run(Moved, "% (slower|faster)", [{capture, all_but_first, list}]) of
+                {match, ["slower"]} -> regressed;
+                _ -> improved
+            end
+    end.
+
 count(Word, Words) ->
     length([W || W <- Words, W =:= Word]).
 
@@ -226,13 +246,13 @@ short(time, Line) ->
                  {nomatch, _} -> " (reference)";
                  _ -> " (CPU)"
              end,
-    Against = case string:find(Line, "the last run under the same load") of
-                  nomatch -> "";
-                  _ -> " (against the last run under the same load)"
-              end,
+    Same = case string:find(Line, ?SAME_CODE) of
+               nomatch -> "";
+               _ -> " (same code)"
+           end,
     Load = case re:run(Line, "\\(load ([0-9]+)%, then ([0-9]+)%\\)",
                        [{capture, all_but_first, list}]) of
                {match, [A, B]} -> [" (load ", A, "% -> ", B, "%)"];
                nomatch -> ""
            end,
-    [Change, Figure, Load, Against].
+    [Change, Figure, Load, Same].

@@ -170,9 +170,7 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
                      {Rows, Compare} = rows(Record, Entries, Parsed),
                      erlperf_baseline:decided(Rows, Record, Compare)
              end,
-    Until = Params =:= [] andalso
-        erlperf_forks:budget(2, maps:merge(erlperf:defaults(), Forked#{decide => Decide}),
-                             maps:merge(Own, Given), undefined, runners) =/= undefined,
+    Until = Params =:= [] andalso erlperf:until_decided(2, Forked#{decide => Decide}),
     try
         case Params of
             [] when Until ->
@@ -276,10 +274,10 @@ previous_rows(#{?RUNS := Runs} = Record, Entries, Options) ->
 
 row(Run, _System, none, _Options) ->
     #{label => maps:get(?LABEL, Run), name => erlperf_series:name(Run), baselines => []};
-row(Run, System, {What, Entry, Previous}, Options) ->
+row(Run, System, {Entry, Previous}, Options) ->
     #{?RECORD := PreviousRecord} = Entry,
     Base = #{?RUNS => [Previous], ?SYSTEM => maps:get(?SYSTEM, PreviousRecord, #{})},
-    [Row] = erlperf_baseline:compare([{source(What, Entry), Base}],
+    [Row] = erlperf_baseline:compare([{source("the previous run", Entry), Base}],
                                      #{?RUNS => [Run], ?SYSTEM => System}, Options),
     Row#{name := erlperf_series:name(Run)}.
 
@@ -288,7 +286,7 @@ previous(Run, Entries) ->
     Found = [{E, P} || #{?RECORD := #{?RUNS := Ps}} = E <- Entries, P <- Ps,
                        erlperf_series:name(P) =:= Name],
     case Found of
-        [{E, P} | _] -> {"the previous run", E, P};
+        [{E, P} | _] -> {E, P};
         [] -> none
     end.
 

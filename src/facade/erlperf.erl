@@ -53,6 +53,9 @@
 %% Internal exports: suite files (erlperf_suite) take keyword lists as this API does,
 %% and are checked for calls that stop the VM when they load.
 -export([keywords/1, stopping_calls/1]).
+%% Internal export: a suite's benchmark runs beside the reference workload only when it
+%% is measured until decided (erlperf_suite_cli).
+-export([until_decided/2]).
 
 -export_type([code/0, run_options/0, sweep_options/0, concurrency_options/0, concurrency_test/0,
               report/0, result/0, run_statistics/0, system_information/0, keywords/0]).
@@ -496,6 +499,15 @@ prepare(Codes, RunOptions, ConcurrencyOptions) ->
             end,
     Decided = until_decided(length(CodeMaps), Opts#{forks => Forks}, Given, Conc),
     {CodeMaps, verdicts(pool(Decided, Given), Conc, Given), Conc}.
+
+%% @doc Whether so many codes run with these options would be measured until decided
+%% (`budget', see erlperf_forks:budget/5), as benchmark/3 would decide it.
+-spec until_decided(pos_integer(), run_options()) -> boolean().
+until_decided(Codes, RunOptions) ->
+    Given = keywords(RunOptions),
+    Opts = run_options(Given),
+    Forks = erlperf_forks:resolve(Codes, Opts, undefined),
+    erlperf_forks:budget(Codes, Opts#{forks => Forks}, Given, undefined, runners) =/= undefined.
 
 %% Several codes compared in a full report, measured until decided (`budget', see
 %% erlperf_forks:budget/5): taking turns (unless `compare' says otherwise), in samples of
