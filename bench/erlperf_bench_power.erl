@@ -17,7 +17,9 @@
 %%%   <li><b>against</b>: `--suite bench --against HEAD --fail-on-regression 3' in a git
 %%%       repository of one suite that gives no options: the working tree at 21 blocks
 %%%       against HEAD at 20 (found: "regressed", exit 3), and unchanged (a false alarm:
-%%%       "regressed" or exit 3; "no change" counted).</li>
+%%%       "regressed" or exit 3; "no change" counted, and how many of those the same
+%%%       code decided, erlperf_fingerprint: the change shown after "=" is what the time
+%%%       alone said).</li>
 %%% </ul>
 %%% Cost: about 4 x ?TRIALS x 2 runs of 20 to 50 s (about 25 minutes with 5 trials);
 %%% nothing else should run meanwhile.
@@ -141,7 +143,19 @@ against({Status, Out, Seconds}) ->
                {match, ["inconclusive"]} -> inconclusive;
                nomatch -> error({no_verdict, Out})
            end,
-    {Word, change(Out), Seconds, decided(Out), Status}.
+    %% "=" marks a verdict the same code decided (its change: what the time alone said)
+    Same = case string:find(Out, "the same code (its fingerprint unchanged") of
+               nomatch -> "";
+               _ -> "="
+           end,
+    {Word, Same ++ change(Out), Seconds, decided(Out), Status}.
+
+%% How many verdicts the same code decided (erlperf_fingerprint), when any did.
+same_code(Results) ->
+    case length([C || {_, "=" ++ _ = C, _, _, _} <- Results]) of
+        0 -> "";
+        Same -> io_lib:format(" (~b by the same code)", [Same])
+    end.
 
 change(Out) ->
     case re:run(Out, "([0-9.]+)% (slower|faster) \\(", [{capture, all_but_first, list}]) of
@@ -161,8 +175,9 @@ show(Load, What, Kind, Results) ->
     Exits = lists:usort([St || {_, _, _, _, St} <- Results]),
     Head = case Kind of
                found -> io_lib:format("found ~b of ~b", [Count(slower), N]);
-               identical -> io_lib:format("called different ~b of ~b, no difference ~b of ~b",
-                                          [Count(slower) + Count(faster), N, Count(no_difference), N])
+               identical -> io_lib:format("called different ~b of ~b, no difference ~b of ~b~ts",
+                                          [Count(slower) + Count(faster), N, Count(no_difference), N,
+                                           same_code(Results)])
            end,
     io:format("  ~-5s ~-42s ~ts; decided ~b of ~b; ~.1f-~.1f s (median ~.1f); exit ~w; changes: ~ts~n",
               [Load, What, Head, Decided, N, hd(Times), lists:last(Times),

@@ -67,7 +67,8 @@ end_per_testcase(_Case, _Config) ->
 
 unchanged() ->
     [{doc, "A revision with the same code: every benchmark compared with it, none regressed, "
-           "exit 0 under --fail-on-regression 20; nothing stored"}].
+           "no change by the same code (both versions' fingerprints), exit 0 under "
+           "--fail-on-regression 20; nothing stored"}].
 unchanged(Config) ->
     Sha = repository(Config, [{"bench/work_bench.erl", suite(["count(20000)"])}]),
     commit(Config, [], "unchanged"),
@@ -76,6 +77,8 @@ unchanged(Config) ->
     ?assertEqual(0, Status, {Out, Err}),
     ?assertMatch([_], verdicts("countdown", Sha, Out), Out),
     ?assertEqual(0, count("regressed", Out ++ Err), {Out, Err}),
+    ?assertEqual(1, count("countdown: no change: the same code (its fingerprint unchanged, no exact "
+                          "count changed)", Out), Out),
     ?assertNot(filelib:is_dir(filename:join(?config(repo, Config), "_build"))),
     clean(Config).
 

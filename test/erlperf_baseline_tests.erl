@@ -252,6 +252,9 @@ same_code_test_() ->
     Line = fun (B, N) -> text(erlperf_baseline:compare([{"p", record([B])}], record([N]), #{})) end,
     [?_assertMatch(#{verdict := no_difference, significant := false,
                      reason := {same_code, {load_changed, _, _}}}, one(Quiet, Slow, #{})),
+     ?_assertMatch(#{verdict := no_difference, reason := {same_code, agrees}}, one(Quiet, Quiet, #{})),
+     ?_assertMatch("a against p: the same code (its fingerprint unchanged, no exact count changed); "
+                   "its time alone agrees: no significant difference" ++ _, Line(Quiet, Quiet)),
      ?_assertMatch(#{verdict := no_difference, reason := {same_code, {moved, slower}}}, one(Quiet, Twice, #{})),
      ?_assertEqual([], erlperf_baseline:regressions(
                          erlperf_baseline:compare([{"p", record([Quiet])}], record([Twice]), #{}), 10)),

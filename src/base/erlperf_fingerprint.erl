@@ -31,7 +31,7 @@
 -module(erlperf_fingerprint).
 
 %% API
--export([project/0, benchmark/2]).
+-export([project/0, project/1, benchmark/2]).
 
 -export_type([project/0]).
 
@@ -46,6 +46,12 @@
 %% @doc The project fingerprint of this node's code path and loaded modules.
 -spec project() -> project().
 project() ->
+    project(erlperf_system:version()).
+
+%% @doc The same, with erlperf's version given (a node of a version under `--against'
+%% runs erlperf's modules shipped from the node that started it).
+-spec project(string()) -> project().
+project(Harness) ->
     Root = code:root_dir(),
     Dirs = [D || D <- code:get_path(), outside_otp(Root, D), D =/= "."],
     FromPath = lists:append([beams(D) || D <- Dirs]),
@@ -55,8 +61,7 @@ project() ->
                  not own(M), loaded_outside_otp(Root, File)],
     Native = lists:append([native(D) || D <- lists:usort([filename:dirname(D) || D <- Dirs])]),
     Runtime = [erlang:system_info(K) || K <- [version, otp_release, system_architecture, emu_flavor]],
-    erlang:md5(term_to_binary({lists:sort(FromPath ++ Loaded), lists:sort(Native), Runtime,
-                               erlperf_system:version()})).
+    erlang:md5(term_to_binary({lists:sort(FromPath ++ Loaded), lists:sort(Native), Runtime, Harness})).
 
 %% @doc The benchmark fingerprint of a code map (or any term holding code) in a project,
 %% as 32 hexadecimal digits.

@@ -311,20 +311,41 @@ output_lines(Output) ->
 measure(#{suites := Paths, filter := Filter, run_options := Given, paths := UserPaths} = Parsed,
         Options, {Rev, Source}, Root, Places) ->
     Extra = [filename:absname(P) || P <- UserPaths] ++ code_paths(Root),
-    Modules = erlperf_isolation:object_code([erlperf, erlperf_suite, erlperf_turns]),
+    Modules = erlperf_isolation:object_code([erlperf, erlperf_suite, erlperf_turns, erlperf_fingerprint]),
     with_nodes([current, Source], Places, {Extra, Modules}, #{}, fun (Nodes) ->
         Current = benchmarks(current, Nodes, Paths, Filter),
         Revision = benchmarks(Source, Nodes, Paths, Filter),
+        Projects = projects(Nodes),
         Gate = maps:get(gate, Parsed, none),
         Compare = erlperf_cli_outcome:compare_options(Parsed#{gate => Gate}),
-        Measured = [{U, unit(U, Nodes, Source, Options(Own, Given), maps:merge(Own, Given),
-                             Compare)}
+        Measured = [{U, fingerprinted(unit(U, Nodes, Source, Options(Own, Given), maps:merge(Own, Given),
+                                           Compare), U, Projects, Source)}
                     || #{options := Own} = U <- units(Current, Revision)],
         failed(Measured, Source),
         Result = result(Measured, Source),
         missing(Result, Measured, Current, Revision, Rev),
         Result
     end).
+
+%% Each version's project fingerprint (erlperf_fingerprint), taken in its node once its
+%% suites are loaded.
+projects(Nodes) ->
+    Harness = erlperf_system:version(),
+    maps:map(fun (Version, #{peer := Peer}) ->
+                     try peer:call(Peer, erlperf_fingerprint, project, [Harness], ?LOAD_TIMEOUT_MS)
+                     catch Class:Reason:Stack ->
+                             throw({?MODULE, {node, Version, erlperf_cli_outcome:known(Class, Reason, Stack)}})
+                     end
+             end, Nodes).
+
+%% Each version's report with the fingerprint of the code it ran (after it was measured:
+%% whether to measure on is decided by time alone).
+fingerprinted({ok, Reports}, #{current := Current, revision := Revision}, Projects, Source) ->
+    Codes = [{current, Current} | [{Source, Revision} || Revision =/= none]],
+    {ok, [R#{fingerprint => erlperf_fingerprint:benchmark(maps:get(V, Projects), Code)}
+          || {R, {V, Code}} <- lists:zip(Reports, Codes)]};
+fingerprinted(Error, _Unit, _Projects, _Source) ->
+    Error.
 
 %% The code paths of this node a version node needs too (OTP's are its own, and the
 %% repository's are each version's): those of `-pa', `ERL_LIBS', Elixir's.

@@ -390,20 +390,32 @@ measured(Codes, Options, Conc, Parsed) ->
     try
         {ok, measure(Codes, Options, Conc, Parsed)}
     catch
-        error:{crashed, {_Role, Label}, _} = Crash ->
-            case [C || C <- Codes, erlperf_codegen:label(C) =/= Label] of
-                [] ->
-                    {error, Crash};
-                Others ->
-                    case measured(Others, Options, Conc, Parsed) of
-                        {ok, Reports} -> {crashed, [Crash], Reports};
-                        {crashed, More, Reports} -> {crashed, [Crash | More], Reports};
-                        {error, Why} -> {error, Why}
-                    end
-            end;
+        error:{crashed, {_Role, _Label}, _} = Crash ->
+            without(Crash, Codes, Options, Conc, Parsed);
+        error:{unfinished, _What, _Label, _WaitMs} = Unfinished ->
+            without(Unfinished, Codes, Options, Conc, Parsed);
         Class:Reason:Stack ->
             {error, erlperf_cli_outcome:known(Class, Reason, Stack)}
     end.
+
+%% The others measured again without the runner that failed.
+without(Failure, Codes, Options, Conc, Parsed) ->
+    Label = failed_label(Failure),
+    case [C || C <- Codes, erlperf_codegen:label(C) =/= Label] of
+        [] ->
+            {error, Failure};
+        Others ->
+            case measured(Others, Options, Conc, Parsed) of
+                {ok, Reports} -> {crashed, [Failure], Reports};
+                {crashed, More, Reports} -> {crashed, [Failure | More], Reports};
+                {error, Why} -> {error, Why}
+            end
+    end.
+
+%% The runner a failure names: one that crashed among several, one whose call did not
+%% return after the run.
+failed_label({crashed, {_Role, Label}, _Detail}) -> Label;
+failed_label({unfinished, _What, Label, _WaitMs}) -> Label.
 
 %% The results printed and written; the exit status of the gate.
 -spec shown([map()], parsed()) -> non_neg_integer().

@@ -6,9 +6,10 @@
 %%%
 %%% Glossary:
 %%% <ul>
-%%%   <li><b>memory batch</b>: `?MEMORY_ITERATIONS' iterations in a worker whose heap is
-%%%       large enough that no garbage collection happens. When a collection happens
-%%%       anyway, the batch is retried with fewer iterations, then a bigger heap
+%%%   <li><b>memory batch</b>: about 200 ms of calls at the run's time per call, at most
+%%%       `?MEMORY_ITERATIONS' (`counts/2': about 20 ms), in a worker whose heap is large
+%%%       enough that no garbage collection happens. When a collection happens anyway,
+%%%       the batch is retried with fewer iterations, then a bigger heap
 %%%       (`retries' counts them), up to `?MAX_HEAP_WORDS'.</li>
 %%%   <li><b>memory method</b>: how the batch's bytes are counted (`memory_method').
 %%%       `call_memory' (OTP 26 and later): the `call_memory' trace of the worker's timed
@@ -40,6 +41,11 @@
 %%% #{bytes_per_iteration := 1600.0} = erlperf_cost:measure(Job, 1000.0),
 %%% ok = erlperf_job:stop(Job).
 %%% '''
+%%% Bounds: a batch of N calls is waited for 10 x N x the run's time per call, at least
+%%% 1 s and at most 60 s (1 s when no call returned in the run); a batch not done by then
+%%% is given up, its worker stopped, and `{unfinished, cost, WaitMs}' raised: a runner
+%%% that never returns (a deadlock) cannot be counted, and nothing waits for it.
+%%%
 %%% Cost and safety: at most a few batches, each in a fresh worker linked to the job; a
 %%% memory batch's heap is at most `?MAX_HEAP_WORDS' words; the time batch lasts about
 %%% `?TIME_BATCH_NS' (one call, whatever it costs, when a call takes longer). A batch
@@ -54,7 +60,7 @@
 
 %% Internal exports: the arithmetic, pure (tested on its own); a chosen memory method
 %% (tests compare the methods); one batch (tests check the trace pattern goes).
--export([per_iteration/4, measure/3, counts/3, batch/3]).
+-export([per_iteration/4, measure/3, counts/3, batch/3, wait_ms/2]).
 
 -export_type([cost/0, counts/0, memory_method/0, batch_cost/0]).
 
@@ -87,7 +93,7 @@
                         traced_words => non_neg_integer()}.
 
 -type batch_options() :: #{heap => pos_integer(), collections => boolean(),
-                           call_memory => boolean()}.
+                           call_memory => boolean(), wait_ms => timeout()}.
 
 %% Iterations of the first memory batch.
 -define(MEMORY_ITERATIONS, 1000).
@@ -107,6 +113,15 @@
 %% call, at most ?MEMORY_ITERATIONS): a short batch keeps exact counts cheap enough to
 %% take on every suite run.
 -define(COUNTS_BATCH_NS, 20000000).
+%% Target duration of the memory batch of measure/2 (iterations sized from the time per
+%% call, at most ?MEMORY_ITERATIONS): a runner of 20 ms a call counts 10 calls, not 1000.
+-define(MEMORY_BATCH_NS, 200000000).
+%% The wait for a batch: its calls at the run's time per call, times ?GRACE_FACTOR, at
+%% least ?MIN_WAIT_MS (a call slower in a fresh worker than in the run, the time batch's
+%% CPU clock) and at most ?MAX_WAIT_MS; then the batch is given up ({unfinished, ...}).
+-define(GRACE_FACTOR, 10).
+-define(MIN_WAIT_MS, 1000).
+-define(MAX_WAIT_MS, 60000).
 %% Target duration of the time batch: the CPU clock ticks in milliseconds.
 -define(TIME_BATCH_NS, 200000000).
 %% Most iterations of the time batch.
@@ -145,9 +160,10 @@ counts_of(Cost) ->
 -spec counts(pid(), number() | infinity, memory_method()) -> counts().
 counts(Job, IterationNs, Method) ->
     Options = #{collections => true, call_memory => Method =:= call_memory},
-    First = counts_iterations(IterationNs),
-    {N, Heap, _Retries, Batch} = memory_batch(Job, First, Options#{heap => ?MEMORY_HEAP_WORDS}, 0),
-    Empty = batch(Job, 0, Options#{heap => Heap}),
+    First = iterations(IterationNs, ?COUNTS_BATCH_NS),
+    {N, Heap, _Retries, Batch} = memory_batch(Job, First, IterationNs,
+                                              Options#{heap => ?MEMORY_HEAP_WORDS}, 0),
+    Empty = batch(Job, 0, Options#{heap => Heap, wait_ms => wait_ms(0, IterationNs)}),
     counts_per_iteration({N, Batch}, Empty, erlang:system_info(wordsize)).
 
 %% @private
@@ -156,10 +172,12 @@ counts(Job, IterationNs, Method) ->
 -spec measure(pid(), number() | infinity, memory_method()) -> cost().
 measure(Job, IterationNs, Method) ->
     Options = #{collections => true, call_memory => Method =:= call_memory},
-    {N, Heap, Retries, Batch} = memory_batch(Job, ?MEMORY_ITERATIONS, Options#{heap => ?MEMORY_HEAP_WORDS}, 0),
-    Empty = batch(Job, 0, Options#{heap => Heap}),
+    First = iterations(IterationNs, ?MEMORY_BATCH_NS),
+    {N, Heap, Retries, Batch} = memory_batch(Job, First, IterationNs,
+                                             Options#{heap => ?MEMORY_HEAP_WORDS}, 0),
+    Empty = batch(Job, 0, Options#{heap => Heap, wait_ms => wait_ms(0, IterationNs)}),
     Timed = time_iterations(IterationNs),
-    Time = batch(Job, Timed, #{}),
+    Time = batch(Job, Timed, #{wait_ms => wait_ms(Timed, IterationNs)}),
     Cost = per_iteration({N, Batch}, Empty, {Timed, Time}, erlang:system_info(wordsize)),
     Cost#{retries => Retries}.
 
@@ -205,7 +223,9 @@ bytes(Words, WordSize, N) -> Words * WordSize / N.
 %% true' (OTP 26 and later), the timed loop of the job's generated module has a
 %% `call_memory' trace pattern for the batch, and the worker is traced (`call' flag):
 %% `traced_words' is what the loop and everything it calls allocated. The pattern is
-%% removed afterwards, whatever happens.
+%% removed afterwards, whatever happens. A batch not done within `wait_ms' (infinity
+%% unless given) is given up: the job stops its worker and `{unfinished, cost, WaitMs}'
+%% is raised.
 -spec batch(gen_server:server_ref(), non_neg_integer(), batch_options()) -> batch_cost().
 batch(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
     Heap = maps:get(heap, Options, ?DEFAULT_HEAP_WORDS),
@@ -221,7 +241,11 @@ batch(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) -
             ok = trace_memory(Worker, Loop),
             Before = reading(Worker),
             Worker ! {cost_go, self()},
-            Nanoseconds = erlperf_job_measurer:await(Worker, Mon, cost_done, infinity),
+            Wait = maps:get(wait_ms, Options, infinity),
+            Nanoseconds = case erlperf_job_measurer:await(Worker, Mon, cost_done, Wait) of
+                              timeout -> give_up(Job, Worker, Mon, Wait);
+                              Done -> Done
+                          end,
             After = reading(Worker),
             Batch = (delta(Before, After, Nanoseconds))#{gc => collected(Worker, Trace)},
             traced_words(Batch, Loop)
@@ -236,22 +260,41 @@ batch(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) -
 %%--------------------------------------------------------------------
 %% Internal functions
 
+%% A batch not done in time: the job stops the worker (it may have finished meanwhile:
+%% its last message comes before its DOWN), and the batch is given up.
+give_up(Job, Worker, Mon, Wait) ->
+    ok = erlperf_job:cancel_measurer(Job, Worker),
+    receive
+        {cost_done, Worker, Nanoseconds} -> Nanoseconds;
+        {'DOWN', Mon, process, Worker, _} -> erlang:error({unfinished, cost, Wait})
+    end.
+
 %% Fewer iterations first, then a bigger heap, until no collection happens.
-memory_batch(Job, N, #{heap := Heap} = Options, Retries) ->
-    case batch(Job, N, Options) of
+memory_batch(Job, N, IterationNs, #{heap := Heap} = Options, Retries) ->
+    case batch(Job, N, Options#{wait_ms => wait_ms(N, IterationNs)}) of
         #{gc := false} = Batch ->
             {N, Heap, Retries, Batch};
         #{} when N > 1 ->
-            memory_batch(Job, max(1, N div 10), Options, Retries + 1);
+            memory_batch(Job, max(1, N div 10), IterationNs, Options, Retries + 1);
         #{} when Heap < ?MAX_HEAP_WORDS ->
-            memory_batch(Job, 1, Options#{heap := Heap * 8}, Retries + 1);
+            memory_batch(Job, 1, IterationNs, Options#{heap := Heap * 8}, Retries + 1);
         Batch ->
             {N, Heap, Retries, Batch}
     end.
 
-counts_iterations(infinity) -> 1;
-counts_iterations(Ns) when Ns =< 0 -> ?MEMORY_ITERATIONS;
-counts_iterations(Ns) -> max(1, min(?MEMORY_ITERATIONS, round(?COUNTS_BATCH_NS / Ns))).
+%% Iterations of a memory batch lasting about TargetNs at the run's time per call (one
+%% when no call returned in the run), at most ?MEMORY_ITERATIONS.
+iterations(infinity, _TargetNs) -> 1;
+iterations(Ns, _TargetNs) when Ns =< 0 -> ?MEMORY_ITERATIONS;
+iterations(Ns, TargetNs) -> max(1, min(?MEMORY_ITERATIONS, round(TargetNs / Ns))).
+
+%% @doc The most a batch of N calls is waited for (milliseconds), at the run's time per
+%% call (`infinity' when no call returned in the run).
+-spec wait_ms(non_neg_integer(), number() | infinity) -> pos_integer().
+wait_ms(_N, infinity) ->
+    ?MIN_WAIT_MS;
+wait_ms(N, IterationNs) ->
+    min(?MAX_WAIT_MS, max(?MIN_WAIT_MS, ceil(?GRACE_FACTOR * N * max(0, IterationNs) / 1000000))).
 
 time_iterations(infinity) -> 1;
 time_iterations(Ns) when Ns =< 0 -> ?MAX_TIME_ITERATIONS;

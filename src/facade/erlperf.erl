@@ -351,6 +351,10 @@ explain({bad_code, Role, Detail}) ->
 explain({stops_vm, Label, MFA}) ->
     flat("~ts calls ~ts, which would stop erlperf's own VM: run it isolated (-i, or "
          "isolation => #{})", [Label, erlperf_units:function_name(MFA)]);
+explain({unfinished, What, Label, WaitMs}) ->
+    flat("~ts: a call did not return within ~ts while its ~ts were measured after the run "
+         "(a runner that never returns cannot be counted)",
+         [Label, erlperf_units:duration(WaitMs), unfinished_what(What)]);
 explain({crashed, {Role, Label}, {Class, Reason, Stack}}) ->
     flat("~ts of '~ts' crashed: ~ts", [Role, Label, format_crash(Class, Reason, Stack)]);
 explain({crashed, Role, {Class, Reason, Stack}}) ->
@@ -650,6 +654,9 @@ rate_key(concurrency_estimation) -> squeeze;
 rate_key(sample_duration) -> loop;
 rate_key({nodes, _}) -> nodes;
 rate_key(What) -> What.
+
+unfinished_what(counts) -> "exact counts";
+unfinished_what(memory) -> "memory and time per call".
 
 budget_what(one_runner) -> "a single runner";
 budget_what(report) -> "a basic or extended report";

@@ -556,11 +556,12 @@ inconclusive(Cmp, _Stat) ->
 %% (erlperf_fingerprint: byte for byte the same code, runtime and erlperf), in the same
 %% environment and settings, with no exact count changed, is no change: whatever moved
 %% its time (the host), it was not the code. An inconclusive one keeps its reason, a
-%% significant one the verdict the time alone gave (`{moved, Verdict}').
-same_code(#{verdict := Verdict} = Cmp, {#{?FINGERPRINT := F}, #{?FINGERPRINT := F}}, [], Counts)
-  when Verdict =/= no_difference ->
+%% significant one the verdict the time alone gave (`{moved, Verdict}'), one of no
+%% difference says the time agrees (`agrees').
+same_code(#{verdict := Verdict} = Cmp, {#{?FINGERPRINT := F}, #{?FINGERPRINT := F}}, [], Counts) ->
     Why = case Verdict of
               inconclusive -> maps:get(reason, Cmp, too_few_samples);
+              no_difference -> agrees;
               _ -> {moved, Verdict}
           end,
     Unchanged = lists:all(fun (#{verdict := V}) -> V =:= no_change end, Counts),

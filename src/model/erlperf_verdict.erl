@@ -50,6 +50,9 @@ text(#{verdict := inconclusive} = Comparison) ->
 text(#{verdict := no_difference, reason := {same_code, {moved, Verdict}}} = Comparison) ->
     ["the same code (its fingerprint unchanged, no exact count changed); its time moved, "
      "not by the code: ", text(maps:remove(reason, Comparison#{verdict := Verdict, significant := true}))];
+text(#{verdict := no_difference, reason := {same_code, agrees}} = Comparison) ->
+    ["the same code (its fingerprint unchanged, no exact count changed); its time alone agrees: ",
+     text(maps:remove(reason, Comparison))];
 text(#{verdict := no_difference, reason := {same_code, Why}} = Comparison) ->
     ["the same code (its fingerprint unchanged, no exact count changed); its time alone could not tell: ",
      reason_text(Why, Comparison)];

@@ -174,9 +174,9 @@ after_run(Jobs, Reports, Opts) ->
                        Reports;
                    Measures ->
                        _ = [ok = erlperf_job:set_concurrency(Pid, 0) || #{pid := Pid} <- Jobs],
-                       [R#{result => lists:foldl(fun (M, Acc) -> measure_after(M, Pid, Acc) end,
+                       [R#{result => lists:foldl(fun (M, Acc) -> measure_after(M, Job, Acc) end,
                                                  Result, Measures)}
-                        || {#{pid := Pid}, #{result := Result} = R} <- lists:zip(Jobs, Reports)]
+                        || {Job, #{result := Result} = R} <- lists:zip(Jobs, Reports)]
                end,
     profile(Jobs, Measured, Opts).
 
@@ -188,13 +188,21 @@ after_run_measures(Opts) ->
 has_after_run(Opts) ->
     after_run_measures(Opts) =/= [] orelse maps:get(profile, Opts, undefined) =/= undefined.
 
-measure_after(memory, Pid, #{iteration_time := Ns} = Result) ->
-    Cost = erlperf_cost:measure(Pid, Ns),
+measure_after(memory, #{pid := Pid} = Job, #{iteration_time := Ns} = Result) ->
+    Cost = bounded(memory, Job, fun () -> erlperf_cost:measure(Pid, Ns) end),
     Result#{cost => Cost, counts => erlperf_cost:counts_of(Cost)};
-measure_after(counts, Pid, #{iteration_time := Ns} = Result) ->
-    Result#{counts => erlperf_cost:counts(Pid, Ns)};
-measure_after(latency, Pid, #{iteration_time := Ns} = Result) ->
+measure_after(counts, #{pid := Pid} = Job, #{iteration_time := Ns} = Result) ->
+    Result#{counts => bounded(counts, Job, fun () -> erlperf_cost:counts(Pid, Ns) end)};
+measure_after(latency, #{pid := Pid}, #{iteration_time := Ns} = Result) ->
     Result#{latency => erlperf_latency:measure(Pid, Ns)}.
+
+%% A cost batch given up (erlperf_cost's bound: a call that did not return) fails the
+%% benchmark, naming the runner and what was being measured.
+bounded(What, #{code := Code}, Fun) ->
+    try Fun()
+    catch error:{unfinished, cost, WaitMs} ->
+            erlang:error({unfinished, What, erlperf_codegen:label(Code), WaitMs})
+    end.
 
 %% With `profile => Tool': every job's workers stop, then one job at a time is profiled
 %% in workers of its own, as many as in its run.
