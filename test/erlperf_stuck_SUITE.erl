@@ -10,7 +10,8 @@
 
 -export([suite/0, all/0, init_per_suite/1, end_per_suite/1]).
 -export([never_returns_memory/1, never_returns_saved/1, never_returns_among_others/1,
-         never_returns_in_suite/1, slow_runner_memory/1, never_returns_api/1]).
+         never_returns_in_suite/1, slow_runner_memory/1, never_returns_api/1,
+         never_returns_plain/1]).
 
 %% What a run that meets a stuck runner may take here: its samples, the 1 s wait, a VM's
 %% start and stop, and a loaded test host's slack.
@@ -23,7 +24,7 @@ suite() ->
 
 all() ->
     [never_returns_memory, never_returns_saved, never_returns_among_others,
-     never_returns_in_suite, slow_runner_memory, never_returns_api].
+     never_returns_in_suite, slow_runner_memory, never_returns_api, never_returns_plain].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -82,6 +83,21 @@ slow_runner_memory(_Config) ->
     {0, Out, Ms} = timed(["timer:sleep(20).", "--memory", "-d", "100", "-s", "2"]),
     ?assert(Ms < 10000, Ms),
     ?assertNotEqual(nomatch, string:find(Out, "timer:sleep(20)."), Out).
+
+%% A plain run (nothing after it): every sample ends with a call in progress, none
+%% returned: the table (0 calls), then exit 1 and one line naming it. The API still
+%% returns 0 for it, as erlperf 2.3 does.
+never_returns_plain(_Config) ->
+    {1, Out, Ms} = timed([?STUCK, "-d", "100", "-s", "2"]),
+    ?assert(Ms < ?STUCK_RUN_MS, Ms),
+    ?assertEqual(["erlperf: " ++ ?STUCK ++ ": no call returned during the run (2 samples, a call "
+                  "still in progress at its end): nothing was measured"], lines(Out)),
+    %% beside the latency's note
+    {1, Latency, _} = timed([?STUCK, "-d", "100", "-s", "2", "--latency"]),
+    ?assertMatch([_], [L || L <- lines(Latency), string:find(L, "no call returned") =/= nomatch]),
+    ?assertNotEqual(nomatch, string:find(Out, "Code"), Out),
+    %% one that returns, slowly, is measured
+    {0, _, _} = timed(["timer:sleep(30).", "-d", "100", "-s", "2"]).
 
 %% The API: the same bound, raised as an error erlperf explains in one line.
 never_returns_api(_Config) ->

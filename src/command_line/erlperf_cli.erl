@@ -426,8 +426,13 @@ shown(Reports, Parsed) ->
     Results = {erlperf_record:with_baselines(Record, Rows), Rows},
     print_results(Parsed, Results),
     warn_cv(maps:get(?RUNS, element(1, Results))),
+    %% a runner none of whose calls returned in the run (a sample or more ended with one
+    %% in progress far longer than expected): nothing was measured
+    Stuck = [erlperf_cli_outcome:fail({stuck, Label, length(Values)})
+             || #{label := Label, result := #{values := Values, overdue := N}} <- Reports,
+                N > 0, lists:sum(Values) == 0],
     case erlperf_cli_outcome:write_outputs(Parsed, Results) of
-        ok -> erlperf_cli_outcome:gate(Parsed, Rows);
+        ok -> lists:max([erlperf_cli_outcome:gate(Parsed, Rows) | Stuck]);
         {error, Why} -> erlperf_cli_outcome:fail(Why)
     end.
 

@@ -184,6 +184,10 @@ format_error({internal, Reason, File, Written}) ->
                                 "details): ~0tP; ~ts", [Reason, 6, Where]));
 format_error({args, Reason}) ->
     erlperf_args:format_error(Reason);
+format_error({stuck, Label, Samples}) ->
+    lists:flatten(io_lib:format("~ts: no call returned during the run (~ts, a call still in "
+                                "progress at its end): nothing was measured",
+                                [Label, [integer_to_list(Samples), " sample", [$s || Samples =/= 1]]]));
 format_error({usage, Text}) ->
     lists:flatten(Text);
 format_error({failed, Text}) ->
