@@ -142,7 +142,8 @@ measure(Benchmarks, #{store := Store} = Parsed) ->
     Project = erlperf_fingerprint:project(),
     Outcomes = [{B, fingerprinted(run_benchmark(B, Parsed, Entries), Project, B)} || B <- Benchmarks],
     Failed = [{B, Why} || {B, {error, Why}} <- Outcomes],
-    [io:put_chars(standard_error, ["erlperf: ", Name, ": ", erlperf_cli_outcome:format_error(Why), "\n"])
+    [io:put_chars(standard_error, ["erlperf: ", erlperf_name:text(Name), ": ",
+                                   erlperf_cli_outcome:format_error(Why), "\n"])
      || {#{name := Name}, Why} <- Failed],
     case lists:append([R || {_, {ok, R}} <- Outcomes]) of
         [] ->
@@ -302,14 +303,18 @@ source(What, #{?TIME := Time} = Entry) ->
 
 %% criterion's words: regressed, improved, no change; and inconclusive when the
 %% evidence cannot tell. A line per changed exact count after the time's verdict.
+%% Names and baselines are written by erlperf_name: a line never begins with `::'.
 verdicts(Rows) ->
     [[[io_lib:format("~ts: ~ts against ~ts~ts~n",
-                     [Name, verdict_line(E, C), File, erlperf_baseline:environment_text(E)])
+                     [erlperf_name:text(Name), verdict_line(E, C), erlperf_name:text(File),
+                      erlperf_baseline:environment_text(E)])
        | [io_lib:format("~ts: ~ts: ~ts against ~ts~n",
-                        [Name, atom_to_list(V), erlperf_baseline:count_text(Count), File])
+                        [erlperf_name:text(Name), atom_to_list(V),
+                         erlperf_baseline:count_text(Count), erlperf_name:text(File)])
           || #{verdict := V} = Count <- maps:get(counts, E, []), V =/= no_change]]
       || #{file := File, comparison := C} = E <- Entries]
-     ++ [io_lib:format("~ts: first run, nothing to compare with~n", [Name]) || Entries =:= []]
+     ++ [io_lib:format("~ts: first run, nothing to compare with~n", [erlperf_name:text(Name)])
+         || Entries =:= []]
      || #{name := Name, baselines := Entries} <- Rows].
 
 %% "regressed: 12.0% slower (...)"; an inconclusive verdict's text starts with the word.
