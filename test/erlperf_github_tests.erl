@@ -44,6 +44,22 @@ new_runner_and_count_regression_test() ->
     Summary = with_actions(fun () -> ok = erlperf_github:report(Rows, none, false) end),
     ?assertMatch("### erlperf: 0 failed, 1 to look at, 0 as before, 1 new\n" ++ _, Summary),
     [_Heading, _, _Header, _Rule, A, B | _] = string:split(Summary, "\n", all),
-    ?assertMatch("| ⚠️ | a | base.json | " ++ _, A),
+    ?assertMatch("| ⚠️ | `a` | `base.json` | " ++ _, A),
     ?assertNotEqual(nomatch, string:find(A, "regressed: 100 -> 200 reductions"), A),
-    ?assertMatch("| 🆕 | b | base.json | " ++ _, B).
+    ?assertMatch("| 🆕 | `b` | `base.json` | " ++ _, B).
+
+%% A runner named with a line break and a workflow command, a baseline named with `|':
+%% the summary's row keeps its four columns, the names quoted in code spans.
+hostile_names_test() ->
+    Name = <<"L\n::warning::injected">>,
+    Base = record([run(Name, ?SAMPLES, 100.0)]),
+    Now = record([run(Name, ?SAMPLES, 200.0)]),
+    Rows = erlperf_baseline:compare([{"a|b.json", Base}], Now, #{}),
+    Summary = with_actions(fun () -> ok = erlperf_github:report(Rows, none, false) end),
+    [_Heading, _, Header, _Rule, Row | _] = string:split(Summary, "\n", all),
+    ?assertMatch("| ⚠️ | `\"L\\n::warning::injected\"` | `a\\|b.json` | " ++ _, Row),
+    Pipes = fun (L) -> length([C || {P, C} <- lists:zip(lists:droplast([$\s | L]), L),
+                                    C =:= $|, P =/= $\\])
+            end,
+    ?assertEqual(Pipes(Header), Pipes(Row)),
+    ?assertEqual([], [L || L <- string:split(Summary, "\n", all), lists:prefix("::", L)]).

@@ -14,6 +14,9 @@ escape_test() ->
     ?assertEqual(<<"plain">>, erlperf_html:escape(plain)),
     ?assertEqual(<<"42">>, erlperf_html:escape(42)),
     ?assertEqual(<<"0.1">>, erlperf_html:escape(0.1)),
+    %% no text starts a line of the page's source (a line that begins with `::' is a
+    %% workflow command where CI prints the page)
+    ?assertEqual(<<"a&#10;::warning::x&#13;">>, erlperf_html:escape("a\n::warning::x\r")),
     %% chardata of any shape, and characters beyond ASCII kept as they are
     ?assertEqual(<<"µs &lt;1"/utf8>>, erlperf_html:escape([<<"µs"/utf8>>, " ", [$<, "1"]])).
 

@@ -84,10 +84,11 @@ csv_test() ->
     ?assertEqual(<<>>, maps:get(<<"against">>, maps:from_list(lists:zip(Header, RowA)))).
 
 csv_quoting_test() ->
-    %% a label with a comma, a quote and a line break stays one field
+    %% a label with a comma, a quote and a line break stays one field, on one line: the
+    %% name as text writes it (quoted, `\n' visible), CSV-quoted
     Hostile = <<"x = \"a,b\",\n ok.">>,
     Text = iolist_to_binary(erlperf_csv:format(erlperf_record:from_reports(reports(Hostile, <<"b">>)))),
-    ?assertNotEqual(nomatch, binary:match(Text, <<"\"x = \"\"a,b\"\",\n ok.\"">>)),
+    ?assertNotEqual(nomatch, binary:match(Text, <<"\"\"\"x = \\\"\"a,b\\\"\",\\n ok.\"\"\"">>), Text),
     [_Header, _A, _B] = csv_lines(reports(Hostile, <<"b">>)).
 
 markdown_test() ->
@@ -100,9 +101,9 @@ markdown_test() ->
 
 markdown_escaping_test() ->
     %% a pipe cannot end the cell, a backtick cannot end the code span, a line break
-    %% cannot end the row
+    %% cannot end the row (the name is quoted, `\n' visible)
     [_, _, RowA, _] = md_lines(reports(<<"a | `b`\nc.">>, <<"d.">>)),
-    ?assertMatch(<<"| `a \\| 'b' c.` | 1 |", _/binary>>, RowA).
+    ?assertMatch(<<"| `\"a \\| 'b'\\nc.\"` | 1 |", _/binary>>, RowA).
 
 %%--------------------------------------------------------------------
 %% Sweeps: two runners, N=10 and N=100, as erlperf:sweep/3 returns them (the measuring
@@ -251,3 +252,44 @@ alone_test() ->
     ?assertNot(is_map_key(<<"comparison">>, Run)),
     ?assertNotEqual(nomatch, string:find(erlperf_report:format([Slower], #{format => extended}),
                                          "rand:uniform(1000).")).
+
+%% Names from a pull request (a line break and a workflow command, `|', `<script>', a
+%% carriage return, an escape, a leading `::') as labels and as a baseline's file, in
+%% every format: no line starts with `::', Markdown rows keep their columns, CSV reads
+%% back field for field, HTML holds no markup of theirs, JSON gives them back as they are.
+hostile_names_every_format_test_() ->
+    {A, B} = {<<"L\n::warning::injected">>, <<"::error::x|<script>a\r\e[1m">>},
+    Reports = reports(A, B),
+    Base = erlperf_record:from_reports(Reports),
+    Rows = erlperf_baseline:compare([{"base\n::warning::file|.json", Base}], Base, #{}),
+    Out = fun (Format) ->
+                  Options = #{format => extended, baselines => Rows},
+                  unicode:characters_to_list(erlperf_output:format(Format, Reports, Options))
+          end,
+    Safe = fun (Text) ->
+                   [L || L <- string:lexemes(Text, [$\n, $\r, [$\r, $\n]]),
+                         lists:prefix("::", string:trim(L, leading))]
+           end,
+    [[?_test(?assertEqual([], Safe(Out(F)), F)) || F <- [text, markdown, csv, html, benchee, json]],
+     ?_assertNotEqual(nomatch, string:find(Out(text), "\"L\\n::warning::injected\" against "
+                                                      "\"base\\n::warning::file|.json\": ")),
+     ?_test(begin
+                Md = [L || L <- string:split(Out(markdown), "\n", all), lists:prefix("|", L)],
+                %% `|' not escaped by a backslash
+                Pipes = fun (L) -> length([C || C <- L, C =:= $|])
+                                       - (length(string:split(L, "\\|", all)) - 1) end,
+                %% the results' table (6 columns) and the baselines' (4), 4 lines each
+                [Results, Verdicts] = [[L || L <- Md, Pipes(L) =:= N] || N <- [7, 5]],
+                ?assertEqual({8, 4, 4}, {length(Md), length(Results), length(Verdicts)}, Md)
+            end),
+     ?_test(begin
+                Csv = unicode:characters_to_binary(Out(csv)),
+                [Header | Lines] = [fields(L) || L <- binary:split(Csv, <<"\r\n">>, [global, trim])],
+                ?assertEqual([length(Header), length(Header)], [length(L) || L <- Lines]),
+                ?assertEqual([<<"\"L\\n::warning::injected\"">>,
+                              <<"\"::error::x|<script>a\\r\\x1B[1m\"">>],
+                             [hd(L) || L <- Lines])
+            end),
+     ?_assertEqual(nomatch, string:find(Out(html), "<script")),
+     ?_assertMatch({ok, #{<<"runs">> := [#{<<"label">> := A}, #{<<"label">> := B}]}},
+                   erlperf_json:decode(unicode:characters_to_binary(Out(json))))].

@@ -473,10 +473,11 @@ colour_test() ->
     ?assertEqual(nomatch, string:find(text(rand(), #{colour => false}), "\e[")),
     ?assertEqual(nomatch, string:find(text(rand(), #{}), "\e[")).
 
-%% The newline in the code is shown as a space.
+%% A label with a newline (multi-line code) is shown quoted on its one line, the newline
+%% visible (erlperf_name): no line of the table begins with what follows it.
 control_characters_in_label_test() ->
-    ?assertEqual(["Code                         ||        QPS       Time",
-                  "rand:uniform(   10).          1    1657 Ki      60 ns"],
+    ?assertEqual(["Code                            ||        QPS       Time",
+                  "\"rand:uniform(\\n  10).\"          1    1657 Ki      60 ns"],
                  lines(newline(), #{})).
 
 %% No iteration completed: no time, and no Rel when the best score is 0.

@@ -6,7 +6,7 @@ defmodule Erlperf.Console do
   @doc false
   def configuration(jobs, config) do
     %{samples: samples, warmup: warmup} = run = Erlperf.Options.with_defaults(config.run)
-    inputs = for {name, _} <- config.inputs, name != nil, do: name
+    inputs = for {name, _} <- config.inputs, name != nil, do: name(name)
     scenarios = length(jobs) * max(1, length(inputs))
     extra = if run.memory, do: " (and memory and reductions after each input)", else: ""
 
@@ -64,8 +64,8 @@ defmodule Erlperf.Console do
 
   @doc false
   def benchmarking(jobs, input_name) do
-    names = Enum.map_join(jobs, ", ", & &1.name)
-    if input_name, do: "Benchmarking #{names} with input #{input_name} ...", else: "Benchmarking #{names} ..."
+    names = Enum.map_join(jobs, ", ", &name(&1.name))
+    if input_name, do: "Benchmarking #{names} with input #{name(input_name)} ...", else: "Benchmarking #{names} ..."
   end
 
   @doc false
@@ -80,9 +80,13 @@ defmodule Erlperf.Console do
     ["\nPer-call hooks (:before_each, :after_each) run inside erlperf's loop: their cost is in every figure above.\n"
      | for {name, input, report} <- measured do
          %{"runs" => [run]} = :erlperf_record.from_reports([report])
-         "  #{name}#{if input, do: " with input #{input}", else: ""}: #{time(run["iteration_ns"])} a call\n"
+         "  #{name(name)}#{if input, do: " with input #{name(input)}", else: ""}: #{time(run["iteration_ns"])} a call\n"
        end]
   end
+
+  # A job's or input's name as every erlperf output writes names (:erlperf_name): one line,
+  # quoted with visible escapes when it holds a control character or begins with "::".
+  defp name(name), do: name |> to_string() |> :erlperf_name.text() |> List.to_string()
 
   defp time(ns) when not is_number(ns), do: "-"
   defp time(ns) when ns >= 1.0e6, do: "#{Float.round(ns / 1.0e6, 2)} ms"

@@ -465,7 +465,8 @@ warn_cv(Runs) ->
     _ = [io:put_chars(standard_error,
                       io_lib:format("erlperf: warning: ~ts did not reach --cv ~s before the cap "
                                     "on samples (the last ~b samples vary by ~s)~n",
-                                    [Label, erlperf_units:setting(Goal), length(Values),
+                                    [erlperf_name:text(Label), erlperf_units:setting(Goal),
+                                     length(Values),
                                      erlperf_units:percent(100 * erlperf_stat:cv(Values))]))
          || #{<<"cv_met">> := false, <<"cv_goal">> := Goal, ?LABEL := Label,
               ?SAMPLES := Values} <- Runs],

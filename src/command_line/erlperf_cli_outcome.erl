@@ -61,15 +61,18 @@ gate(#{gate := Percent} = Parsed, Rows) ->
     _ = [io:put_chars(standard_error,
                       io_lib:format("erlperf: ~s: ~ts against ~ts: ~ts~n",
                                     [case Fails of true -> "inconclusive"; false -> "warning" end,
-                                     Name, File, erlperf_verdict:text(C)]))
+                                     erlperf_name:text(Name), erlperf_name:text(File),
+                                     erlperf_verdict:text(C)]))
          || {Name, #{file := File, comparison := C}} <- Inconclusive],
     case Regressions =/= [] orelse (Fails andalso Inconclusive =/= []) of
         false -> erlperf_args:exit_code(success);
         true -> erlperf_args:exit_code(gate_failed)
     end.
 
-%% What regressed beyond the gate: the time, and each exact count.
-regression_lines(Name, #{file := File} = E, Percent) ->
+%% What regressed beyond the gate: the time, and each exact count (the name and the
+%% baseline written by erlperf_name: one line each, never one that begins with `::').
+regression_lines(Name0, #{file := File0} = E, Percent) ->
+    {Name, File} = {erlperf_name:text(Name0), erlperf_name:text(File0)},
     Time = case E of
                #{verdict := slower, significant := true, change_pct := C} when is_number(C), abs(C) > Percent ->
                    [io_lib:format("~ts is ~s slower than in ~ts (limit ~s%)",
@@ -131,10 +134,20 @@ fail(Reason) ->
     io:put_chars(standard_error, ["erlperf: ", one_line(format_error(Reason)), Hint, "\n"]),
     erlperf_args:exit_code(outcome(Reason)).
 
-%% An error is one line on stderr, whatever the text it quotes (code, a file name).
+%% An error is one line on stderr, whatever the text it quotes (code, a file name): a
+%% CI runner reads a carriage return as a line break too.
 -spec one_line(unicode:chardata()) -> unicode:chardata().
 one_line(Text) ->
-    string:replace(Text, "\n", " ", all).
+    case unicode:characters_to_list(Text) of
+        Chars when is_list(Chars) ->
+            [case C of
+                 $\n -> $\s;
+                 $\r -> $\s;
+                 _ -> C
+             end || C <- Chars];
+        _NotCharacters ->
+            string:replace(Text, "\n", " ", all)
+    end.
 
 %% The exit status of every reason of both command lines, classified once.
 -spec outcome(term()) -> erlperf_args:outcome().
@@ -187,7 +200,7 @@ format_error({args, Reason}) ->
 format_error({stuck, Label, Samples}) ->
     lists:flatten(io_lib:format("~ts: no call returned during the run (~ts, a call still in "
                                 "progress at its end): nothing was measured",
-                                [Label, [integer_to_list(Samples), " sample", [$s || Samples =/= 1]]]));
+                                [erlperf_name:text(Label), [integer_to_list(Samples), " sample", [$s || Samples =/= 1]]]));
 format_error({usage, Text}) ->
     lists:flatten(Text);
 format_error({failed, Text}) ->

@@ -10,6 +10,10 @@
 %%%   <li><b>job summary</b>: when `GITHUB_STEP_SUMMARY' names a file, the verdicts as a
 %%%       Markdown table appended to it (the workflow run's summary page shows it).</li>
 %%% </ul>
+%%% Names (benchmarks, baselines) come from the repository, so from pull requests: they
+%%% are written by {@link erlperf_name} (quoted with visible escapes when they hold a line
+%%% break or begin with `::'), so that none can start a workflow command or break the
+%%% summary's table.
 %%% A runner no baseline has is `new' in the table, with no annotation; an exact count
 %%% that regressed without a gate is a `::warning'. A run compared with nothing (no
 %%% baseline) writes nothing. Elsewhere nothing is written.
@@ -42,8 +46,8 @@ report(Rows, Percent, FailsInconclusive) ->
     case os:getenv("GITHUB_ACTIONS") of
         "true" ->
             Verdicts = verdicts(Rows, Percent, FailsInconclusive),
-            _ = [io:put_chars(standard_error, annotation(Level, Name, Line))
-                 || {Level, Name, _File, Line} <- Verdicts, Level =:= error orelse Level =:= warning],
+            _ = [io:put_chars(standard_error, annotation(Level, Name, Row))
+                 || {Level, Name, Row} <- Verdicts, Level =:= error orelse Level =:= warning],
             summary(os:getenv("GITHUB_STEP_SUMMARY"), Verdicts);
         _ ->
             ok
@@ -52,17 +56,18 @@ report(Rows, Percent, FailsInconclusive) ->
 %%--------------------------------------------------------------------
 %% Internal functions
 
-%% Each runner against each baseline: its level, name, baseline and line of text.
+%% Each runner against each baseline: its level, name, and its row with that baseline
+%% alone.
 -spec verdicts([erlperf_baseline:row()], number() | none, boolean()) ->
-    [{level(), binary(), string(), unicode:chardata()}].
+    [{level(), binary(), erlperf_baseline:row()}].
 verdicts(Rows, Percent, FailsInconclusive) ->
     Regressed = case Percent of
                     none -> [];
                     _ -> [{N, F} || {N, Entries} <- erlperf_baseline:regressions(Rows, Percent),
                                     #{file := F} <- Entries]
                 end,
-    [{level(E, lists:member({Name, File}, Regressed), FailsInconclusive), Name, File,
-      string:trim(erlperf_baseline:format([Row#{baselines := [E]}]), trailing)}
+    [{level(E, lists:member({Name, File}, Regressed), FailsInconclusive), Name,
+      Row#{baselines := [E]}}
      || #{name := Name, baselines := Entries} = Row <- Rows, #{file := File} = E <- Entries].
 
 level(_Entry, true, _FailsInconclusive) -> error;
@@ -78,9 +83,12 @@ level(#{counts := Counts}, false, _) ->
     end;
 level(_Entry, false, _) -> none.
 
-%% `::error title=...::message', escaped as workflow commands are.
-annotation(Level, Name, Line) ->
-    Title = ["erlperf: ", Name, case Level of error -> " failed the gate"; warning -> "" end],
+%% `::error title=...::message', escaped as workflow commands are; the name as text
+%% lines write it (erlperf_name: quoted when it holds a line break or begins with `::').
+annotation(Level, Name, Row) ->
+    Title = ["erlperf: ", erlperf_name:text(Name),
+             case Level of error -> " failed the gate"; warning -> "" end],
+    Line = string:trim(erlperf_baseline:format([Row]), trailing),
     ["::", atom_to_list(Level), " title=", escape(Title, property), "::", escape(Line, data), "\n"].
 
 escape(Text, Kind) ->
@@ -93,7 +101,7 @@ escape(Text, Kind) ->
                   end, unicode:characters_to_list(Text)).
 
 summary(File, Verdicts) when is_list(File), File =/= "" ->
-    Count = fun (L) -> length([V || {Level, _, _, _} = V <- Verdicts, Level =:= L]) end,
+    Count = fun (L) -> length([V || {Level, _, _} = V <- Verdicts, Level =:= L]) end,
     New = case Count(new) of
               0 -> "";
               N -> io_lib:format(", ~b new", [N])
@@ -101,8 +109,9 @@ summary(File, Verdicts) when is_list(File), File =/= "" ->
     Heading = io_lib:format("### erlperf: ~b failed, ~b to look at, ~b as before~ts~n~n",
                             [Count(error), Count(warning), Count(none), New]),
     Table = ["| | Benchmark | Against | Verdict |\n|---|---|---|---|\n"
-             | [["| ", mark(Level), " | ", cell(Name), " | ", cell(F), " | ", cell(verdict_text(Line)), " |\n"]
-                || {Level, Name, F, Line} <- Verdicts]],
+             | [["| ", mark(Level), " | ", erlperf_name:markdown(Name), " | ",
+                 erlperf_name:markdown(F), " | ", verdict_cell(E), " |\n"]
+                || {Level, Name, #{baselines := [#{file := F} = E]}} <- Verdicts]],
     %% appended, as every step's summary is: the file is shared by the job's steps
     case file:write_file(File, unicode:characters_to_binary([Heading, Table, "\n"]), [append]) of
         ok -> ok;
@@ -118,13 +127,7 @@ mark(warning) -> "⚠️";
 mark(new) -> "🆕";
 mark(none) -> "✅".
 
-%% The verdicts of lines "NAME against FILE: VERDICT" (the time's, then each exact count
-%% that changed), one cell.
-verdict_text(Lines) ->
-    lists:join("<br>", [case string:split(L, ": ") of
-                            [_, Verdict] -> Verdict;
-                            _ -> L
-                        end || L <- string:split(Lines, "\n", all)]).
-
-cell(Text) ->
-    string:replace(unicode:characters_to_list(Text), "|", "\\|", all).
+%% The verdicts of an entry (the time's, then each exact count that changed), one cell.
+verdict_cell(Entry) ->
+    lists:join("<br>", [erlperf_name:markdown_text(L)
+                        || L <- erlperf_baseline:verdict_lines(Entry)]).

@@ -139,9 +139,11 @@ progress_printer() ->
     Terminal = erlperf_terminal:is_terminal(stderr),
     fun (Event) -> io:put_chars(standard_error, progress_text(Event, Terminal)) end.
 
+%% Names and failure reasons from the test's modules are written as every output writes
+%% names (erlperf_name): one line, never one that begins with `::'.
 -spec progress_text(erlperf_perf_test:event(), boolean()) -> unicode:chardata().
 progress_text({test, Name, Label, Sizes}, _) ->
-    io_lib:format("test ~ts: ~ts ~w~n", [Name, Label, Sizes]);
+    io_lib:format("test ~ts: ~ts ~w~n", [erlperf_name:text(Name), erlperf_name:text(Label), Sizes]);
 progress_text({step, Size, Step}, Terminal) ->
     [clear(Terminal), io_lib:format("size ~b: ~ts~n", [Size, Step])];
 progress_text({load, Size, Left}, true) ->
@@ -151,9 +153,9 @@ progress_text({load, Size, Left}, false) ->
 progress_text({run_ended, Size, ok}, Terminal) ->
     [clear(Terminal), io_lib:format("size ~b: done~n", [Size])];
 progress_text({run_ended, Size, {failed, Why}}, Terminal) ->
-    [clear(Terminal), io_lib:format("size ~b: FAILED: ~ts~n", [Size, Why])];
+    [clear(Terminal), io_lib:format("size ~b: FAILED: ~ts~n", [Size, erlperf_name:text(Why)])];
 progress_text({step_failed, Step, Why}, Terminal) ->
-    [clear(Terminal), io_lib:format("~ts failed: ~ts~n", [Step, Why])].
+    [clear(Terminal), io_lib:format("~ts failed: ~ts~n", [Step, erlperf_name:text(Why)])].
 
 -spec clear(boolean()) -> string().
 clear(true) -> "\r\e[K";

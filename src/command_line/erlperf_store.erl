@@ -108,14 +108,16 @@ valid_name(_) ->
 max_name() ->
     ?MAX_NAME.
 
-%% @doc One line for an error or a skipped file.
+%% @doc One line for an error or a skipped file (its name as erlperf_name writes names).
 -spec format_error(term()) -> string().
 format_error({store, File, {json, _} = Reason}) ->
-    text("~ts is corrupted (~ts): skipped", [File, erlperf_schema:format_error(Reason)]);
+    text("~ts is corrupted (~ts): skipped",
+         [erlperf_name:text(File), erlperf_schema:format_error(Reason)]);
 format_error({store, File, {record, _} = Reason}) ->
-    text("~ts holds a broken record (~ts): skipped", [File, erlperf_schema:format_error(Reason)]);
+    text("~ts holds a broken record (~ts): skipped",
+         [erlperf_name:text(File), erlperf_schema:format_error(Reason)]);
 format_error({store, File, Reason}) ->
-    text("~ts: ~ts: skipped", [File, erlperf_schema:format_error(Reason)]);
+    text("~ts: ~ts: skipped", [erlperf_name:text(File), erlperf_schema:format_error(Reason)]);
 format_error({write, _, _} = Reason) ->
     erlperf_output:format_error(Reason).
 

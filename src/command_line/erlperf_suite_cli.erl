@@ -194,7 +194,8 @@ fingerprinted(Error, _Project, _Benchmark) ->
 
 %% A benchmark's failure, its name first (once: the text may begin with its label, the
 %% same name).
-failure(Name, Text) ->
+failure(Name0, Text) ->
+    Name = erlperf_name:text(Name0),
     case string:prefix(Text, [Name, ": "]) of
         nomatch -> [Name, ": ", Text];
         _ -> Text
@@ -310,14 +311,18 @@ source(What, #{?TIME := Time} = Entry) ->
 
 %% criterion's words: regressed, improved, no change; and inconclusive when the
 %% evidence cannot tell. A line per changed exact count after the time's verdict.
+%% Names and baselines are written by erlperf_name: a line never begins with `::'.
 verdicts(Rows) ->
     [[[io_lib:format("~ts: ~ts against ~ts~ts~n",
-                     [Name, verdict_line(E, C), File, erlperf_baseline:environment_text(E)])
+                     [erlperf_name:text(Name), verdict_line(E, C), erlperf_name:text(File),
+                      erlperf_baseline:environment_text(E)])
        | [io_lib:format("~ts: ~ts: ~ts against ~ts~n",
-                        [Name, atom_to_list(V), erlperf_baseline:count_text(Count), File])
+                        [erlperf_name:text(Name), atom_to_list(V),
+                         erlperf_baseline:count_text(Count), erlperf_name:text(File)])
           || #{verdict := V} = Count <- maps:get(counts, E, []), V =/= no_change]]
       || #{file := File, comparison := C} = E <- Entries]
-     ++ [io_lib:format("~ts: first run, nothing to compare with~n", [Name]) || Entries =:= []]
+     ++ [io_lib:format("~ts: first run, nothing to compare with~n", [erlperf_name:text(Name)])
+         || Entries =:= []]
      || #{name := Name, baselines := Entries} <- Rows].
 
 %% "regressed: 12.0% slower (...)"; an inconclusive verdict's text starts with the word.

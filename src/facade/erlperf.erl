@@ -354,7 +354,7 @@ explain({stops_vm, Label, MFA}) ->
 explain({unfinished, What, Label, WaitMs}) ->
     flat("~ts: a call did not return within ~ts while its ~ts were measured after the run "
          "(a runner that never returns cannot be counted)",
-         [Label, erlperf_units:duration(WaitMs), unfinished_what(What)]);
+         [erlperf_name:text(Label), erlperf_units:duration(WaitMs), unfinished_what(What)]);
 explain({crashed, {Role, Label}, {Class, Reason, Stack}}) ->
     flat("~ts of '~ts' crashed: ~ts", [Role, Label, format_crash(Class, Reason, Stack)]);
 explain({crashed, Role, {Class, Reason, Stack}}) ->

@@ -202,13 +202,13 @@ option_text(<<"loop">>, Old, New) ->
 option_text(<<"rate">>, Old, New) ->
     ["rate ", rate_value(Old), " -> ", rate_value(New)];
 option_text(Key, Old, New) ->
-    [Key, " ", option_value(Old), " -> ", option_value(New)].
+    [erlperf_name:text(Key), " ", option_value(Old), " -> ", option_value(New)].
 
 rate_value(null) -> "none";
 rate_value(Rate) -> [option_value(Rate), "/s"].
 
 option_value(V) when is_number(V) -> erlperf_units:setting(V);
-option_value(V) when is_binary(V) -> V;
+option_value(V) when is_binary(V) -> erlperf_name:text(V);
 option_value(V) -> erlperf_units:value(V).
 
 %% Decimals enough to show two significant digits of the largest magnitude among the

@@ -134,7 +134,9 @@ read(File) ->
 %% the most time-consuming functions of the last run that succeeded, and requirements.
 -spec summary(map()) -> unicode:chardata().
 summary(#{?RUNS := Runs, ?SIZE_LABEL := Label} = Record) ->
-    Header = [Label, <<"status">>, <<"calls">>, <<"us/call">>, <<"us/call raw">>, <<"processes">>, <<"error">>],
+    %% names and messages from the test's modules, written as every output writes names
+    Header = [erlperf_name:text(Label), <<"status">>, <<"calls">>, <<"us/call">>, <<"us/call raw">>,
+              <<"processes">>, <<"error">>],
     Rows = [size_row(Run) || Run <- Runs],
     [erlperf_table:columns(Header, Rows),
      open_load(Label, Runs),
@@ -153,7 +155,8 @@ open_load(Label, Runs) ->
         [] ->
             [];
         Loaded ->
-            Header = [Label, <<"achieved/s">>, <<"late">>, <<"skipped">>, <<"response p50">>,
+            Header = [erlperf_name:text(Label), <<"achieved/s">>, <<"late">>, <<"skipped">>,
+                      <<"response p50">>,
                       <<"p99">>, <<"max">>, <<"service p50">>, <<"p99">>],
             Rows = [[integer_to_binary(I) || I <- [Size, round(A), L, S]]
                     ++ [erlperf_units:us(maps:get(K, R)) || K <- [<<"p50">>, <<"p99">>, <<"max">>]]
@@ -357,7 +360,7 @@ size_row(#{?SIZE := Size, ?STATUS := Status, <<"functions">> := Functions,
     Raw = lists:sum([T || #{<<"time_us_raw">> := T} <- Functions]),
     [integer_to_binary(Size), Status, integer_to_binary(Calls), number(per_call(Time, Calls)),
      number(per_call(Raw, Calls)), integer_to_binary(length(Processes)),
-     case Error of null -> <<>>; E -> E end].
+     case Error of null -> <<>>; E -> erlperf_name:text(E) end].
 
 -spec top_functions([map()]) -> unicode:chardata().
 top_functions([]) ->
@@ -369,7 +372,8 @@ top_functions([#{?SIZE := Size, <<"functions">> := Functions} | _]) ->
         [] ->
             [];
         _ ->
-            Rows = [[M, N, integer_to_binary(C), integer_to_binary(T), number(P)]
+            Rows = [[erlperf_name:text(M), erlperf_name:text(N), integer_to_binary(C),
+                     integer_to_binary(T), number(P)]
                     || #{<<"mfa">> := M, <<"node">> := N, <<"calls">> := C, <<"time_us">> := T,
                          <<"time_per_call_us">> := P} <- Top],
             [io_lib:format("~nMost time, size ~b:~n", [Size]),
@@ -379,7 +383,8 @@ top_functions([#{?SIZE := Size, <<"functions">> := Functions} | _]) ->
 %% Custom agents' results that hold a `text' (a map key `text' or <<"text">>): a line each.
 -spec custom_texts([map()]) -> unicode:chardata().
 custom_texts(Runs) ->
-    Lines = [io_lib:format("size ~b, ~ts: ~ts~n", [Size, Agent, Text])
+    Lines = [io_lib:format("size ~b, ~ts: ~ts~n",
+                           [Size, erlperf_name:text(Agent), erlperf_name:text(Text)])
              || #{?SIZE := Size, <<"custom_agents">> := Custom} <- Runs,
                 {Agent, ByNode} <- lists:sort(maps:to_list(Custom)),
                 {_Node, Result} <- lists:sort(maps:to_list(ByNode)),
@@ -394,7 +399,9 @@ custom_texts(Runs) ->
 requirements([]) ->
     [];
 requirements(Requirements) ->
-    Rows = [[integer_to_binary(S), R, Subj, number(L), number(M), case P of true -> <<"pass">>; false -> <<"FAIL">> end]
+    Rows = [[integer_to_binary(S), erlperf_name:text(R), erlperf_name:text(Subj), number(L),
+             number(M),
+             case P of true -> <<"pass">>; false -> <<"FAIL">> end]
             || #{?SIZE := S, <<"requirement">> := R, <<"subject">> := Subj, <<"limit">> := L,
                  <<"measured">> := M, <<"pass">> := P} <- Requirements],
     ["\nRequirements:\n",

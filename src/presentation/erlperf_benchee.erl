@@ -101,9 +101,11 @@ input(Run, Names) ->
     Params = maps:get(?PARAMS, Run, #{}),
     case Names of
         %% Erlperf.run/2's named inputs: the name alone, as Benchee shows it
-        [<<"input">>] -> erlperf_units:record_text(maps:get(<<"input">>, Params, <<>>));
-        _ -> lists:join(", ", [[N, $=, erlperf_units:record_text(maps:get(N, Params))]
-                               || N <- Names, is_map_key(N, Params)])
+        [<<"input">>] ->
+            erlperf_name:text(erlperf_units:record_text(maps:get(<<"input">>, Params, <<>>)));
+        _ ->
+            lists:join(", ", [erlperf_name:text([N, $=, erlperf_units:record_text(V)])
+                              || N <- Names, V <- [maps:get(N, Params, none)], V =/= none])
     end.
 
 %% The system block as Benchee prints it.
@@ -257,7 +259,8 @@ memory_against(B, Least) when B == Least -> "";
 memory_against(B, Least) when Least == 0 -> [" - +", bytes(B)];
 memory_against(B, Least) -> [" - ", ratio(B / Least), " memory usage +", bytes(B - Least)].
 
-name(#{?LABEL := Label}) -> unicode:characters_to_list(Label).
+%% A runner's name, as every text output writes it (erlperf_name).
+name(#{?LABEL := Label}) -> erlperf_name:text(Label).
 
 ips(#{<<"iteration_ns">> := Ns}) when is_number(Ns), Ns > 0 -> 1.0e9 / Ns;
 ips(#{?QPS := Qps}) when is_number(Qps) -> float(Qps);

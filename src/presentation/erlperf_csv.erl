@@ -1,6 +1,10 @@
 %%% @doc Writes a results record ({@link erlperf_record}) as CSV: a header line, then one
 %%% line per run (RFC 4180: comma-separated, CRLF line ends, a field holding a comma, a
-%%% double quote or a line break is quoted, its quotes doubled). Pure: returns iodata.
+%%% double quote or a line break is quoted, its quotes doubled). Names (labels, code,
+%%% the runner compared with, parameters' names and values) are written by
+%%% {@link erlperf_name:csv/1}: one with a line break or that begins with `::' is quoted
+%%% with visible escapes, so that no line of the file begins with `::'. Pure: returns
+%%% iodata.
 %%%
 %%% A sweep's record ({@link erlperf_sweep}) has a column per parameter after `code',
 %%% named as the parameter, and `bytes_processed_per_iteration', `bytes_per_second'
@@ -53,7 +57,7 @@ format(#{?RUNS := Runs} = Record) ->
     [line([header(C) || C <- Columns]) | [line([cell(column(C, Run)) || C <- Columns]) || Run <- Runs]].
 
 %% @doc A CSV table: a header line, then a line per row; each cell `null', a boolean, a
-%% number or a binary (quoted when it holds a comma, a quote or a line break).
+%% number or a binary (written by {@link erlperf_name:csv/1}).
 -spec table([binary()], [[null | boolean() | number() | binary()]]) -> iodata().
 table(Header, Rows) ->
     [line([cell(H) || H <- Header]) | [line([cell(C) || C <- Row]) || Row <- Rows]].
@@ -87,7 +91,7 @@ record_columns(#{?OPTIONS := #{?PARAMS := _}} = Record) ->
 record_columns(_Record) ->
     columns().
 
-header({param, Name}) -> Name;
+header({param, Name}) -> erlperf_name:csv(Name);
 header(Column) -> atom_to_binary(Column).
 
 column({param, Name}, #{?PARAMS := Params}) -> maps:get(Name, Params, null);
@@ -129,14 +133,7 @@ cell(F) when is_float(F), F == trunc(F), abs(F) < ?PLAIN_LIMIT ->
     %% 1000.0, not 1.0e3 (the shortest form): what a spreadsheet user expects
     <<(integer_to_binary(trunc(F)))/binary, ".0">>;
 cell(N) when is_number(N) -> list_to_binary(erlperf_units:exact(N));
-cell(Text) when is_binary(Text) -> quote(Text).
-
-%% A field with a comma, a double quote or a line break is quoted.
-quote(Text) ->
-    case binary:match(Text, [<<",">>, <<"\"">>, <<"\n">>, <<"\r">>]) of
-        nomatch -> Text;
-        _ -> [$", binary:replace(Text, <<"\"">>, <<"\"\"">>, [global]), $"]
-    end.
+cell(Text) when is_binary(Text) -> erlperf_name:csv(Text).
 
 line(Cells) ->
     [lists:join($,, Cells), "\r\n"].

@@ -13,8 +13,9 @@
 %%%       markup the caller built (a chart, a link) and vouches for.</li>
 %%% </ul>
 %%%
-%%% Every piece of text given to these functions is escaped (`&', `<', `>', `"', `''');
-%%% bytes that are not UTF-8 are shown as U+FFFD.
+%%% Every piece of text given to these functions is escaped (`&', `<', `>', `"', `'''
+%%% and line breaks, by {@link erlperf_name:html_escape/1}); bytes that are not UTF-8 are
+%%% shown as U+FFFD. A name is given as {@link erlperf_name:text/1} writes it.
 %%%
 %%% Example:
 %%% ```
@@ -46,15 +47,14 @@
 %%--------------------------------------------------------------------
 %% API
 
-%% @doc `Text' with `&', `<', `>', `"' and `'' escaped, safe in element content and in
+%% @doc `Text' with `&', `<', `>', `"' and `'' escaped and line breaks as character
+%% references (see {@link erlperf_name:html_escape/1}), safe in element content and in
 %% quoted attribute values.
 -spec escape(text()) -> binary().
 escape(N) when is_number(N) ->
     list_to_binary(erlperf_units:exact(N));
-escape(A) when is_atom(A) ->
-    escape(atom_to_binary(A));
 escape(Text) ->
-    << <<(escape_char(C))/binary>> || C <- characters(Text) >>.
+    erlperf_name:html_escape(Text).
 
 %% @doc A complete, self-contained document titled `Title' around `Body' (iodata built
 %% with this module and {@link erlperf_svg}).
@@ -99,13 +99,6 @@ cell(C) -> ["<td>", cell_content(C), "</td>"].
 
 cell_content({raw, IoData}) -> IoData;
 cell_content(Text) -> escape(Text).
-
-escape_char($&) -> <<"&amp;">>;
-escape_char($<) -> <<"&lt;">>;
-escape_char($>) -> <<"&gt;">>;
-escape_char($") -> <<"&quot;">>;
-escape_char($') -> <<"&#39;">>;
-escape_char(C) -> <<C/utf8>>.
 
 %% The code points of Text; bytes that are not UTF-8 become U+FFFD, one each.
 characters(Text) ->

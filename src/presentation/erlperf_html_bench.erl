@@ -20,7 +20,9 @@
 %%%       the options.</li>
 %%% </ul>
 %%% Every piece of text from the record (code, labels, parameter values, file names) is
-%%% escaped.
+%%% escaped, line breaks too; names (labels, parameters, file names) are written by
+%%% {@link erlperf_name:text/1} first (one line, quoted when they hold a control
+%%% character or begin with `::').
 %%%
 %%% Example:
 %%% ```
@@ -69,7 +71,7 @@ render(#{?RUNS := Runs} = Record) when is_list(Runs) ->
 %% Internal functions: sections
 
 title(Runs) ->
-    Labels = lists:usort([L || #{?LABEL := L} <- Runs]),
+    Labels = lists:usort([erlperf_name:text(L) || #{?LABEL := L} <- Runs]),
     Text = unicode:characters_to_list(lists:join(", ", Labels)),
     ["Benchmark: ", case length(Text) > ?MAX_TITLE of
                         true -> [lists:sublist(Text, ?MAX_TITLE - 3), "..."];
@@ -78,7 +80,7 @@ title(Runs) ->
 
 summary(Record, Named, Names) ->
     Sweep = Names =/= [],
-    Header = [<<"Runner">>, <<"Code">>] ++ Names
+    Header = [<<"Runner">>, <<"Code">>] ++ [erlperf_name:text(N) || N <- Names]
         ++ [<<"Mode">>, <<"Concurrency">>, <<"Samples">>, <<"Throughput (per second)">>,
             <<"95% CI">>, <<"Time per iteration">>, <<"Verdict">>]
         ++ [<<"Best">> || Sweep],
@@ -88,7 +90,7 @@ summary(Record, Named, Names) ->
 
 summary_row(#{?LABEL := Label} = Run, Names, Sweep, Compared) ->
     Params = maps:get(?PARAMS, Run, #{}),
-    [Label, code(maps:get(?CODE, Run, <<>>))]
+    [erlperf_name:text(Label), code(maps:get(?CODE, Run, <<>>))]
         ++ [param_text(maps:get(N, Params, null)) || N <- Names]
         ++ [maps:get(?MODE, Run, <<>>), maps:get(?CONCURRENCY, Run, <<>>),
             length(maps:get(?SAMPLES, Run, [])), count(figure(?QPS, Run)),
@@ -163,7 +165,8 @@ latency(Named) ->
 %% offered (each rate of a ramp), the knee marked when objectives were given, and a
 %% table of every rate: what was achieved, late and skipped, and the times.
 open_load(Named) ->
-    Runs = [{Label, Run} || {_, #{?LABEL := Label, <<"rate">> := _} = Run} <- Named],
+    Runs = [{erlperf_name:text(Label), Run}
+            || {_, #{?LABEL := Label, <<"rate">> := _} = Run} <- Named],
     Labels = lists:usort([L || {L, _} <- Runs]),
     Charts = [rate_chart(L, [R || {L1, R} <- Runs, L1 =:= L]) || L <- Labels],
     Table = erlperf_html:table(
@@ -341,7 +344,8 @@ baselines(Named) ->
                                                    x_label => <<"change of throughput, %">>,
                                                    format => fun percent/1})
             end,
-    Rows = [{baseline_class(E), [Name, maps:get(<<"file">>, E, <<>>), maps:get(<<"match">>, E, <<>>),
+    Rows = [{baseline_class(E), [Name, erlperf_name:text(maps:get(<<"file">>, E, <<>>)),
+                                 maps:get(<<"match">>, E, <<>>),
                                  pct(maps:get(<<"change_pct">>, E, null)),
                                  [pct_interval(maps:get(<<"ci95_pct">>, E, null)),
                                   basis_text(maps:get(<<"interval">>, E, null))],
@@ -361,7 +365,8 @@ baseline_bar(Name, #{<<"change_pct">> := C} = E) ->
                    [Lo, Hi] when is_number(Lo), is_number(Hi) -> #{lo => Lo, hi => Hi};
                    _ -> #{}
                end,
-    Interval#{label => [Name, " against ", maps:get(<<"file">>, E, <<>>)], value => C,
+    Interval#{label => [Name, " against ", erlperf_name:text(maps:get(<<"file">>, E, <<>>))],
+              value => C,
               class => case baseline_class(E) of <<>> -> <<"runner">>; Class -> Class end,
               note => baseline_verdict(E)}.
 
@@ -428,9 +433,10 @@ system(Record) ->
 section_if(false, _Title, _Content) -> [];
 section_if(true, Title, Content) -> erlperf_html:section(Title, Content).
 
-%% A run's name in charts: its label, and in a sweep its parameters.
+%% A run's name in charts: its label, and in a sweep its parameters (as erlperf_name
+%% writes names: one line, quoted when it holds a control character).
 name(Run, Names) ->
-    erlperf_record:run_name(Run, Names).
+    erlperf_name:text(erlperf_record:run_name(Run, Names)).
 
 row_class(#{?BASELINES := Entries} = Run) ->
     case [E || E <- Entries, baseline_class(E) =:= <<"regression">>] of
@@ -454,7 +460,7 @@ compared(Named) ->
     lists:any(fun ({_, Run}) -> is_map_key(?COMPARISON, Run) end, Named).
 
 verdict(#{?COMPARISON := #{<<"against">> := Against}} = Run) ->
-    erlperf_verdict:against(erlperf_record:comparison(Run), Against);
+    erlperf_verdict:against(erlperf_record:comparison(Run), erlperf_name:text(Against));
 verdict(_Fastest) ->
     <<"fastest">>.
 
@@ -468,7 +474,7 @@ code(Code) ->
     {raw, ["<code>", erlperf_html:escape(Code), "</code>"]}.
 
 param_text(null) -> <<"-">>;
-param_text(Value) -> erlperf_units:record_text(Value).
+param_text(Value) -> erlperf_name:text(erlperf_units:record_text(Value)).
 
 figure(Key, Map) ->
     case maps:get(Key, Map, null) of

@@ -98,7 +98,7 @@ render(Record0) when is_map(Record0) ->
 %% The front page
 
 index(#{record := Record} = Ctx) ->
-    Title = ["Performance test: ", text(maps:get(<<"test">>, Record, <<"unnamed">>))],
+    Title = ["Performance test: ", name(maps:get(<<"test">>, Record, <<"unnamed">>))],
     erlperf_html:page(Title,
                       [test_info(Ctx), system_info(Record), runs(Ctx), open_load(Ctx), requirements(Ctx),
                        top_functions(Ctx), top_processes(Ctx), node_metrics(Ctx),
@@ -136,7 +136,7 @@ round_number(N) when is_number(N) -> round(N);
 round_number(Other) -> Other.
 
 test_info(#{record := R, label := Label}) ->
-    Rows = [[<<"test">>, text(maps:get(<<"test">>, R, null))],
+    Rows = [[<<"test">>, name(maps:get(<<"test">>, R, null))],
             [<<"load generator">>, text(maps:get(?LOAD_GENERATOR, R, null))],
             [<<"sizes">>, [Label, ": ", join([text(S) || S <- list(<<"sizes">>, R)], ", ")]],
             [<<"started">>, text(maps:get(?STARTED, R, null))],
@@ -598,6 +598,10 @@ text(Other) ->
     try iolist_to_binary(erlperf_json:encode(Other))
     catch error:_ -> unicode:characters_to_binary(erlperf_units:value(Other))
     end.
+
+%% The test's name, as every output writes names (erlperf_name).
+name(Name) when is_binary(Name) -> erlperf_name:text(Name);
+name(Other) -> text(Other).
 
 %% A value as a map key: its text.
 key(V) -> iolist_to_binary(text(V)).

@@ -4,8 +4,10 @@
 %%% timed one by one (`--latency'), their p50, p90, p99, p99.9 and max before the
 %%% verdict. Pure: returns iodata.
 %%%
-%%% Text from the user (code, labels, parameter values) is escaped: `|' cannot end a
-%%% cell, backticks cannot end the code span, and line breaks become spaces.
+%%% Names from the user (code, labels, baselines) are written by
+%%% {@link erlperf_name:markdown/1}, other text (parameter values, verdicts) by
+%%% {@link erlperf_name:markdown_text/1}: `|' cannot end a cell, backticks cannot end a
+%%% code span, and no line break or `::' can start a line.
 %%%
 %%% A sweep's record ({@link erlperf_sweep}) gets a column per parameter after Code,
 %%% `Bytes/s' when bytes were given, and `Best' (`yes' on the best run); verdicts are
@@ -20,8 +22,8 @@
 
 %% API: called by the command line.
 -export([format/1]).
-%% API: erlperf_trend writes the history's tables with them.
--export([table/3, code/1, text/1]).
+%% API: erlperf_trend writes the history's tables with it.
+-export([table/3]).
 
 -include("model/erlperf_schema.hrl").
 
@@ -38,7 +40,8 @@ format(#{?RUNS := Runs} = Record) ->
     Bytes = lists:any(fun (R) -> is_map_key(<<"bytes_per_second">>, R) end, Runs),
     Latency = lists:any(fun (R) -> is_map_key(<<"latency_calls">>, R) end, Runs),
     LatencyHeader = ["Latency p50", "p90", "p99", "p99.9", "max"],
-    Header = ["Code"] ++ Names ++ ["Concurrency", "Throughput (per second)", "95% CI", "Time"]
+    Header = ["Code"] ++ [erlperf_name:markdown_text(N) || N <- Names]
+        ++ ["Concurrency", "Throughput (per second)", "95% CI", "Time"]
         ++ ["Bytes/s" || Bytes] ++ [H || Latency, H <- LatencyHeader] ++ ["Verdict"]
         ++ ["Best" || Sweep],
     Align = ["---"] ++ ["---:" || _ <- Names] ++ ["---:", "---:", "---:", "---:"]
@@ -53,7 +56,7 @@ format(#{?RUNS := Runs} = Record) ->
 baselines(Runs, Names) ->
     Rows = [[code(erlperf_record:run_name(R, Names)), code(maps:get(<<"file">>, E)),
              erlperf_baseline:record_word(E),
-             [escape(C) || C <- unicode:characters_to_list(erlperf_baseline:record_text(E))]]
+             erlperf_name:markdown_text(erlperf_baseline:record_text(E))]
             || #{?BASELINES := Es} = R <- Runs, E <- Es],
     case Rows of
         [] -> [];
@@ -103,7 +106,7 @@ alone(#{?PARAMS := Params}, Runs) ->
     length([R || #{?PARAMS := P} = R <- Runs, P =:= Params]) =:= 1.
 
 param(null) -> "-";
-param(Value) -> [escape(C) || C <- erlperf_units:record_text(Value)].
+param(Value) -> erlperf_name:markdown_text(erlperf_units:record_text(Value)).
 
 rate(null) -> "-";
 rate(BytesPerSecond) -> erlperf_units:rate(BytesPerSecond).
@@ -133,28 +136,15 @@ time(null) -> "-";
 time(Ns) -> erlperf_units:time(Ns).
 
 %% @doc A table: its header cells, their alignments (`---', `---:'), its rows of cells
-%% (cells are written as they are: escape text with {@link code/1}).
+%% (cells are written as they are: escape names with {@link erlperf_name:markdown/1},
+%% other text with {@link erlperf_name:markdown_text/1}).
 -spec table([iodata()], [iodata()], [[iodata()]]) -> iodata().
 table(Header, Align, Rows) ->
     [row(Header), row(Align) | [row(R) || R <- Rows]].
 
-%% @doc Code in a code span: a backtick inside is replaced (no span can hold it
-%% portably), `|' is escaped so that it does not end the cell, line breaks become spaces.
--spec code(unicode:chardata()) -> iodata().
-code(Text) ->
-    Chars = unicode:characters_to_list(Text),
-    ["`", [escape(C) || C <- Chars], "`"].
-
-%% @doc Text for a table cell: as {@link code/1} escapes it, without the code span.
--spec text(unicode:chardata()) -> iodata().
-text(Text) ->
-    [escape(C) || C <- unicode:characters_to_list(Text)].
-
-escape($`) -> $';
-escape($|) -> "\\|";
-escape($\n) -> $\s;
-escape($\r) -> $\s;
-escape(C) -> C.
+%% A name in a code span (see erlperf_name).
+code(Name) ->
+    erlperf_name:markdown(Name).
 
 row(Cells) ->
     ["| ", lists:join(" | ", Cells), " |\n"].

@@ -187,13 +187,13 @@ cells(_Extended, R) ->
 %% Sweeps: a column per parameter after Code, in the order given.
 -spec param_columns([binary()]) -> [column()].
 param_columns(Names) ->
-    [{unicode:characters_to_list(N), ?PARAM_WIDTH} || N <- Names].
+    [{erlperf_name:text(N), ?PARAM_WIDTH} || N <- Names].
 
 -spec param_cells(run(), [binary()]) -> [string()].
 param_cells(R, Names) ->
     Params = maps:get(?PARAMS, R, #{}),
     [case Params of
-         #{N := V} -> erlperf_units:record_text(V);
+         #{N := V} -> erlperf_name:text(erlperf_units:record_text(V));
          #{} -> "-"
      end || N <- Names].
 
@@ -291,7 +291,8 @@ verdicts(#{format := basic}, _Runs, _Record) ->
     [];
 verdicts(#{names := Names}, Runs, Record) ->
     [[io_lib:format("~ts against ~ts: ~ts~n",
-                    [label(R), printable(erlperf_record:run_name(R#{?LABEL => Against}, Names)),
+                    [label(R),
+                     erlperf_name:text(erlperf_record:run_name(R#{?LABEL => Against}, Names)),
                      erlperf_verdict:text(erlperf_record:comparison(R))])
       || #{?COMPARISON := #{<<"against">> := Against}} = R <- Runs],
      parallel_note(Runs, Record),
@@ -308,7 +309,7 @@ sequential_lines(Runs, Names) ->
 
 %% " (input=sorted)", or nothing without parameters.
 combination_text(Params, Names) ->
-    erlperf_record:run_name(#{?LABEL => <<>>, ?PARAMS => Params}, Names).
+    erlperf_name:text(erlperf_record:run_name(#{?LABEL => <<>>, ?PARAMS => Params}, Names)).
 
 -spec sequential_line(map()) -> iodata().
 sequential_line(#{<<"forks">> := Forks, <<"elapsed_ms">> := Ms, <<"look">> := Look,
@@ -607,15 +608,13 @@ per_call(Us, Calls) -> erlperf_units:time(Us * 1000 / Calls).
 %%--------------------------------------------------------------------
 %% Internal functions: names
 
+%% Names as every text output writes them (erlperf_name: one line, never a line that
+%% begins with `::').
 -spec label(run()) -> string().
 label(#{?LABEL := Label}) ->
-    printable(Label).
+    erlperf_name:text(Label).
 
 %% The label and, for a run of a sweep, its combination: `lists:seq(1, N). (N=10)'.
 -spec name(view(), run()) -> string().
 name(#{names := Names}, R) ->
-    printable(erlperf_record:run_name(R, Names)).
-
--spec printable(unicode:chardata()) -> string().
-printable(Text) ->
-    [case C < $\s of true -> $\s; false -> C end || C <- unicode:characters_to_list(Text)].
+    erlperf_name:text(erlperf_record:run_name(R, Names)).

@@ -30,8 +30,10 @@
 %%% chart shows at most the latest 120 points and a table the latest 30 (the text too),
 %%% so that a long history stays a page of reasonable size; the page says so
 %%% when it leaves points out, and the summary lists every step. Every piece of text from
-%%% the history (names, commits, times, the store) is escaped; bytes that are not UTF-8
-%%% show as U+FFFD in every format.
+%%% the history (names, commits, times, the store) is written by {@link erlperf_name}: in
+%%% text, Markdown and CSV one with a control character, a byte that is not UTF-8 or a
+%%% leading `::' is quoted with visible escapes (`"a\xFFb"'); in the page and JSON bytes
+%%% that are not UTF-8 show as U+FFFD.
 %%%
 %%% Input is checked before anything is drawn: a history that is not of the documented
 %%% shape (a missing key, a value of the wrong type, a run outside `1..runs', points not in
@@ -156,7 +158,8 @@ json(History) ->
 summary(#{store := Store, runs := Runs, benchmarks := Benchmarks}, Numbered) ->
     Steps = [{N, B, S} || {N, #{steps := Ss} = B} <- Numbered, S <- Ss],
     Totals = erlperf_html:table([<<"Store">>, <<"Runs">>, <<"Benchmarks">>, <<"Steps found">>],
-                                [[Store, Runs, length(Benchmarks), length(Steps)]]),
+                                [[erlperf_name:text(Store), Runs, length(Benchmarks),
+                                  length(Steps)]]),
     erlperf_html:section(<<"Summary">>, [Totals | summary_body(Runs, Numbered, Steps)]).
 
 summary_body(0, _Numbered, _Steps) ->
@@ -193,7 +196,8 @@ benchmark(N, #{name := Name, points := Points} = B) ->
                   [] -> note(<<"No stored run holds this benchmark.">>);
                   _ -> [window_note(length(Points)), chart(B), runs_table(B)]
               end,
-    ["<div id=\"", anchor(N), "\">\n", erlperf_html:section(Name, Content), "</div>\n"].
+    ["<div id=\"", anchor(N), "\">\n", erlperf_html:section(erlperf_name:text(Name), Content),
+     "</div>\n"].
 
 window_note(Count) when Count > ?CHART_POINTS ->
     note(io_lib:format("~b runs: the chart shows the latest ~b, the table the latest ~b; "
@@ -206,7 +210,7 @@ window_note(_Count) ->
 chart(#{name := Name, points := Points, steps := Steps}) ->
     {First, Shown} = latest(Points, ?CHART_POINTS),
     Labels = maps:from_list([{R, short(P)} || #{run := R} = P <- Shown]),
-    Series = #{name => Name,
+    Series = #{name => erlperf_name:text(Name),
                points => [{R, V} || #{run := R, value := V} <- Shown],
                error => [{R, L, H} || #{run := R} = P <- Shown, {L, H} <- [bounds(P)]]},
     Markers = [#{x => run_of(S, Points), label => change_text(S), class => direction(S)}
@@ -256,7 +260,7 @@ commit_cell(#{commit := Commit} = P) ->
 
 anchor(N) -> ["benchmark-", integer_to_list(N)].
 
-anchor_link(N, Name) -> erlperf_html:link(["#", anchor(N)], Name).
+anchor_link(N, Name) -> erlperf_html:link(["#", anchor(N)], erlperf_name:text(Name)).
 
 note(Text) -> ["<p class=\"note\">", erlperf_html:escape(Text), "</p>\n"].
 
@@ -264,10 +268,10 @@ note(Text) -> ["<p class=\"note\">", erlperf_html:escape(Text), "</p>\n"].
 %% Internal functions: text
 
 text_totals(#{store := Store, runs := 0}) ->
-    ["History of ", printable(Store), ": no runs stored yet\n"];
+    ["History of ", erlperf_name:text(Store), ": no runs stored yet\n"];
 text_totals(#{store := Store, runs := Runs, benchmarks := Benchmarks}) ->
     Steps = lists:sum([length(S) || #{steps := S} <- Benchmarks]),
-    ["History of ", printable(Store), ": ", count(Runs, "run"), ", ",
+    ["History of ", erlperf_name:text(Store), ": ", count(Runs, "run"), ", ",
      count(length(Benchmarks), "benchmark"), ", ", count(Steps, "step"), "\n"].
 
 text_benchmark(#{name := Name, points := Points, steps := Steps}) ->
@@ -278,13 +282,13 @@ text_benchmark(#{name := Name, points := Points, steps := Steps}) ->
                                       [length(Rows), length(Points)]);
                 false -> []
             end,
-    ["\n", printable(Name), Shown, "\n",
+    ["\n", erlperf_name:text(Name), Shown, "\n",
      [erlperf_table:columns(table_header(Extras),
                             [text_row(R, Extras) || R <- Rows]) || Rows =/= []],
-     text_steps(printable(Name), Points, Steps)].
+     text_steps(erlperf_name:text(Name), Points, Steps)].
 
 text_row({#{run := Run, time := Time, otp := Otp, value := Value} = P, Change, _Step}, Extras) ->
-    [integer_to_list(Run), printable(Time), commit_text(P), printable(Otp),
+    [integer_to_list(Run), erlperf_name:text(Time), commit_text(P), erlperf_name:text(Otp),
      erlperf_units:count(Value), interval_text(P), change_pct(Change) | extra_cells(P, Extras)].
 
 %% The columns of a table of runs (text and Markdown), with the exact counts and the
@@ -313,21 +317,14 @@ text_steps(Name, _Points, []) ->
     [Name, ": no steps\n"];
 text_steps(Name, Points, Steps) ->
     [[Name, ": step at run ", integer_to_list(run_of(S, Points)), " (",
-      printable(short(lists:nth(At, Points))), "): ", change_text(S), "\n"]
+      erlperf_name:text(short(lists:nth(At, Points))), "): ", change_text(S), "\n"]
      || #{at := At} = S <- Steps].
 
 commit_text(#{commit := undefined}) -> "-";
-commit_text(P) -> printable(short(P)).
+commit_text(P) -> erlperf_name:text(short(P)).
 
 count(1, Noun) -> ["1 ", Noun];
 count(N, Noun) -> [integer_to_list(N), " ", Noun, "s"].
-
-%% Text for a terminal: valid UTF-8, control characters as spaces.
-printable(Text) ->
-    [case C < $\s orelse (C >= 16#7F andalso C =< 16#9F) of
-         true -> $\s;
-         false -> C
-     end || C <- unicode:characters_to_list(utf8(iolist_to_binary(Text)))].
 
 %%--------------------------------------------------------------------
 %% Internal functions: Markdown and CSV
@@ -337,10 +334,11 @@ markdown_benchmark(#{name := Name, points := Points, steps := Steps}) ->
     Extras = extras(Points),
     Header = table_header(Extras),
     Align = ["---:", "---", "---", "---"] ++ ["---:" || _ <- lists:seq(5, length(Header))],
-    ["\n### ", erlperf_markdown:code(printable(Name)), "\n\n",
-     [erlperf_markdown:table(Header, Align, [[erlperf_markdown:text(C) || C <- text_row(R, Extras)]
-                                             || R <- Rows]) || Rows =/= []],
-     "\n", text_steps(erlperf_markdown:code(printable(Name)), Points, Steps)].
+    ["\n### ", erlperf_name:markdown(Name), "\n\n",
+     [erlperf_markdown:table(Header, Align,
+                             [[erlperf_name:markdown_text(C) || C <- text_row(R, Extras)]
+                              || R <- Rows]) || Rows =/= []],
+     "\n", text_steps(erlperf_name:markdown(Name), Points, Steps)].
 
 csv_rows(#{name := Name, points := Points, steps := Steps}) ->
     At = maps:from_list([{I, C} || #{at := I, change_pct := C} <- Steps]),
