@@ -17,7 +17,7 @@
          output_paths/1, symlink_followed/1, unwritable_output/1, halting_runner/1,
          halting_runner_isolated/1, sigterm/1, sigterm_isolated/1, sigint/1,
          log_off_stdout/1, internal_error/1, version_and_help/1, binary_path_api/1,
-         argument_fuzz/1, record_bytes_fuzz/1]).
+         argument_fuzz/1, record_bytes_fuzz/1, rate_crash_among_several/1]).
 
 %% Longest a run of the escript may take here.
 -define(RUN_TIMEOUT_MS, 120000).
@@ -34,7 +34,7 @@ all() ->
     [limits, ignored_options, cv_not_met, bad_records, foreign_records, output_paths,
      symlink_followed, unwritable_output, halting_runner, halting_runner_isolated, sigterm,
      sigterm_isolated, sigint, log_off_stdout, internal_error, version_and_help,
-     binary_path_api, argument_fuzz, record_bytes_fuzz].
+     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_crash_among_several].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -253,6 +253,15 @@ record_bytes_fuzz(Config) ->
          ?assertMatch(["erlperf: " ++ _], lines(E2))
      end || Bytes <- Files],
     ?assertEqual([], filelib:wildcard(filename:join(Dir, "*.html"))).
+
+%% One runner of two crashing at a rate: named, the other's results shown, exit 1, and
+%% no report of erlperf's own processes.
+rate_crash_among_several(Config) ->
+    #{status := 1, out := Out, err := Err} =
+        run(Config, ["ok.", "erlang:error(boom).", "--rate", "100", "-d", "100", "-s", "1"]),
+    ?assertMatch(["erlperf: runner of 'erlang:error(boom).' crashed: error:boom" ++ _], lines(Err)),
+    ?assertNotEqual(nomatch, string:find(Out, "ok.")),
+    ?assertEqual(nomatch, string:find(Out, "boom")).
 
 %%--------------------------------------------------------------------
 %% Helpers
