@@ -17,7 +17,7 @@
          output_paths/1, symlink_followed/1, unwritable_output/1, halting_runner/1,
          halting_runner_isolated/1, sigterm/1, sigterm_isolated/1, sigint/1,
          log_off_stdout/1, internal_error/1, version_and_help/1, binary_path_api/1,
-         argument_fuzz/1, record_bytes_fuzz/1, rate_crash_among_several/1]).
+         argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_crash_among_several/1]).
 
 %% Longest a run of the escript may take here.
 -define(RUN_TIMEOUT_MS, 120000).
@@ -34,7 +34,7 @@ all() ->
     [limits, ignored_options, cv_not_met, bad_records, foreign_records, output_paths,
      symlink_followed, unwritable_output, halting_runner, halting_runner_isolated, sigterm,
      sigterm_isolated, sigint, log_off_stdout, internal_error, version_and_help,
-     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_crash_among_several].
+     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_crash_among_several].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -253,6 +253,20 @@ record_bytes_fuzz(Config) ->
          ?assertMatch(["erlperf: " ++ _], lines(E2))
      end || Bytes <- Files],
     ?assertEqual([], filelib:wildcard(filename:join(Dir, "*.html"))).
+
+%% Options an open load would ignore (nothing is measured after or before its run), and
+%% formats the history has no layout for: refused, each named.
+rate_conflicts(Config) ->
+    [usage(Config, ["ok.", "--rate", "10" | Args],
+           "--rate and " ++ Other ++ " cannot be combined: ")
+     || {Args, Other} <- [{["--memory"], "--memory"}, {["--profile", "eprof"], "--profile"},
+                          {["-w", "1"], "-w/--warmup"}]],
+    usage(Config, ["lists:seq(1, N).", "--param", "N=1", "--bytes", "N", "--rate", "10"],
+          "--rate and --bytes cannot be combined: "),
+    [usage(Config, ["--history", "--store", ?config(dir, Config), "--format", Format],
+           "--history and --format " ++ Format ++ " cannot be combined: ")
+     || Format <- ["benchee", "github-action-benchmark", "bencher"]],
+    ?assertEqual([], filelib:wildcard(filename:join(?config(dir, Config), "*"))).
 
 %% One runner of two crashing at a rate: named, the other's results shown, exit 1, and
 %% no report of erlperf's own processes.

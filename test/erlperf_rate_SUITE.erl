@@ -87,7 +87,19 @@ bad_options(Config) when is_list(Config) ->
                  catch_error(fun () -> erlperf:run("ok.", #{rate => 10}, #{}) end)),
     ?assertEqual("rate (10 calls a second) cannot be combined with concurrency estimation: an "
                  "open load holds the rate whatever the concurrency",
-                 erlperf:format_error({incompatible_options, rate, 10, concurrency_estimation})).
+                 erlperf:format_error({incompatible_options, rate, 10, concurrency_estimation})),
+    %% what is measured after a closed loop's run, or before it: an open load has none
+    [?assertMatch({error, {incompatible_options, rate, 10, What}}, Run(Opts#{rate => 10}))
+     || {What, Opts} <- [{memory, #{memory => true}}, {profile, #{profile => eprof}},
+                         {warmup, #{warmup => 1}}]],
+    ?assertMatch({error, {incompatible_options, rate, 10, bytes}},
+                 catch_error(fun () -> erlperf:sweep(["lists:seq(1, N)."],
+                                                     #{rate => 10, params => [{'N', [1]}],
+                                                       bytes => "N"})
+                             end)),
+    ?assertEqual("rate (10 calls a second) cannot be combined with memory: an open load measures "
+                 "its calls' times, not their cost (run without --rate for it)",
+                 erlperf:format_error({incompatible_options, rate, 10, memory})).
 
 %%--------------------------------------------------------------------
 %% Runs
