@@ -17,7 +17,7 @@
          output_paths/1, symlink_followed/1, unwritable_output/1, halting_runner/1,
          halting_runner_isolated/1, sigterm/1, sigterm_isolated/1, sigint/1,
          log_off_stdout/1, internal_error/1, version_and_help/1, binary_path_api/1,
-         argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_crash_among_several/1]).
+         argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_figures/1, rate_crash_among_several/1]).
 
 %% Longest a run of the escript may take here.
 -define(RUN_TIMEOUT_MS, 120000).
@@ -34,7 +34,7 @@ all() ->
     [limits, ignored_options, cv_not_met, bad_records, foreign_records, output_paths,
      symlink_followed, unwritable_output, halting_runner, halting_runner_isolated, sigterm,
      sigterm_isolated, sigint, log_off_stdout, internal_error, version_and_help,
-     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_crash_among_several].
+     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_figures, rate_crash_among_several].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -267,6 +267,28 @@ rate_conflicts(Config) ->
            "--history and --format " ++ Format ++ " cannot be combined: ")
      || Format <- ["benchee", "github-action-benchmark", "bencher"]],
     ?assertEqual([], filelib:wildcard(filename:join(?config(dir, Config), "*"))).
+
+%% An open load's figures are what it measured: response times and the rate achieved,
+%% never a time per call (the schedule's period), in every format; no timer note.
+rate_figures(Config) ->
+    Args = ["rand:uniform().", "--rate", "1k,2k", "-d", "100", "-s", "2"],
+    #{status := 0, out := Text} = run(Config, Args),
+    ?assertEqual(nomatch, string:find(Text, "Timer accuracy")),
+    #{status := 0, out := Json} = run(Config, Args ++ ["--format", "json"]),
+    #{<<"runs">> := Runs} = json(Json),
+    ?assertEqual([{1000, null, <<"sleep">>}, {2000, null, <<"sleep">>}],
+                 [{T, Ns, S} || #{<<"rate">> := #{<<"target">> := T}, <<"iteration_ns">> := Ns,
+                                  <<"sleep">> := S} <- Runs]),
+    #{status := 0, out := Github} = run(Config, Args ++ ["--format", "github-action-benchmark"]),
+    ?assertEqual([<<"rand:uniform(). at ", R/binary, "/s - response ", P/binary>>
+                  || R <- [<<"1000">>, <<"2000">>], P <- [<<"p50">>, <<"p99">>]],
+                 [N || #{<<"name">> := N} <- json(Github)]),
+    #{status := 0, out := Bencher} = run(Config, Args ++ ["--format", "bencher"]),
+    Bmf = json(Bencher),
+    ?assertEqual([<<"rand:uniform(). at 1000/s">>, <<"rand:uniform(). at 2000/s">>],
+                 lists:sort(maps:keys(Bmf))),
+    [?assertEqual([<<"response-p50">>, <<"response-p99">>, <<"throughput">>],
+                  lists:sort(maps:keys(M))) || M <- maps:values(Bmf)].
 
 %% One runner of two crashing at a rate: named, the other's results shown, exit 1, and
 %% no report of erlperf's own processes.
