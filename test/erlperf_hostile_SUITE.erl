@@ -17,7 +17,7 @@
          output_paths/1, symlink_followed/1, unwritable_output/1, halting_runner/1,
          halting_runner_isolated/1, sigterm/1, sigterm_isolated/1, sigint/1,
          log_off_stdout/1, internal_error/1, version_and_help/1, binary_path_api/1,
-         argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_figures/1, rate_crash_among_several/1]).
+         argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_figures/1, rate_against_closed_baseline/1, rate_crash_among_several/1]).
 
 %% Longest a run of the escript may take here.
 -define(RUN_TIMEOUT_MS, 120000).
@@ -34,7 +34,7 @@ all() ->
     [limits, ignored_options, cv_not_met, bad_records, foreign_records, output_paths,
      symlink_followed, unwritable_output, halting_runner, halting_runner_isolated, sigterm,
      sigterm_isolated, sigint, log_off_stdout, internal_error, version_and_help,
-     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_figures, rate_crash_among_several].
+     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_figures, rate_against_closed_baseline, rate_crash_among_several].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -289,6 +289,17 @@ rate_figures(Config) ->
                  lists:sort(maps:keys(Bmf))),
     [?assertEqual([<<"response-p50">>, <<"response-p99">>, <<"throughput">>],
                   lists:sort(maps:keys(M))) || M <- maps:values(Bmf)].
+
+%% The same code at a rate against a closed loop's baseline: not compared (their samples
+%% measured different things), so no regression; the gate warns, naming the setting.
+rate_against_closed_baseline(Config) ->
+    Base = filename:join(?config(dir, Config), "closed.json"),
+    #{status := 0} = run(Config, ["rand:uniform().", "-d", "100", "-s", "3", "--save", Base]),
+    #{status := 0, err := Err} =
+        run(Config, ["rand:uniform().", "--rate", "1k", "-d", "100", "-s", "2", "--baseline", Base,
+                     "--fail-on-regression", "5"]),
+    ?assertEqual(["erlperf: warning: rand:uniform(). against " ++ Base ++ ": inconclusive: options "
+                  "differ: rate none -> 1000/s"], lines(Err)).
 
 %% One runner of two crashing at a rate: named, the other's results shown, exit 1, and
 %% no report of erlperf's own processes.
