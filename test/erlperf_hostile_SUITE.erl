@@ -17,7 +17,7 @@
          output_paths/1, symlink_followed/1, unwritable_output/1, halting_runner/1,
          halting_runner_isolated/1, sigterm/1, sigterm_isolated/1, sigint/1,
          log_off_stdout/1, internal_error/1, version_and_help/1, binary_path_api/1,
-         argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_figures/1, rate_against_closed_baseline/1, rate_crash_among_several/1]).
+         argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_figures/1, rate_against_closed_baseline/1, rate_crash_among_several/1, benchee_no_call_returned/1]).
 
 %% Longest a run of the escript may take here.
 -define(RUN_TIMEOUT_MS, 120000).
@@ -34,7 +34,7 @@ all() ->
     [limits, ignored_options, cv_not_met, bad_records, foreign_records, output_paths,
      symlink_followed, unwritable_output, halting_runner, halting_runner_isolated, sigterm,
      sigterm_isolated, sigint, log_off_stdout, internal_error, version_and_help,
-     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_figures, rate_against_closed_baseline, rate_crash_among_several].
+     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_figures, rate_against_closed_baseline, rate_crash_among_several, benchee_no_call_returned].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -309,6 +309,14 @@ rate_crash_among_several(Config) ->
     ?assertMatch(["erlperf: runner of 'erlang:error(boom).' crashed: error:boom" ++ _], lines(Err)),
     ?assertNotEqual(nomatch, string:find(Out, "ok.")),
     ?assertEqual(nomatch, string:find(Out, "boom")).
+
+%% No call returned in the run (each takes a second, the run 200 ms): Benchee's layout
+%% shows no figure where there is none.
+benchee_no_call_returned(Config) ->
+    #{status := 0, out := Out, err := ""} =
+        run(Config, ["timer:sleep(1000).", "-d", "100", "-s", "2", "--format", "benchee"]),
+    [Row] = [L || "timer:sleep(1000). " ++ _ = L <- lines(Out)],
+    ?assertMatch(["timer:sleep(1000).", "0.00", "-" | _], string:lexemes(Row, " ")).
 
 %%--------------------------------------------------------------------
 %% Helpers
