@@ -17,7 +17,9 @@
          output_paths/1, symlink_followed/1, unwritable_output/1, halting_runner/1,
          halting_runner_isolated/1, sigterm/1, sigterm_isolated/1, sigint/1,
          log_off_stdout/1, internal_error/1, version_and_help/1, binary_path_api/1,
-         argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_figures/1, rate_against_closed_baseline/1, rate_crash_among_several/1, benchee_no_call_returned/1]).
+         argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_figures/1,
+         rate_against_closed_baseline/1, rate_crash_among_several/1, benchee_no_call_returned/1,
+         history_foreign_entry/1]).
 
 %% Longest a run of the escript may take here.
 -define(RUN_TIMEOUT_MS, 120000).
@@ -34,7 +36,9 @@ all() ->
     [limits, ignored_options, cv_not_met, bad_records, foreign_records, output_paths,
      symlink_followed, unwritable_output, halting_runner, halting_runner_isolated, sigterm,
      sigterm_isolated, sigint, log_off_stdout, internal_error, version_and_help,
-     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_figures, rate_against_closed_baseline, rate_crash_among_several, benchee_no_call_returned].
+     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_figures,
+     rate_against_closed_baseline, rate_crash_among_several, benchee_no_call_returned,
+     history_foreign_entry].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -317,6 +321,19 @@ benchee_no_call_returned(Config) ->
         run(Config, ["timer:sleep(1000).", "-d", "100", "-s", "2", "--format", "benchee"]),
     [Row] = [L || "timer:sleep(1000). " ++ _ = L <- lines(Out)],
     ?assertMatch(["timer:sleep(1000).", "0.00", "-" | _], string:lexemes(Row, " ")).
+
+%% A store entry with a number where text belongs (another tool's, or edited by hand):
+%% skipped with one warning naming it; the history of the others is shown.
+history_foreign_entry(Config) ->
+    Store = filename:join(?config(dir, Config), "store"),
+    Entry = erlperf_store:entry(saved_record(Config), ["bench"]),
+    {ok, Good} = erlperf_store:save_run(Store, Entry),
+    {ok, Bad} = erlperf_store:save_run(Store, Entry#{<<"otp">> => 25}),
+    #{status := 0, out := Out, err := Err} = run(Config, ["--history", "--store", Store]),
+    ?assertEqual(["erlperf: warning: " ++ Bad ++ " holds a broken record (field otp is not a "
+                  "string): skipped"], lines(Err)),
+    ?assertNotEqual(nomatch, string:find(Out, "rand:uniform().")),
+    ?assert(filelib:is_regular(Good)).
 
 %%--------------------------------------------------------------------
 %% Helpers
