@@ -305,14 +305,18 @@ rate_against_closed_baseline(Config) ->
     ?assertEqual(["erlperf: warning: rand:uniform(). against " ++ Base ++ ": inconclusive: options "
                   "differ: rate none -> 1000/s"], lines(Err)).
 
-%% One runner of two crashing at a rate: named, the other's results shown, exit 1, and
-%% no report of erlperf's own processes.
+%% One runner of two crashing where each runs alone (at a rate, one after the other, each
+%% in its own node): named, the other's results shown, exit 1, and no report of
+%% erlperf's own processes.
 rate_crash_among_several(Config) ->
-    #{status := 1, out := Out, err := Err} =
-        run(Config, ["ok.", "erlang:error(boom).", "--rate", "100", "-d", "100", "-s", "1"]),
-    ?assertMatch(["erlperf: runner of 'erlang:error(boom).' crashed: error:boom" ++ _], lines(Err)),
-    ?assertNotEqual(nomatch, string:find(Out, "ok.")),
-    ?assertEqual(nomatch, string:find(Out, "boom")).
+    [begin
+         #{status := 1, out := Out, err := Err} =
+             run(Config, ["ok.", "erlang:error(boom).", "-d", "100", "-s", "1" | Alone]),
+         ?assertMatch(["erlperf: runner of 'erlang:error(boom).' crashed: error:boom" ++ _],
+                      lines(Err), Alone),
+         ?assertNotEqual(nomatch, string:find(Out, "ok."), Alone),
+         ?assertEqual(nomatch, string:find(Out, "boom"), Alone)
+     end || Alone <- [["--rate", "100"], ["--compare", "sequential"], ["-i"]]].
 
 %% No call returned in the run (each takes a second, the run 200 ms): Benchee's layout
 %% shows no figure where there is none.
