@@ -189,6 +189,21 @@ inputs_and_benchee_test_() ->
      ?_assertEqual("--input: 'small' is not NAME=CODE (a name, then the code of its value)",
                    erlperf_args:format_error({input, "--input", "small"}))].
 
+%% A front end's default (`mix erlperf' shows Benchee's layout) counts as given, unless
+%% the arguments give the option, or a rule refuses it with what they give: then the
+%% registry's default stands (`--history' has no Benchee layout: its text summary).
+front_end_defaults_test_() ->
+    Benchee = fun (Args) -> {ok, P} = erlperf_args:parse(Args, #{format => benchee}), P end,
+    [?_assertMatch(#{format := benchee, run_options := #{latency := true}}, Benchee(["ok."])),
+     ?_assertMatch(#{format := json}, Benchee(["ok.", "--format", "json"])),
+     ?_assertMatch(#{format := text, history := true}, Benchee(["--history"])),
+     %% given, the same is a usage error
+     ?_assertEqual({error, {cannot_combine, "--history", "--format benchee",
+                            ": the history has no Benchee layout"}},
+                   erlperf_args:parse(["--history", "--format", "benchee"], #{})),
+     ?_assertMatch({error, {cannot_combine, "--history", "--format bencher", _}},
+                   erlperf_args:parse(["--history", "--format", "bencher"], #{format => benchee}))].
+
 benchmark_errors_test_() ->
     Profilers = erlperf_profile:choices(),
     Cases =

@@ -508,6 +508,27 @@ options_differ_gate_and_counts_test_() ->
      ?_assertMatch([{<<"a">>, [#{reason := {options_differ, _}}]}],
                    erlperf_baseline:regressions(Compared(More), 10))].
 
+%% Runs of different kinds (an open load against a closed one, a timed run against a
+%% continuous one) compare in nothing: not their samples (the open load's count calls a
+%% schedule started, far fewer than a closed loop makes), not their exact counts. The
+%% gate cannot fail on them.
+other_kinds_test_() ->
+    Counts = fun (R, Bytes) -> R#{<<"counts">> => #{<<"bytes_per_iteration">> => Bytes,
+                                                    <<"reductions_per_iteration">> => 2003.0}} end,
+    Closed = Counts(at(100, ?QUIET_SAMPLES), 1600.0),
+    Open = set(Counts(at(100, scaled(?QUIET_SAMPLES, 0.001)), 3200.0),
+               #{<<"rate">> => #{<<"target">> => 1000}}),
+    Timed = set(Counts(run(<<"a">>, <<"x().">>, <<"timed">>, ?QUIET_SAMPLES), 3200.0),
+                #{<<"concurrency">> => 1, <<"sample_duration">> => #{<<"timed">> => 1000}}),
+    Gate = fun (Base, Now) ->
+                   erlperf_baseline:regressions(
+                     erlperf_baseline:compare([{"prev", record([Base])}], record([Now]), #{}), 5)
+           end,
+    [[?_assertMatch(#{verdict := inconclusive, reason := {options_differ, _}, counts := []},
+                    one(Base, Now, #{})),
+      ?_assertEqual([], Gate(Base, Now))]
+     || {Base, Now} <- [{Closed, Open}, {Open, Closed}, {Closed, Timed}]].
+
 %% The record keeps the reason and the settings that differ, in a shape its reader takes.
 options_differ_record_test() ->
     Base = at(100, ?QUIET_SAMPLES),

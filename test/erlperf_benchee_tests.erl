@@ -138,3 +138,24 @@ inputs_test_() ->
      ?_assertNotEqual(nomatch, string:find(Text, "1.00 ms")),
      ?_assertNotEqual(nomatch, string:find(Text, "3.00 s")),
      ?_assertNotEqual(nomatch, string:find(Text, "0.33"))].
+
+%% A run in which no call returned (a runner slower than the run: timer:sleep(1000) for
+%% 2 samples of 100 ms): no time per call, no calls timed one by one (`latency_us' null),
+%% a throughput of 0; the layout shows "-" where there is no figure, beside a run that has
+%% them, and never divides by the throughput of 0.
+no_call_returned_test() ->
+    Comparison = #{<<"against">> => <<"fast">>, <<"change_pct">> => -100.0,
+                   <<"ci95_pct">> => [-100.0, -100.0], <<"significant">> => true},
+    None = run(<<"slow">>, 1000, #{<<"iteration_ns">> => null, <<"qps">> => 0.0,
+                                   <<"average">> => 0.0, <<"stddev">> => 0.0, <<"median">> => 0.0,
+                                   <<"samples">> => [0, 0], <<"latency_us">> => null,
+                                   <<"comparison">> => Comparison}),
+    Fast = run(<<"fast">>, 0.5, #{<<"latency_us">> => #{<<"p50">> => 0.001, <<"p99">> => 0.002,
+                                                        <<"average">> => 0.001,
+                                                        <<"stddev">> => 0.0}}),
+    Lines = lines(record([None, Fast])),
+    [Slow] = [L || "slow " ++ _ = L <- Lines, string:find(L, "slower") =:= nomatch],
+    ?assertEqual(["slow", "0.00", "-", "-", "-", "-"], string:lexemes(Slow, " ")),
+    ?assertMatch([_], [L || "slow " ++ _ = L <- Lines, string:find(L, "∞x slower") =/= nomatch]),
+    %% alone, and with no comparison
+    ?assertMatch([_ | _], lines(record([maps:remove(<<"comparison">>, None)]))).

@@ -27,7 +27,8 @@
          interpreted_note/0, interpreted_note/1, erlang_api/0, erlang_api/1, hostile/0, hostile/1]).
 -export([benchee_readme/0, benchee_readme/1, benchee_options/0, benchee_options/1,
          job_errors/0, job_errors/1, hooks/0, hooks/1, save_load_formatters/0, save_load_formatters/1,
-         short_time/0, short_time/1, task_help/0, task_help/1]).
+         short_time/0, short_time/1, task_help/0, task_help/1,
+         no_call_returned/0, no_call_returned/1]).
 
 %% Longest one mix command may take (the first compiles erlperf).
 -define(MIX_TIMEOUT_MS, 240000).
@@ -45,7 +46,7 @@ all() ->
 groups() ->
     [{mix, [], [inputs_cli, suites, api, inlined, interpreted_note, erlang_api, hostile,
                 benchee_readme, benchee_options, job_errors, hooks, save_load_formatters,
-                short_time, task_help]}].
+                short_time, task_help, no_call_returned]}].
 
 init_per_suite(Config) ->
     case {os:find_executable("mix"), os:find_executable("elixir")} of
@@ -389,6 +390,28 @@ task_help(Config) ->
     ?assertNotEqual(nomatch, string:find(Out, "--init_runner"), Out),
     ?assertNotEqual(nomatch, string:find(Out, "Erlperf.run/2"), Out),
     ?assertEqual(nomatch, string:find(Out, "source text ending in '.'"), Out).
+
+no_call_returned() ->
+    [{doc, "A job slower than the run (no call returned): Benchee's layout printed, the figures "
+           "there is none of nil (not :null, which Elixir takes for true); a :time beyond "
+           "erlperf's samples: an ArgumentError before anything runs"}].
+no_call_returned(Config) ->
+    Script = "[s] = Erlperf.run(%{\"slow\" => fn -> Process.sleep(1000) end},\n"
+             "                  sample_duration: 100, samples: 2, latency: false,\n"
+             "                  print: %{configuration: false, benchmarking: false})\n"
+             "figures = [s.average_ns, s.median_ns, s.memory_bytes, s.reductions]\n"
+             "IO.puts(\"figures #{inspect(figures)} #{s.ips}\")\n"
+             "try do\n"
+             "  Erlperf.run(%{\"x\" => fn -> :ok end}, time: 1.0e308, print: false)\n"
+             "rescue\n"
+             "  e in ArgumentError -> IO.puts(e.message)\n"
+             "end\n",
+    {0, Out, _} = mix(Config, ["run", "-e", Script]),
+    ?assertMatch([_], [L || "slow " ++ _ = L <- lines(Out)]),
+    ?assert(lists:member("figures [nil, nil, nil, nil] 0.0", lines(Out)), Out),
+    ?assert(lists:member("invalid value for option :time: 1.0e308; expected at most "
+                         "429496729.5 seconds (4294967295 samples of 100 ms, erlperf's limit)",
+                         lines(Out)), Out).
 
 %%--------------------------------------------------------------------
 %% Helpers

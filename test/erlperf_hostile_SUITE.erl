@@ -17,7 +17,9 @@
          output_paths/1, symlink_followed/1, unwritable_output/1, halting_runner/1,
          halting_runner_isolated/1, sigterm/1, sigterm_isolated/1, sigint/1,
          log_off_stdout/1, internal_error/1, version_and_help/1, binary_path_api/1,
-         argument_fuzz/1, record_bytes_fuzz/1]).
+         argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_figures/1,
+         rate_against_closed_baseline/1, rate_crash_among_several/1, benchee_no_call_returned/1,
+         history_foreign_entry/1]).
 
 %% Longest a run of the escript may take here.
 -define(RUN_TIMEOUT_MS, 120000).
@@ -34,7 +36,9 @@ all() ->
     [limits, ignored_options, cv_not_met, bad_records, foreign_records, output_paths,
      symlink_followed, unwritable_output, halting_runner, halting_runner_isolated, sigterm,
      sigterm_isolated, sigint, log_off_stdout, internal_error, version_and_help,
-     binary_path_api, argument_fuzz, record_bytes_fuzz].
+     binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_figures,
+     rate_against_closed_baseline, rate_crash_among_several, benchee_no_call_returned,
+     history_foreign_entry].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -253,6 +257,87 @@ record_bytes_fuzz(Config) ->
          ?assertMatch(["erlperf: " ++ _], lines(E2))
      end || Bytes <- Files],
     ?assertEqual([], filelib:wildcard(filename:join(Dir, "*.html"))).
+
+%% Options an open load would ignore (nothing is measured after or before its run), and
+%% formats the history has no layout for: refused, each named.
+rate_conflicts(Config) ->
+    [usage(Config, ["ok.", "--rate", "10" | Args],
+           "--rate and " ++ Other ++ " cannot be combined: ")
+     || {Args, Other} <- [{["--memory"], "--memory"}, {["--profile", "eprof"], "--profile"},
+                          {["-w", "1"], "-w/--warmup"}]],
+    usage(Config, ["lists:seq(1, N).", "--param", "N=1", "--bytes", "N", "--rate", "10"],
+          "--rate and --bytes cannot be combined: "),
+    [usage(Config, ["--history", "--store", ?config(dir, Config), "--format", Format],
+           "--history and --format " ++ Format ++ " cannot be combined: ")
+     || Format <- ["benchee", "github-action-benchmark", "bencher"]],
+    ?assertEqual([], filelib:wildcard(filename:join(?config(dir, Config), "*"))).
+
+%% An open load's figures are what it measured: response times and the rate achieved,
+%% never a time per call (the schedule's period), in every format; no timer note.
+rate_figures(Config) ->
+    Args = ["rand:uniform().", "--rate", "1k,2k", "-d", "100", "-s", "2"],
+    #{status := 0, out := Text} = run(Config, Args),
+    ?assertEqual(nomatch, string:find(Text, "Timer accuracy")),
+    #{status := 0, out := Json} = run(Config, Args ++ ["--format", "json"]),
+    #{<<"runs">> := Runs} = json(Json),
+    ?assertEqual([{1000, null, <<"sleep">>}, {2000, null, <<"sleep">>}],
+                 [{T, Ns, S} || #{<<"rate">> := #{<<"target">> := T}, <<"iteration_ns">> := Ns,
+                                  <<"sleep">> := S} <- Runs]),
+    #{status := 0, out := Github} = run(Config, Args ++ ["--format", "github-action-benchmark"]),
+    ?assertEqual([<<"rand:uniform(). at ", R/binary, "/s - response ", P/binary>>
+                  || R <- [<<"1000">>, <<"2000">>], P <- [<<"p50">>, <<"p99">>]],
+                 [N || #{<<"name">> := N} <- json(Github)]),
+    #{status := 0, out := Bencher} = run(Config, Args ++ ["--format", "bencher"]),
+    Bmf = json(Bencher),
+    ?assertEqual([<<"rand:uniform(). at 1000/s">>, <<"rand:uniform(). at 2000/s">>],
+                 lists:sort(maps:keys(Bmf))),
+    [?assertEqual([<<"response-p50">>, <<"response-p99">>, <<"throughput">>],
+                  lists:sort(maps:keys(M))) || M <- maps:values(Bmf)].
+
+%% The same code at a rate against a closed loop's baseline: not compared (their samples
+%% measured different things), so no regression; the gate warns, naming the setting.
+rate_against_closed_baseline(Config) ->
+    Base = filename:join(?config(dir, Config), "closed.json"),
+    #{status := 0} = run(Config, ["rand:uniform().", "-d", "100", "-s", "3", "--save", Base]),
+    #{status := 0, err := Err} =
+        run(Config, ["rand:uniform().", "--rate", "1k", "-d", "100", "-s", "2", "--baseline", Base,
+                     "--fail-on-regression", "5"]),
+    ?assertEqual(["erlperf: warning: rand:uniform(). against " ++ Base ++ ": inconclusive: options "
+                  "differ: rate none -> 1000/s"], lines(Err)).
+
+%% One runner of two crashing where each runs alone (at a rate, one after the other, each
+%% in its own node): named, the other's results shown, exit 1, and no report of
+%% erlperf's own processes.
+rate_crash_among_several(Config) ->
+    [begin
+         #{status := 1, out := Out, err := Err} =
+             run(Config, ["ok.", "erlang:error(boom).", "-d", "100", "-s", "1" | Alone]),
+         ?assertMatch(["erlperf: runner of 'erlang:error(boom).' crashed: error:boom" ++ _],
+                      lines(Err), Alone),
+         ?assertNotEqual(nomatch, string:find(Out, "ok."), Alone),
+         ?assertEqual(nomatch, string:find(Out, "boom"), Alone)
+     end || Alone <- [["--rate", "100"], ["--compare", "sequential"], ["-i"]]].
+
+%% No call returned in the run (each takes a second, the run 200 ms): Benchee's layout
+%% shows no figure where there is none.
+benchee_no_call_returned(Config) ->
+    #{status := 0, out := Out, err := ""} =
+        run(Config, ["timer:sleep(1000).", "-d", "100", "-s", "2", "--format", "benchee"]),
+    [Row] = [L || "timer:sleep(1000). " ++ _ = L <- lines(Out)],
+    ?assertMatch(["timer:sleep(1000).", "0.00", "-" | _], string:lexemes(Row, " ")).
+
+%% A store entry with a number where text belongs (another tool's, or edited by hand):
+%% skipped with one warning naming it; the history of the others is shown.
+history_foreign_entry(Config) ->
+    Store = filename:join(?config(dir, Config), "store"),
+    Entry = erlperf_store:entry(saved_record(Config), ["bench"]),
+    {ok, Good} = erlperf_store:save_run(Store, Entry),
+    {ok, Bad} = erlperf_store:save_run(Store, Entry#{<<"otp">> => 25}),
+    #{status := 0, out := Out, err := Err} = run(Config, ["--history", "--store", Store]),
+    ?assertEqual(["erlperf: warning: " ++ Bad ++ " holds a broken record (field otp is not a "
+                  "string): skipped"], lines(Err)),
+    ?assertNotEqual(nomatch, string:find(Out, "rand:uniform().")),
+    ?assert(filelib:is_regular(Good)).
 
 %%--------------------------------------------------------------------
 %% Helpers

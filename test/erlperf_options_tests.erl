@@ -271,13 +271,16 @@ names(Key) ->
     #{names := Names} = option(Key),
     lists:flatten(lists:join("/", [N || N <- Names, N =/= "--isolation", N =/= "--sample_duration"])).
 
-%% A command line giving both options of a rule (with a runner, or the suite they need).
+%% A command line giving both options of a rule (with a runner, or the suite they need;
+%% --history takes neither).
 rule_args(A, B) ->
     Args = example(A) ++ example(B),
     Suite = lists:member("--suite", Args),
     NeedsSuite = lists:any(fun (K) -> lists:member(key(K), [against, save_baseline, filter]) end, [A, B]),
+    History = lists:member("--history", Args),
     if Suite -> Args;
        NeedsSuite -> ["--suite", "bench" | Args];
+       History -> Args;
        true -> ["ok." | Args]
     end.
 
@@ -287,6 +290,7 @@ example(Key) ->
     case Arg of
         flag -> [Name];
         count -> [Name, "10"];
+        non_neg_count -> [Name, "1"];
         rates -> [Name, "10"];
         ratio -> [Name, "0.1"];
         forks -> [Name, "3"];

@@ -29,7 +29,7 @@
 -define(config(K, C), proplists:get_value(K, C)).
 %% Environment variables of hostile_load_gen.
 -define(ENV, ["HOSTILE_LOG", "HOSTILE_MS", "HOSTILE_PATTERNS", "HOSTILE_START",
-              "HOSTILE_NODE", "HOSTILE_COOKIE"]).
+              "HOSTILE_NODE", "HOSTILE_COOKIE", "HOSTILE_NAME"]).
 %% Longest an escript run may take (a plain peer:start/1 waits 15 s for its boot).
 -define(RUN_TIMEOUT_MS, 150000).
 %% Longest wait for a line on standard error (a test node booting on a loaded machine).
@@ -78,8 +78,8 @@ end_per_testcase(_Case, _Config) ->
 usage_errors() ->
     [{doc, "A load generator that is no module, not a load generator, a module that would replace "
            "OTP's own, a name too long for a module, no trace pattern, a missing -pa directory, "
-           "timeouts Erlang cannot wait: exit 2, one line on stderr naming the problem, nothing on "
-           "stdout, and no callback ran"}].
+           "timeouts Erlang cannot wait, a test name that is no string: exit 2, one line on stderr "
+           "naming the problem, nothing on stdout, and no callback ran"}].
 usage_errors(Config) ->
     Dir = ?config(dir, Config),
     Lists = filename:join(Dir, "lists.erl"),
@@ -110,6 +110,11 @@ usage_errors(Config) ->
     ?assertEqual(["erlperf: get_trace_patterns/0: returned [], name at least one function to trace"],
                  err_lines(NoPatterns)),
     ?assertEqual("", out(NoPatterns)),
+    NotText = run(["--perf-test", Gen], [{"HOSTILE_NAME", "integer"}], Config),
+    ?assertEqual(2, status(NotText)),
+    ?assertEqual(["erlperf: load generator: get_test_name/0: expected a string, got 42"],
+                 err_lines(NotText)),
+    ?assertEqual("", out(NotText)),
     ?assertEqual([], callbacks(Config)).
 
 %%--------------------------------------------------------------------

@@ -12,13 +12,16 @@
 
 %% gen_server callbacks: the server of ramp_knee/1, 5 ms a call.
 -export([init/1, handle_call/3, handle_cast/2]).
+%% logger handler callback: the events of crash_among_several/1.
+-export([log/2]).
 
 %% Test cases
 -export([even_rate/0, even_rate/1, coordinated_omission/0, coordinated_omission/1,
          pool_grows/0, pool_grows/1, pool_capped/0, pool_capped/1, crash/0, crash/1,
          unfinished/0, unfinished/1, bad_options/0, bad_options/1, record/0, record/1,
          poisson_schedule/0, poisson_schedule/1, even_schedule/0, even_schedule/1,
-         ramp_knee/0, ramp_knee/1, ramp_without_slo/0, ramp_without_slo/1]).
+         ramp_knee/0, ramp_knee/1, ramp_without_slo/0, ramp_without_slo/1,
+         ring_full/0, ring_full/1, crash_among_several/0, crash_among_several/1]).
 
 %% How long a process left behind is waited for.
 -define(SETTLE_MS, 5000).
@@ -33,7 +36,7 @@ groups() ->
     [{schedule, [parallel], [even_schedule, poisson_schedule, bad_options]},
      %% one at a time: each holds a rate on the machine
      {runs, [], [even_rate, coordinated_omission, pool_grows, pool_capped, crash, unfinished,
-                 record, ramp_knee, ramp_without_slo]}].
+                 record, ramp_knee, ramp_without_slo, ring_full, crash_among_several]}].
 
 %%--------------------------------------------------------------------
 %% The schedule
@@ -84,7 +87,19 @@ bad_options(Config) when is_list(Config) ->
                  catch_error(fun () -> erlperf:run("ok.", #{rate => 10}, #{}) end)),
     ?assertEqual("rate (10 calls a second) cannot be combined with concurrency estimation: an "
                  "open load holds the rate whatever the concurrency",
-                 erlperf:format_error({incompatible_options, rate, 10, concurrency_estimation})).
+                 erlperf:format_error({incompatible_options, rate, 10, concurrency_estimation})),
+    %% what is measured after a closed loop's run, or before it: an open load has none
+    [?assertMatch({error, {incompatible_options, rate, 10, What}}, Run(Opts#{rate => 10}))
+     || {What, Opts} <- [{memory, #{memory => true}}, {profile, #{profile => eprof}},
+                         {warmup, #{warmup => 1}}]],
+    ?assertMatch({error, {incompatible_options, rate, 10, bytes}},
+                 catch_error(fun () -> erlperf:sweep(["lists:seq(1, N)."],
+                                                     #{rate => 10, params => [{'N', [1]}],
+                                                       bytes => "N"})
+                             end)),
+    ?assertEqual("rate (10 calls a second) cannot be combined with memory: an open load measures "
+                 "its calls' times, not their cost (run without --rate for it)",
+                 erlperf:format_error({incompatible_options, rate, 10, memory})).
 
 %%--------------------------------------------------------------------
 %% Runs
@@ -281,6 +296,51 @@ ramp_without_slo(Config) when is_list(Config) ->
                  catch_error(fun () -> erlperf:run("ok.", #{rate => 10, slo => [{101, 1000}]}) end)),
     ?assertMatch({error, {invalid_option, rate, []}},
                  catch_error(fun () -> erlperf:run("ok.", #{rate => []}) end)).
+
+ring_full() ->
+    [{doc, "A call that never returns, one worker, 300,000 calls due in half a second: the "
+           "ring of released calls fills (262,144), the calls due beyond are skipped, and every "
+           "call due is counted once, started or skipped"}].
+ring_full(Config) when is_list(Config) ->
+    #{result := #{rate := Rate}} =
+        erlperf:run("receive after infinity -> ok end.",
+                    #{rate => 600000, concurrency => 1, samples => 1, sample_duration => 500,
+                      report => full}),
+    ?assertMatch(#{started := 1, unfinished := 1, skipped := 299999, completed := 0}, Rate).
+
+crash_among_several() ->
+    [{doc, "One runner of two crashing at a rate: the crash names it, and the pacer logs "
+           "nothing of its own"}].
+crash_among_several(Config) when is_list(Config) ->
+    Check = leak_check(),
+    ok = logger:add_handler(?MODULE, ?MODULE, #{config => self()}),
+    Outcome = try catch_error(fun () -> erlperf:benchmark(["ok.", "erlang:error(boom)."],
+                                                           #{rate => 100, samples => 1,
+                                                             sample_duration => 100},
+                                                           undefined)
+                              end)
+              after logger:remove_handler(?MODULE)
+              end,
+    ?assertMatch({error, {crashed, {runner, _}, {error, boom, _}}}, Outcome),
+    {error, {crashed, {runner, Label}, _}} = Outcome,
+    ?assertEqual("erlang:error(boom).", unicode:characters_to_list(Label)),
+    %% the VM's report of a process that ended with an error goes through the logger's
+    %% proxy: what it had been sent is handled before it answers
+    _ = sys:get_state(logger_proxy),
+    ?assertEqual([], [E || {Level, _} = E <- flush_logged(),
+                           logger:compare_levels(Level, error) =/= lt]),
+    Check().
+
+%%--------------------------------------------------------------------
+%% The logger handler of crash_among_several/1: every event to the test's process.
+
+log(#{msg := Msg, level := Level}, #{config := Pid}) ->
+    Pid ! {logged, Level, Msg}.
+
+flush_logged() ->
+    receive {logged, Level, Msg} -> [{Level, Msg} | flush_logged()]
+    after 0 -> []
+    end.
 
 %%--------------------------------------------------------------------
 %% The server of ramp_knee/1

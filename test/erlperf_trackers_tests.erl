@@ -71,3 +71,37 @@ no_time_test() ->
     Record = record([#{<<"label">> => <<"x">>, <<"qps">> => 10.0, <<"samples">> => []}]),
     ?assertEqual([], decode(erlperf_trackers:github_action_benchmark(Record))),
     ?assertEqual(#{<<"x">> => #{<<"throughput">> => #{<<"value">> => 10.0}}}, decode(erlperf_trackers:bencher(Record))).
+
+%% An open load's runs (a ramp of two rates): each rate a benchmark of its own, its figures
+%% the response times and the rate achieved, never a time per call (which the pool's
+%% size over the rate would make the schedule's period).
+open_load_test_() ->
+    Rate = fun (Target, Achieved, Us) ->
+                   run(<<"rand:uniform().">>,
+                       #{<<"iteration_ns">> => 1.0e9 / Target, <<"qps">> => Achieved,
+                         <<"rate">> => #{<<"target">> => Target, <<"achieved">> => Achieved,
+                                         <<"late">> => 0, <<"skipped">> => 0, <<"workers">> => 1,
+                                         <<"response_us">> => Us}})
+           end,
+    Ramp = record([Rate(500, 499.5, #{<<"p50">> => 2.0, <<"p99">> => 5.0}),
+                   Rate(1000, 998.0, #{<<"p50">> => 3.0, <<"p99">> => 9.0}),
+                   Rate(2000, 0.0, #{<<"p50">> => null, <<"p99">> => null})]),
+    Entries = decode(erlperf_trackers:github_action_benchmark(Ramp)),
+    Bmf = decode(erlperf_trackers:bencher(Ramp)),
+    [?_assertEqual([{<<"rand:uniform(). at 500/s - response p50">>, 2000.0},
+                    {<<"rand:uniform(). at 500/s - response p99">>, 5000.0},
+                    {<<"rand:uniform(). at 1000/s - response p50">>, 3000.0},
+                    {<<"rand:uniform(). at 1000/s - response p99">>, 9000.0}],
+                   [{N, V} || #{<<"name">> := N, <<"unit">> := <<"ns">>, <<"value">> := V}
+                                  <- Entries]),
+     ?_assertMatch(#{<<"extra">> := <<"open load: 500 calls a second due, ", _/binary>>},
+                   hd(Entries)),
+     ?_assertEqual([<<"rand:uniform(). at 1000/s">>, <<"rand:uniform(). at 2000/s">>,
+                    <<"rand:uniform(). at 500/s">>], lists:sort(maps:keys(Bmf))),
+     ?_assertEqual(#{<<"throughput">> => #{<<"value">> => 998.0},
+                     <<"response-p50">> => #{<<"value">> => 3000.0},
+                     <<"response-p99">> => #{<<"value">> => 9000.0}},
+                   maps:get(<<"rand:uniform(). at 1000/s">>, Bmf)),
+     %% no call returned: the rate achieved alone
+     ?_assertEqual(#{<<"throughput">> => #{<<"value">> => 0.0}},
+                   maps:get(<<"rand:uniform(). at 2000/s">>, Bmf))].

@@ -101,12 +101,18 @@ defmodule Erlperf.Options do
   # Every option's name, sorted.
   def known, do: Enum.sort(Map.keys(@benchee) ++ @erlperf)
 
-  defp check(key, value) when key in [:warmup, :memory_time, :reduction_time] do
+  defp check(key, value) when key in [:memory_time, :reduction_time] do
     is_number(value) and value >= 0 or invalid(key, value, "a number of seconds, 0 or more")
   end
 
+  defp check(:warmup, value) do
+    (is_number(value) and value >= 0 or
+       invalid(:warmup, value, "a number of seconds, 0 or more")) and seconds_within(:warmup, value)
+  end
+
   defp check(:time, value) do
-    is_number(value) and value > 0 or invalid(:time, value, "a number of seconds above 0")
+    (is_number(value) and value > 0 or invalid(:time, value, "a number of seconds above 0")) and
+      seconds_within(:time, value)
   end
 
   defp check(:parallel, value) do
@@ -190,6 +196,16 @@ defmodule Erlperf.Options do
 
   defp check(hook, value) when hook in [:before_scenario, :after_scenario, :before_each, :after_each] do
     is_nil(value) or is_function(value, 1) or invalid(hook, value, "a function of one argument")
+  end
+
+  # :time and :warmup are at most as many samples of @sample_ms as erlperf takes.
+  defp seconds_within(key, value) do
+    samples = :erlperf_options.limit(:samples)
+    max = samples * @sample_ms / 1000
+
+    value <= max or
+      invalid(key, value,
+              "at most #{max} seconds (#{samples} samples of #{@sample_ms} ms, erlperf's limit)")
   end
 
   defp invalid(key, value, expected) do

@@ -23,24 +23,29 @@ defmodule Erlperf.Results do
       name: run["label"],
       input: get_in(run, ["params", "input"]),
       ips: ips(run),
-      average_ns: run["iteration_ns"],
+      average_ns: nil_for_null(run["iteration_ns"]),
       deviation_pct: deviation(run, latency),
       median_ns: latency && latency["p50"] * 1000,
       p99_ns: latency && latency["p99"] * 1000,
       percentiles: Map.take(percentiles(latency), asked),
       timed_average_ns: latency && latency["average"] * 1000,
-      memory_bytes: run["bytes_per_iteration"],
-      reductions: run["reductions_per_iteration"],
+      memory_bytes: nil_for_null(run["bytes_per_iteration"]),
+      reductions: nil_for_null(run["reductions_per_iteration"]),
       comparison: comparison(run["comparison"])
     }
   end
+
+  # A record's null (an Erlang atom, truthy in Elixir) is nil in a struct.
+  defp nil_for_null(:null), do: nil
+  defp nil_for_null(value), do: value
 
   # The calls timed one by one, when there are some.
   defp timed(%{"latency_us" => %{"p50" => p50, "average" => avg} = l}) when is_number(p50) and is_number(avg), do: l
   defp timed(_run), do: nil
 
   defp ips(%{"iteration_ns" => ns}) when is_number(ns) and ns > 0, do: 1.0e9 / ns
-  defp ips(%{"qps" => qps}), do: qps
+  defp ips(%{"qps" => qps}) when is_number(qps), do: qps
+  defp ips(_run), do: 0.0
 
   # Of the timed calls when there are some, else of the samples.
   defp deviation(_run, %{"stddev" => sd, "average" => avg}) when avg > 0, do: 100 * sd / avg

@@ -44,8 +44,8 @@
 
 %% API: called by erlperf_cli (the benchmark and `--render') and erlperf_perf_cli
 %% (`--perf-test')
--export([command/1, parse/1, parse_perf_test/1, parse_render/1, defaults/0, run_defaults/0, help/0,
-         options_help/0,
+-export([command/1, parse/1, parse/2, parse_perf_test/1, parse_render/1, defaults/0,
+         run_defaults/0, help/0, options_help/0,
          perf_test_help/0, format_error/1, exit_code/1, count/1, version/0]).
 %% Called by the project front ends: `rebar3 erlperf' (erlperf_rebar3) and `mix erlperf'.
 -export([project/1]).
@@ -136,7 +136,18 @@ command(Args) ->
 %% mistake) the rest is not checked and `help' is `true'.
 -spec parse([string()]) -> {ok, parsed()} | {error, reason()}.
 parse(Args) ->
-    catching(fun () -> finish(read(benchmark, Args, #{codes => [], hooks => #{}, given => #{}, all => #{}})) end).
+    parse(Args, #{}).
+
+%% @doc {@link parse/1} with a front end's own defaults of command-line settings
+%% (`mix erlperf': `#{format => benchee}'): each counts as given unless the arguments
+%% give that option, or a rule of the registry would refuse it with what they give
+%% (then the registry's default stands: a default never makes a usage error).
+-spec parse([string()], #{atom() => term()}) -> {ok, parsed()} | {error, reason()}.
+parse(Args, Defaults) ->
+    catching(fun () ->
+                     Empty = #{codes => [], hooks => #{}, given => #{}, all => #{}},
+                     finish((read(benchmark, Args, Empty))#{defaults => Defaults})
+             end).
 
 %% @doc Parses the arguments of `--perf-test' (all of them, `--perf-test' included).
 -spec parse_perf_test([string()]) -> {ok, perf_test()} | {error, reason()}.
@@ -760,9 +771,25 @@ finish(#{codes := [_ | _], given := #{suites := _}}) ->
     usage({cannot_combine, "a runner argument", "--suite"});
 finish(#{codes := [_ | _], given := #{history := true}}) ->
     usage({cannot_combine, "a runner argument", "--history"});
-finish(#{codes := Codes, hooks := Hooks, given := Given, all := All}) ->
-    ok = lists:foreach(fun (Rule) -> combination(Rule, Given) end, erlperf_options:rules()),
-    parsed(Codes, Hooks, Given, All).
+finish(#{codes := Codes, hooks := Hooks, given := Given, all := All} = State) ->
+    ok = combinations(Given),
+    Defaults = maps:without(maps:keys(Given), maps:get(defaults, State, #{})),
+    parsed(Codes, Hooks, maps:fold(fun front_default/3, Given, Defaults), All).
+
+%% Every rule of the registry holds for the options given.
+-spec combinations(map()) -> ok.
+combinations(Given) ->
+    lists:foreach(fun (Rule) -> combination(Rule, Given) end, erlperf_options:rules()).
+
+%% A front end's default, taken when the registry's rules allow it beside the options given.
+-spec front_default(atom(), term(), map()) -> map().
+front_default(Key, Value, Given) ->
+    With = Given#{Key => Value},
+    try combinations(With) of
+        ok -> With
+    catch
+        throw:{?MODULE, _} -> Given
+    end.
 
 -spec parsed([code()], map(), map(), map()) -> parsed().
 parsed(Codes, Hooks, Given, All) ->

@@ -72,7 +72,8 @@
 %% How run/2 runs a command line. `code': turns the text of each runner and hook into
 %% what erlperf runs (`mix erlperf' compiles Elixir source this way): `{ok, Callable}',
 %% or `{error, Message}' for a usage error naming the role [none: the text is Erlang
-%% source]. `format': standard output's format when `--format' is not given [text].
+%% source]. `format': standard output's format when `--format' is not given, unless an
+%% option given cannot go with it (`--history' and `benchee') [text].
 -type run_options() :: #{code => fun((erlperf_codegen:role(), string()) ->
                                         {ok, erlperf_job:callable()} | {error, string()}),
                          format => erlperf_output:format()}.
@@ -204,18 +205,8 @@ run(Args, Options) ->
     case erlperf_args:command(Args) of
         perf_test -> erlperf_perf_cli:run(Args);
         render -> render_command(Args);
-        benchmark -> benchmark_command(with_format(Args, Options), Options)
+        benchmark -> benchmark_command(Args, Options)
     end.
-
-%% The default format of standard output, unless --format is given.
--spec with_format([string()], run_options()) -> [string()].
-with_format(Args, #{format := Format}) ->
-    case lists:any(fun (A) -> A =:= "--format" orelse lists:prefix("--format=", A) end, Args) of
-        true -> Args;
-        false -> Args ++ ["--format", atom_to_list(Format)]
-    end;
-with_format(Args, _Options) ->
-    Args.
 
 %% --render FILE [-o OUT]: a saved record as an HTML report, beside it by default.
 -spec render_command([string()]) -> non_neg_integer().
@@ -235,7 +226,9 @@ render_command(Args) ->
 
 -spec benchmark_command([string()], run_options()) -> non_neg_integer().
 benchmark_command(Args, Options) ->
-    case erlperf_args:parse(Args) of
+    %% the front end's format of standard output, unless --format is given (or another
+    %% option cannot go with it: `mix erlperf --history' writes the text summary)
+    case erlperf_args:parse(Args, maps:with([format], Options)) of
         {ok, #{help := true}} ->
             io:put_chars(erlperf_args:help()),
             erlperf_args:exit_code(success);

@@ -116,6 +116,7 @@
     arrival :: arrival(),
     t0 :: integer(),
     index = 0 :: non_neg_integer(),
+    released = 0 :: non_neg_integer(),
     next :: integer(),
     end_time :: integer(),
     sample_ns :: pos_integer(),
@@ -140,15 +141,18 @@
 -spec run(#{pid := pid(), _ => _}, options()) -> result().
 run(#{pid := Job}, Opts) ->
     %% the pacer is a process of its own, at normal priority (when it polls, it yields
-    %% to the system under test); messages of workers that come back after it are lost
+    %% to the system under test); messages of workers that come back after it are lost.
+    %% It hands back the job's crash as a message and ends normally: a process ending
+    %% with an error would have the VM log a report of its own for it
     Caller = self(),
-    {Pid, Ref} = spawn_monitor(fun () -> Caller ! {self(), paced, pace_job(Job, Opts)} end),
+    {Pid, Ref} = spawn_monitor(fun () -> Caller ! {self(), paced, paced(Job, Opts)} end),
     receive
-        {Pid, paced, Result} ->
+        {Pid, paced, {ok, Result}} ->
             erlang:demonitor(Ref, [flush]),
             Result;
-        {'DOWN', Ref, process, Pid, {{crashed, _, _} = Crash, _Stack}} -> erlang:error(Crash);
-        {'DOWN', Ref, process, Pid, {{job_stopped, _} = Stopped, _Stack}} -> erlang:error(Stopped);
+        {Pid, paced, {error, Reason}} ->
+            erlang:demonitor(Ref, [flush]),
+            erlang:error(Reason);
         {'DOWN', Ref, process, Pid, Reason} -> erlang:error({pacer_failed, Reason})
     end.
 
@@ -230,6 +234,13 @@ gap({poisson, Mean, State, Last}, _T0, _I) ->
 
 %%--------------------------------------------------------------------
 %% Internal functions
+
+%% run/2's pacer: the result, or the job's crash or stop (erlperf_sampler:job_down/1).
+paced(Job, Opts) ->
+    try {ok, pace_job(Job, Opts)}
+    catch error:{crashed, _, _} = Crash -> {error, Crash};
+          error:{job_stopped, _} = Stopped -> {error, Stopped}
+    end.
 
 pace_job(Job, #{rate := Rate, samples := Samples, sample_duration := Ms} = Opts) ->
     Mon = erlang:monitor(process, Job),
@@ -326,15 +337,18 @@ idle(Worker, #pacer{spec = #{calls := Calls}, idle = Idle} = P) ->
 
 %% The call due at `next' is released (its intended start in the ring) and an idle
 %% worker woken; with none idle, the pool may grow. With the ring full of calls
-%% waiting, the call is skipped.
-release(#pacer{next = Next, lateness = Lateness, spec = Spec, index = I, skipped = Skipped} = P, Now) ->
+%% waiting, the call is skipped: it is not released, and it is counted once, here (the
+%% released calls are counted apart from the calls due, so that no worker ever claims
+%% a skipped call, and the end counts as skipped only released calls left unclaimed).
+release(#pacer{next = Next, lateness = Lateness, spec = Spec, released = R, skipped = Skipped} = P,
+        Now) ->
     ok = erlperf_histogram:record(Lateness, erlang:convert_time_unit(Now - Next, native, nanosecond)),
     #{calls := Calls, ring := Ring, ring_size := Size} = Spec,
-    case I - atomics:get(Calls, 1) < Size of
+    case R - atomics:get(Calls, 1) < Size of
         true ->
-            ok = atomics:put(Ring, I rem Size + 1, Next),
-            ok = atomics:put(Calls, 2, I + 1),
-            advance(wake(P));
+            ok = atomics:put(Ring, R rem Size + 1, Next),
+            ok = atomics:put(Calls, 2, R + 1),
+            advance(wake(P#pacer{released = R + 1}));
         false ->
             advance(P#pacer{skipped = Skipped + 1})
     end.
@@ -379,7 +393,7 @@ columns(Lists) -> [[hd(L) || L <- Lists] | columns([tl(L) || L <- Lists])].
 settle(P) ->
     settle(P, erlang:monotonic_time() + erlang:convert_time_unit(?CLOSE_GRACE_MS, millisecond, native)).
 
-settle(#pacer{spec = #{calls := Calls}, index = Released} = P, Deadline) ->
+settle(#pacer{spec = #{calls := Calls}, released = Released} = P, Deadline) ->
     case atomics:get(Calls, 1) >= Released orelse erlang:monotonic_time() >= Deadline of
         true ->
             close(P);
@@ -391,7 +405,7 @@ settle(#pacer{spec = #{calls := Calls}, index = Released} = P, Deadline) ->
             end
     end.
 
-close(#pacer{spec = #{calls := Calls}, index = Released, skipped = Skipped} = P) ->
+close(#pacer{spec = #{calls := Calls}, released = Released, skipped = Skipped} = P) ->
     Claimed = atomics:exchange(Calls, 1, ?CLOSED),
     P#pacer{started = Claimed, skipped = Skipped + Released - Claimed}.
 

@@ -94,13 +94,14 @@
 
 %% @doc A continuous run of samples counted elsewhere: `Values' per sample (an open
 %% load's calls returned in each, see erlperf_rate) over `TimeNs' nanoseconds; the
-%% counter's readings follow from the counts, no sample was overdue, and the clock
-%% waited busily (the pacer's own way).
+%% counter's readings follow from the counts, and no sample was overdue. No timer was
+%% found too coarse (`sleep'): the pacer polls the clock by design, which says nothing
+%% of the timer.
 -spec counted([non_neg_integer()], non_neg_integer()) -> run().
 counted(Values, TimeNs) ->
     {Readings, _Total} = lists:mapfoldl(fun (V, Sum) -> {Sum + V, Sum + V} end, 0, Values),
     #{values => Values, samples => Readings, time => TimeNs div 1000, overdue => 0,
-      sleep => busy_wait}.
+      sleep => sleep}.
 
 %% @doc Continuous mode: reads all jobs at the same instants, once per
 %% `sample_duration', after `warmup' discarded samples. Returns one run per job.

@@ -269,6 +269,12 @@ sweep(Codes, [{_, _} | _] = Options, ConcurrencyOptions) ->
     sweep(Codes, keywords(Options), ConcurrencyOptions);
 sweep([_ | _] = Codes, Options, ConcurrencyOptions) when is_map(Options) ->
     {Sweep, RunOptions} = erlperf_sweep:options(maps:merge(sweep_defaults(), Options)),
+    case {Sweep, maps:get(rate, RunOptions, undefined)} of
+        {#{bytes := Bytes}, Rate} when Bytes =/= undefined, Rate =/= undefined ->
+            erlang:error({incompatible_options, rate, Rate, bytes});
+        _ ->
+            ok
+    end,
     {CodeMaps, Opts, Conc} = prepare(Codes, RunOptions#{report => full}, ConcurrencyOptions),
     erlperf_sweep:run(CodeMaps, Sweep, fun (Bound) -> measure(Bound, Opts, Conc) end);
 sweep(Codes, Options, _ConcurrencyOptions) when is_map(Options) ->
@@ -548,7 +554,10 @@ check_rate(#{rate := Rate} = Opts, Conc) ->
                  {latency, maps:get(latency, Opts)},
                  {cv, maps:get(cv, Opts) =/= undefined},
                  {{compare, interleaved}, maps:get(compare, Opts) =:= interleaved},
-                 {forks, maps:get(forks, Opts) =/= auto andalso maps:get(forks, Opts) =/= 1}],
+                 {forks, maps:get(forks, Opts) =/= auto andalso maps:get(forks, Opts) =/= 1},
+                 {memory, maps:get(memory, Opts)},
+                 {profile, maps:get(profile, Opts) =/= undefined},
+                 {warmup, maps:get(warmup, Opts) > 0}],
     case [What || {What, true} <- Conflicts] of
         [] -> ok;
         [What | _] -> erlang:error({incompatible_options, rate, Rate, What})

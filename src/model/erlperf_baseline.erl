@@ -19,7 +19,8 @@
 %%%       is better. Only runs of the same settings compare ({@link erlperf_comparable}):
 %%%       of other sample durations, per second; of another mode, concurrency, loop or
 %%%       rate, not at all (inconclusive, the options differ; exact counts, per call,
-%%%       still compare).</li>
+%%%       still compare, but not between runs of different kinds: an open load and a
+%%%       closed one, or two modes).</li>
 %%%   <li><b>same code</b>: a runner whose run and baseline have the same fingerprint
 %%%       ({@link erlperf_fingerprint}: a suite's benchmark) and environment, with no
 %%%       exact count changed, is no change when its time alone is inconclusive (the
@@ -380,7 +381,12 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                                                test => Test, better => Better,
                                                run_noise => RunNoise, looks => looks(Run)}),
             Environment = environment(maps:get(system, Stat, #{}), maps:get(?SYSTEM, Base, #{})),
-            Counts = counts(BaseRun, Run, Environment),
+            %% runs of different kinds (an open load and a closed one) compare in
+            %% nothing: their verdict is inconclusive, options differ
+            Counts = case erlperf_comparable:same_kind(BaseRun0, Run0) of
+                         true -> counts(BaseRun, Run, Environment);
+                         false -> []
+                     end,
             Cmp1 = inconclusive(Cmp0#{figure => Figure, interference => Interference,
                                      computes => Computes,
                                      taken => max_share([BaseRun, Run]),

@@ -22,6 +22,10 @@
 %%%       Run}]'. Timed runs of different loops are: a sample's fixed cost (reading the
 %%%       clock, entering the loop) is shared by another number of calls, so their time
 %%%       per call differs by more than the code's.</li>
+%%%   <li><b>kind</b>: of load: the mode, and whether the load is open (a `rate') or
+%%%       closed. Runs of different kinds are compared in nothing, not even their exact
+%%%       counts per call ({@link same_kind/2}): an open load measures what the calls a
+%%%       schedule started took, a closed one how many calls its workers made.</li>
 %%% </ul>
 %%%
 %%% Example:
@@ -38,7 +42,7 @@
 -module(erlperf_comparable).
 
 %% API: called by erlperf_baseline (a run against a saved one, and against its history).
--export([footing/2, per_second/1, sample_duration/1]).
+-export([footing/2, same_kind/2, per_second/1, sample_duration/1]).
 
 -export_type([footing/0, difference/0]).
 
@@ -67,6 +71,13 @@ footing(BaseRun, Run) ->
         [{<<"sample_duration">>, Old, New}] -> {per_second, {Old, New}};
         Differences -> {incomparable, Differences}
     end.
+
+%% @doc Whether two runs are of one kind (see the glossary): the same mode, and both at
+%% a rate or neither.
+-spec same_kind(erlperf_record:run(), erlperf_record:run()) -> boolean().
+same_kind(BaseRun, Run) ->
+    maps:get(?MODE, BaseRun) =:= maps:get(?MODE, Run)
+        andalso (setting(<<"rate">>, BaseRun) =:= null) =:= (setting(<<"rate">>, Run) =:= null).
 
 %% @doc A continuous run's samples and `cpu_samples' in calls per second (the run as it
 %% is when it does not hold its sample duration, or is timed).

@@ -268,7 +268,7 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              <<"run_noise_pct">> => RunNoise,
              <<"interval">> => basis(Sizes),
              <<"outliers">> => outliers(Values),
-             <<"iteration_ns">> => number(maps:get(iteration_time, Result, null)),
+             <<"iteration_ns">> => iteration_ns(Result),
              ?QPS => maps:get(qps, Result),
              <<"sleep">> => text(maps:get(sleep, Report, sleep)),
              <<"overdue">> => maps:get(overdue, Result, 0),
@@ -292,6 +292,12 @@ run(#{result := Result, label := Label} = Report, Reports) ->
                                          search(Report), sequential(Report), reference(Report),
                                          fingerprint(Report), sweep(Report), comparison(Report, Reports),
                                          profile(Report)]).
+
+%% The time of one call of one worker; none for an open load, which measures its calls'
+%% times one by one (`rate'): its samples count the calls a schedule started, and the
+%% pool's size over the calls a second would be the schedule's period, not a call's time.
+iteration_ns(#{rate := _}) -> null;
+iteration_ns(Result) -> number(maps:get(iteration_time, Result, null)).
 
 %% A run measured until decided: how it went (erlperf_forks:sequential()).
 sequential(#{sequential := S}) ->

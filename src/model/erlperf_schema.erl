@@ -111,9 +111,12 @@ check(any, Value) ->
     end;
 check(store_entry, #{?STORE_VERSION := V}) when is_integer(V), V > ?STORE_ENTRY_LAYOUT ->
     {error, {newer_version, store_entry, V}};
-check(store_entry, #{?STORE_VERSION := V, ?TIME := T, ?RECORD := Record})
+check(store_entry, #{?STORE_VERSION := V, ?TIME := T, ?RECORD := Record} = Entry)
   when is_integer(V), is_binary(T) ->
-    check(benchmark, Record);
+    case shape(store_entry, Entry) of
+        ok -> check(benchmark, Record);
+        {error, _} = Error -> Error
+    end;
 check(store_entry, _Other) ->
     {error, not_an_entry};
 check(benchmark, #{?LOAD_GENERATOR := _}) ->
@@ -179,7 +182,7 @@ layout(perf_test) -> ?PERF_RESULTS_LAYOUT;
 layout(store_entry) -> ?STORE_ENTRY_LAYOUT.
 
 %% A value of a kind's layout: its fields, then what their types cannot say.
--spec shape(benchmark | perf_test, term()) -> ok | {error, {record, shape_error()}}.
+-spec shape(benchmark | perf_test | store_entry, term()) -> ok | {error, {record, shape_error()}}.
 shape(Kind, Value) ->
     try
         value(<<>>, Value, {fields, schema(Kind)}),
@@ -194,9 +197,22 @@ flat(Format, Args) ->
 %%--------------------------------------------------------------------
 %% The schema
 
--spec schema(benchmark | perf_test) -> [field()].
+-spec schema(benchmark | perf_test | store_entry) -> [field()].
 schema(benchmark) -> benchmark();
-schema(perf_test) -> perf_test().
+schema(perf_test) -> perf_test();
+schema(store_entry) -> store_entry().
+
+%% A store's entry around its record (erlperf_store; the record is checked as a
+%% benchmark's): where the run came from, as the history shows it.
+-spec store_entry() -> [field()].
+store_entry() ->
+    [{optional, ?COMMIT, {either, [null, {fields, [{required, <<"sha">>, text},
+                                                   {required, <<"dirty">>, bool}]}]}},
+     {optional, <<"otp">>, text},
+     {optional, <<"erts">>, text},
+     {optional, <<"erlperf">>, text},
+     {optional, <<"machine">>, {map_of, {either, [text, number, null]}}},
+     {optional, <<"suites">>, {list, text}}].
 
 -spec benchmark() -> [field()].
 benchmark() ->
@@ -477,7 +493,7 @@ consistent(benchmark, #{?RUNS := Runs} = Record) ->
                     end, 0, Runs),
     _ = lists:foldl(fun (Run, I) -> forks_consistent(Run, I), cpu_consistent(Run, I), I + 1 end, 0, Runs),
     ok;
-consistent(perf_test, _Record) ->
+consistent(_PerfTestOrEntry, _Value) ->
     ok.
 
 %% A forked run's sizes add up to its samples, and there is a mean per fork.

@@ -102,6 +102,7 @@
                | {step_failed, step() | test_setup | test_teardown | report, string()}.
 
 -record(test, {module :: module(),
+               name :: string(),
                options :: map(),
                agents :: [module()],
                patterns :: [erlperf_load_generator:trace_pattern()]}).
@@ -142,10 +143,12 @@ run(LoadGen, Options) when is_map(Options) ->
     try
         Module = ok(erlperf_perf_load:load_generator(LoadGen)),
         Patterns = ok(patterns(Module)),
+        Name = test_name(Module),
         Agents = [ok(erlperf_perf_load:custom_agent(A)) || A <- maps:get(custom_agents, Opts)],
         Baseline = ok(baseline(maps:get(baseline, Opts))),
         ok = ok(erlperf_perf_node:ensure_distributed()),
-        Test = #test{module = Module, options = Opts, agents = Agents, patterns = Patterns},
+        Test = #test{module = Module, name = Name, options = Opts, agents = Agents,
+                     patterns = Patterns},
         Record = with_host(fun () -> test(Test) end),
         ok = ok(not_aborted()),
         finish(Record, Test, Baseline)
@@ -221,8 +224,7 @@ is_pattern(Pattern) ->
 %% The test
 
 -spec test(#test{}) -> map().
-test(#test{module = Mod} = Test) ->
-    Name = callback_value(fun () -> Mod:get_test_name() end, "get_test_name/0"),
+test(#test{module = Mod, name = Name} = Test) ->
     {Label, Sizes} = test_sizes(Mod),
     progress(Test, {test, Name, Label, Sizes}),
     Started = erlang:system_time(millisecond),
@@ -255,6 +257,16 @@ teardown_test(Test, TestInfo) ->
         Failed -> progress(Test, {step_failed, test_teardown, failure(Failed, "ok")})
     end,
     erlperf_perf_node:stop_all().
+
+%% The test's name: a string (it names the results' directory and titles the report).
+-spec test_name(module()) -> string().
+test_name(Mod) ->
+    Name = callback_value(fun () -> Mod:get_test_name() end, "get_test_name/0"),
+    case io_lib:printable_unicode_list(Name) andalso Name =/= [] of
+        true -> Name;
+        false ->
+            bad_callback("get_test_name/0", io_lib:format("expected a string, got ~0tP", [Name, 10]))
+    end.
 
 -spec test_sizes(module()) -> {atom(), [size()]}.
 test_sizes(Mod) ->

@@ -171,7 +171,8 @@ percentile_name(P) -> [erlperf_units:value(P), "th %"].
 %% Medians (calls timed one by one) far from the averages (erlperf's loop), explained once.
 gaps(Runs) ->
     case [[name(R), " ", fixed(Median / Avg), "x"]
-          || R <- Runs, Median <- [median(R)], Avg <- [average(R)], is_number(Median), Avg > 0,
+          || R <- Runs, Median <- [median(R)], Avg <- [average(R)], is_number(Median),
+             is_number(Avg), Avg > 0,
              Median > 2 * Avg orelse Median < Avg / 2] of
         [] ->
             [];
@@ -196,11 +197,16 @@ comparison([Fastest | Others], Width) ->
      | [[pad(name(R), Width), lpad(ips_text(ips(R)), ?COLUMN), " - ", slower(R, Fastest), "\n"] || R <- Others]].
 
 %% "1.95x slower +416 ns (95% CI 1.90..2.01x, 10 forks)", or "... (no significant
-%% difference, 95% CI ...)"; the ratio from the two averages.
+%% difference, 95% CI ...)"; the ratio from the two averages ("∞x slower +-" for a run
+%% in which no call returned).
 slower(Run, Fastest) ->
-    Ratio = ips(Fastest) / max(ips(Run), 1.0e-300),
-    Extra = average(Run) - average(Fastest),
-    [ratio(Ratio), " slower +", time(Extra), verdict(maps:get(?COMPARISON, Run, none), Run)].
+    Slower = case {average(Run), average(Fastest)} of
+                 {A, F} when is_number(A), is_number(F) ->
+                     [ratio(ips(Fastest) / ips(Run)), " slower +", time(A - F)];
+                 _ ->
+                     ["∞x slower +", time(null)]
+             end,
+    [Slower, verdict(maps:get(?COMPARISON, Run, none), Run)].
 
 %% The comparison's change interval of the throughput (C% slower: the ratio is
 %% 1 / (1 + C/100)), as an interval of "times slower".
@@ -266,8 +272,13 @@ ips(#{<<"iteration_ns">> := Ns}) when is_number(Ns), Ns > 0 -> 1.0e9 / Ns;
 ips(#{?QPS := Qps}) when is_number(Qps) -> float(Qps);
 ips(_Run) -> 0.0.
 
+%% The time of one call, nanoseconds; `null' when no call returned in the run.
 average(#{<<"iteration_ns">> := Ns}) when is_number(Ns) -> float(Ns);
-average(Run) -> 1.0e9 / max(ips(Run), 1.0e-300).
+average(Run) ->
+    case ips(Run) of
+        Ips when Ips > 0 -> 1.0e9 / Ips;
+        _ -> null
+    end.
 
 %% Per call when timed one by one; else over the samples.
 deviation(#{<<"latency_us">> := #{<<"stddev">> := Sd, <<"average">> := Avg}}) when Avg > 0 ->
@@ -280,7 +291,7 @@ deviation(_Run) ->
 median(Run) -> percentile(Run, 50).
 
 %% Of the calls timed one by one; else of the samples, as time per iteration.
-percentile(#{<<"latency_us">> := Latency}, P) ->
+percentile(#{<<"latency_us">> := Latency}, P) when is_map(Latency) ->
     case maps:get(latency_key(P), Latency, null) of
         V when is_number(V) -> 1000 * V;
         _ -> null
@@ -305,9 +316,10 @@ per_iteration(Run, Key) ->
 %% A sample's figure as the time of one iteration: the average's iteration time scaled
 %% by how the figure stands to the average (throughput: inversely; timed: directly).
 scale_to_iteration(#{?AVERAGE := Avg} = Run, Value) when is_number(Value), Value /= 0, Avg /= 0 ->
-    case maps:get(?MODE, Run, <<"continuous">>) of
-        <<"timed">> -> average(Run) * Value / Avg;
-        _ -> average(Run) * Avg / Value
+    case {maps:get(?MODE, Run, <<"continuous">>), average(Run)} of
+        {_, null} -> null;
+        {<<"timed">>, Time} -> Time * Value / Avg;
+        {_, Time} -> Time * Avg / Value
     end;
 scale_to_iteration(_Run, _Value) ->
     null.

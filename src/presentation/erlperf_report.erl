@@ -273,9 +273,11 @@ system_lines(_View, _Record) ->
 -spec timer_note([run()]) -> iodata().
 timer_note(Runs) ->
     %% turns of a run measured until decided end on time by design: their sampler waits
-    %% precisely, which says nothing of the timer
+    %% precisely, which says nothing of the timer; so does an open load's pacer (records
+    %% of erlperf before 3.0.0 say `busy_wait' for it)
     case lists:any(fun (R) -> maps:get(<<"sleep">>, R, <<>>) =:= <<"busy_wait">>
                                   andalso not is_map_key(?SEQUENTIAL, R)
+                                  andalso not is_map_key(<<"rate">>, R)
                    end, Runs) of
         true -> [?TIMER_NOTE, "\n\n"];
         false -> []

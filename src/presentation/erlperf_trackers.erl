@@ -14,6 +14,14 @@
 %%%       from the 95% interval.</li>
 %%% </ul>
 %%% A run's name is its label, with its parameters in a sweep (`lists:seq(1, N). (N=10)').
+%%%
+%%% An open load (`--rate') measures no time per call: a run's figures are its calls'
+%%% response times (from when each was due) and the rate it achieved, under the name
+%%% `NAME at R/s' (each rate of a ramp its own benchmark). github-action-benchmark gets
+%%% `NAME at R/s - response p50' and `- response p99' (unit `ns', the pacing in `extra');
+%%% Bencher gets `throughput' (calls started a second, the rate achieved) and the measures
+%%% `response-p50' and `response-p99' (nanoseconds). A rate at which no call returned
+%%% has no response time.
 %%% Pure: returns iodata.
 %%%
 %%% Example:
@@ -34,13 +42,19 @@
 %% @doc The record as github-action-benchmark's `customSmallerIsBetter' JSON.
 -spec github_action_benchmark(erlperf_record:results()) -> iodata().
 github_action_benchmark(#{?RUNS := Runs} = Record) ->
-    Entries = lists:append([entries(name(R, Record), R) || R <- Runs]),
+    Entries = lists:append([case R of
+                                #{<<"rate">> := Rate} -> open_entries(name(R, Record), Rate);
+                                #{} -> entries(name(R, Record), R)
+                            end || R <- Runs]),
     [erlperf_json:encode(Entries, #{pretty => true}), $\n].
 
 %% @doc The record in the Bencher Metric Format.
 -spec bencher(erlperf_record:results()) -> iodata().
 bencher(#{?RUNS := Runs} = Record) ->
-    Benchmarks = maps:from_list([{name(R, Record), measures(R)} || R <- Runs]),
+    Benchmarks = maps:from_list([case R of
+                                     #{<<"rate">> := Rate} -> open_measures(name(R, Record), Rate);
+                                     #{} -> {name(R, Record), measures(R)}
+                                 end || R <- Runs]),
     [erlperf_json:encode(Benchmarks, #{pretty => true}), $\n].
 
 %%--------------------------------------------------------------------
@@ -86,6 +100,35 @@ measures(Run) ->
                               || {Key, Measure, _} <- per_call(), V <- [maps:get(Key, Run, null)],
                                  is_number(V)]),
     maps:merge(maps:merge(Latency, Throughput), PerCall).
+
+%% An open load's run: its response-time percentiles, the pacing in `extra'.
+open_entries(Name, Rate) ->
+    At = at_rate(Name, Rate),
+    [#{<<"name">> => unicode:characters_to_binary([At, " - response ", Key]),
+       <<"unit">> => <<"ns">>, <<"value">> => Ns, <<"extra">> => pacing(Rate)}
+     || {Key, Ns} <- response_ns(Rate)].
+
+%% An open load's run in the Bencher Metric Format: the rate achieved, the response times.
+open_measures(Name, #{<<"achieved">> := Achieved} = Rate) ->
+    Times = maps:from_list([{<<"response-", Key/binary>>, #{<<"value">> => Ns}}
+                            || {Key, Ns} <- response_ns(Rate)]),
+    {at_rate(Name, Rate), Times#{<<"throughput">> => #{<<"value">> => Achieved}}}.
+
+%% `NAME at R/s': each rate of a ramp is a benchmark of its own.
+at_rate(Name, #{<<"target">> := Target}) ->
+    unicode:characters_to_binary([Name, " at ", erlperf_units:setting(Target), "/s"]).
+
+%% The response times' median and p99 in nanoseconds (none when no call returned).
+response_ns(#{<<"response_us">> := Us}) ->
+    [{Key, Value * 1000} || Key <- [<<"p50">>, <<"p99">>], Value <- [maps:get(Key, Us, null)],
+                            is_number(Value)].
+
+pacing(#{<<"target">> := Target, <<"achieved">> := Achieved, <<"late">> := Late,
+         <<"skipped">> := Skipped, <<"workers">> := Workers}) ->
+    unicode:characters_to_binary(
+      ["open load: ", erlperf_units:setting(Target), " calls a second due, ",
+       erlperf_units:count(Achieved), " started a second, ", integer_to_list(Late), " late, ",
+       integer_to_list(Skipped), " skipped, ", workers(Workers)]).
 
 %% The cost per call a run may have: its key, its measure's name, its unit.
 per_call() ->

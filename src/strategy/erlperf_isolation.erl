@@ -73,8 +73,10 @@ benchmark(Codes, RunOptions, ConcurrencyOptions) when is_list(Codes), is_map(Run
     Options = maps:filter(fun (_Key, Value) -> not is_function(Value) end, RunOptions),
     Modules = object_code([erlperf_local]),
     Start = start_options(),
-    Runs = [fun () -> run(Start, Modules, [[Code], Options, ConcurrencyOptions]) end
-            || Code <- Codes],
+    Runs = [fun () ->
+                    named(Code, Codes,
+                          fun () -> run(Start, Modules, [[Code], Options, ConcurrencyOptions]) end)
+            end || Code <- Codes],
     case maps:get(compare, RunOptions, parallel) of
         parallel -> lists:append(parallel(Runs));
         sequential -> lists:append([Run() || Run <- Runs])
@@ -93,6 +95,16 @@ format_error(Reason) ->
 
 %%--------------------------------------------------------------------
 %% Internal functions
+
+%% A crash of one code among several names it (each peer runs one code: its own crash
+%% names none).
+named(_Code, [_], Run) ->
+    Run();
+named(Code, _Codes, Run) ->
+    try Run()
+    catch error:{crashed, Role, Detail} when is_atom(Role) ->
+            erlang:error({crashed, {Role, erlperf_codegen:label(Code)}, Detail})
+    end.
 
 run(Start, Modules, [Codes, Options, Conc]) ->
     Peer = start_peer(Start),

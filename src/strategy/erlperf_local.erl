@@ -82,19 +82,27 @@ benchmark(CodeMaps, #{priority := Priority} = Opts, Conc) ->
 %% Strategies
 
 run(CodeMaps, #{rate := Rate} = Opts, undefined) when Rate =/= undefined ->
-    lists:append([with_jobs([C], fun ([Job]) -> ramp(fun (R) -> paced(Job, Opts#{rate => R}) end,
-                                                     lists:flatten([Rate]), Opts)
-                                 end)
-                  || C <- CodeMaps]);
+    each_alone(CodeMaps, fun ([Job]) -> ramp(fun (R) -> paced(Job, Opts#{rate => R}) end,
+                                             lists:flatten([Rate]), Opts)
+                         end);
 run(CodeMaps, #{compare := parallel} = Opts, undefined) ->
     with_jobs(CodeMaps, fun (Jobs) -> measure(Jobs, Opts) end);
 run(CodeMaps, #{compare := interleaved} = Opts, undefined) ->
     with_jobs(CodeMaps, fun (Jobs) -> interleave(Jobs, Opts) end);
 run(CodeMaps, Opts, undefined) ->
-    lists:append([with_jobs([C], fun (Jobs) -> measure(Jobs, Opts) end) || C <- CodeMaps]);
+    each_alone(CodeMaps, fun (Jobs) -> measure(Jobs, Opts) end);
 run(CodeMaps, Opts, Conc) ->
-    lists:append([with_jobs([C], fun ([Job]) -> profile([Job], [estimate(Job, Opts, Conc)], Opts) end)
-                  || C <- CodeMaps]).
+    each_alone(CodeMaps, fun ([Job]) -> profile([Job], [estimate(Job, Opts, Conc)], Opts) end).
+
+%% One code after another, each job alone on the node; a crash of one among several
+%% names it, as with_jobs/2 does for jobs run together.
+each_alone([_] = CodeMaps, Fun) ->
+    with_jobs(CodeMaps, Fun);
+each_alone(CodeMaps, Fun) ->
+    lists:append([try with_jobs([C], Fun)
+                  catch error:{crashed, Role, Detail} when is_atom(Role) ->
+                          erlang:error({crashed, {Role, erlperf_codegen:label(C)}, Detail})
+                  end || C <- CodeMaps]).
 
 measure(Jobs, #{sample_duration := {timed, _}} = Opts) ->
     Runs = erlperf_sampler:timed(Jobs, Opts),

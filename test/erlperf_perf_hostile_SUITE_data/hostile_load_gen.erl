@@ -4,6 +4,7 @@
 %%   cookie in test_setup's, and each test node's OS pid);
 %% - HOSTILE_MS: the load's duration (default 300);
 %% - HOSTILE_PATTERNS: `none' makes get_trace_patterns/0 return [];
+%% - HOSTILE_NAME: `integer' makes get_test_name/0 return 42;
 %% - HOSTILE_START: how setup_run/1 gets its nodes, comma-separated: `perf_node' (the
 %%   default) with erlperf_perf_node:start/1; `plain_peer', peer:start/1 with Erlang
 %%   distribution as the control connection; `stdio_peer', a peer that keeps its own
@@ -16,7 +17,11 @@
          get_test_sizes/0, stop_load/1, teardown_run/1, test_teardown/1, get_trace_patterns/0]).
 -export([caller/0, work/1]).
 
-get_test_name() -> "hostile".
+get_test_name() ->
+    case os:getenv("HOSTILE_NAME") of
+        "integer" -> 42;
+        _ -> "hostile"
+    end.
 
 get_test_sizes() -> {callers, [1]}.
 
