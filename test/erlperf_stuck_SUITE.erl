@@ -97,7 +97,12 @@ never_returns_plain(_Config) ->
     ?assertMatch([_], [L || L <- lines(Latency), string:find(L, "no call returned") =/= nomatch]),
     ?assertNotEqual(nomatch, string:find(Out, "Code"), Out),
     %% one that returns, slowly, is measured
-    {0, _, _} = timed(["timer:sleep(30).", "-d", "100", "-s", "2"]).
+    {0, _, _} = timed(["timer:sleep(30).", "-d", "100", "-s", "2"]),
+    %% at a rate: calls started, none completed
+    {1, Rate, RateMs} = timed([?STUCK, "-d", "100", "-s", "2", "--rate", "100"]),
+    ?assert(RateMs < ?STUCK_RUN_MS, RateMs),
+    ?assertMatch([_], [L || L <- lines(Rate), string:find(L, "no call returned") =/= nomatch]),
+    {0, _, _} = timed(["timer:sleep(1).", "-d", "100", "-s", "2", "--rate", "100"]).
 
 %% The API: the same bound, raised as an error erlperf explains in one line.
 never_returns_api(_Config) ->

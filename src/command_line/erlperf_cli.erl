@@ -405,6 +405,14 @@ without(Failure, Codes, Options, Conc, Parsed) ->
             end
     end.
 
+%% A run none of whose calls returned: at a rate, calls started and none completed;
+%% else every sample 0 and one or more ended with a call in progress far longer than
+%% expected.
+stuck(#{rate := #{completed := 0, unfinished := Unfinished}}) -> Unfinished > 0;
+stuck(#{rate := #{}}) -> false;
+stuck(#{values := Values, overdue := Overdue}) -> Overdue > 0 andalso lists:sum(Values) == 0;
+stuck(#{}) -> false.
+
 %% The runner a failure names: one that crashed among several, one whose call did not
 %% return after the run.
 failed_label({crashed, {_Role, Label}, _Detail}) -> Label;
@@ -422,8 +430,8 @@ shown(Reports, Parsed) ->
     %% a runner none of whose calls returned in the run (a sample or more ended with one
     %% in progress far longer than expected): nothing was measured
     Stuck = [erlperf_cli_outcome:fail({stuck, Label, length(Values)})
-             || #{label := Label, result := #{values := Values, overdue := N}} <- Reports,
-                N > 0, lists:sum(Values) == 0],
+             || #{label := Label, result := #{values := Values} = Result} <- Reports,
+                stuck(Result)],
     case erlperf_cli_outcome:write_outputs(Parsed, Results) of
         ok -> lists:max([erlperf_cli_outcome:gate(Parsed, Rows) | Stuck]);
         {error, Why} -> erlperf_cli_outcome:fail(Why)
