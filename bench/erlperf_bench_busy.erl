@@ -215,7 +215,11 @@ word("inconclusive") -> inconclusive.
 alone(Word, Line) ->
     case {string:find(Line, ?SAME_CODE), string:find(Line, "its time moved, not by the code: ")} of
         {nomatch, _} -> Word;
-        {_, nomatch} -> inconclusive;
+        {_, nomatch} ->
+            case string:find(Line, "its time alone agrees") of
+                nomatch -> inconclusive;
+                _ -> no_change
+            end;
         {_, Moved} ->
             case re:run(Moved, "% (slower|faster)", [{capture, all_but_first, list}]) of
                 {match, ["slower"]} -> regressed;

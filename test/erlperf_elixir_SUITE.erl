@@ -394,7 +394,8 @@ task_help(Config) ->
 no_call_returned() ->
     [{doc, "A job slower than the run (no call returned): Benchee's layout printed, the figures "
            "there is none of nil (not :null, which Elixir takes for true); a :time beyond "
-           "erlperf's samples: an ArgumentError before anything runs"}].
+           "erlperf's samples: an ArgumentError before anything runs; a job that never returns, "
+           "with memory_time: Erlperf.JobError naming it after the bound"}].
 no_call_returned(Config) ->
     Script = "[s] = Erlperf.run(%{\"slow\" => fn -> Process.sleep(1000) end},\n"
              "                  sample_duration: 100, samples: 2, latency: false,\n"
@@ -405,8 +406,17 @@ no_call_returned(Config) ->
              "  Erlperf.run(%{\"x\" => fn -> :ok end}, time: 1.0e308, print: false)\n"
              "rescue\n"
              "  e in ArgumentError -> IO.puts(e.message)\n"
+             "end\n"
+             "try do\n"
+             "  Erlperf.run(%{\"stuck\" => fn -> receive do after :infinity -> :ok end end},\n"
+             "              time: 0.2, warmup: 0, memory_time: 1, print: false)\n"
+             "rescue\n"
+             "  e in Erlperf.JobError -> IO.puts(\"#{e.job}|\" <> Exception.message(e))\n"
              "end\n",
     {0, Out, _} = mix(Config, ["run", "-e", Script]),
+    %% a job that never returns: its memory batch given up after the bound, the job named
+    ?assertMatch([_], [L || "stuck|job \"stuck\" failed: " ++ Rest = L <- lines(Out),
+                            string:find(Rest, "a call did not return within 2 s") =/= nomatch]),
     ?assertMatch([_], [L || "slow " ++ _ = L <- lines(Out)]),
     ?assert(lists:member("figures [nil, nil, nil, nil] 0.0", lines(Out)), Out),
     ?assert(lists:member("invalid value for option :time: 1.0e308; expected at most "

@@ -103,6 +103,17 @@ defmodule Erlperf.Runner do
     raise_job_error(label, input_name, kind, reason, stack)
   end
 
+  # a call that did not return while its counts or memory were measured after the run
+  defp translate({:unfinished, _what, label, _wait_ms} = reason, _codes, input_name) do
+    name = List.to_string(:unicode.characters_to_list(label))
+
+    raise Erlperf.JobError,
+      job: name,
+      input: input_name,
+      message: "job #{inspect(name)}#{with_input(input_name)} failed: " <>
+        List.to_string(:erlperf.format_error(reason))
+  end
+
   defp translate(reason, _codes, _input_name) do
     message = List.to_string(:erlperf.format_error(reason))
 
