@@ -405,9 +405,10 @@ without(Failure, Codes, Options, Conc, Parsed) ->
             end
     end.
 
-%% A run none of whose calls returned: at a rate, calls started and none completed;
-%% else every sample 0 and one or more ended with a call in progress far longer than
-%% expected.
+%% A run none of whose calls returned (nor any timed one by one after it, `latency'): at
+%% a rate, calls started and none completed; else every sample 0 and one or more ended
+%% with a call in progress far longer than expected.
+stuck(#{latency := #{calls := Calls}}) when Calls > 0 -> false;   % timed after the run
 stuck(#{rate := #{completed := 0, unfinished := Unfinished}}) -> Unfinished > 0;
 stuck(#{rate := #{}}) -> false;
 stuck(#{values := Values, overdue := Overdue}) -> Overdue > 0 andalso lists:sum(Values) == 0;
