@@ -646,4 +646,30 @@ reference_ratio_test_() ->
                           Referenced(scaled(?QUIET_SAMPLES, 0.8), scaled(Ref, 0.8), quiet()), #{})),
      ?_assertNotMatch(#{figure := reference},
                       one(Referenced(?QUIET_SAMPLES, Ref, quiet()), Slower, #{})),
-     ?_assertNotMatch(#{figure := reference}, one(Waits(Base), Waits(Slower), #{}))].
+     ?_assertNotMatch(#{figure := reference}, one(Waits(Base), Waits(Slower), #{})),
+     %% the same busy loops, the load read 0.64 in one run and 0.85 in the next: still
+     %% on the ratio (from quiet to busy the load moves 0.6 or more)
+     ?_assertMatch(#{verdict := no_difference, figure := reference},
+                   one(Referenced(?QUIET_SAMPLES, Ref, #{share => 0.15, others => 0.58, demand => 1.0}),
+                       Referenced(scaled(?QUIET_SAMPLES, 0.8), scaled(Ref, 0.8),
+                                  #{share => 0.45, others => 0.72, demand => 1.0}), #{})),
+     %% half busy, then fully busy: not alike
+     ?_assertNotMatch(#{figure := reference},
+                      one(Referenced(?QUIET_SAMPLES, Ref, #{share => 0.1, others => 0.3, demand => 1.0}),
+                          Slower, #{})),
+     %% a run without CPU figures (a sample had none) still computes: on the ratio when
+     %% busy, on the wall clock when quiet (never on CPU figures it lacks)
+     ?_assertMatch(#{verdict := no_difference, figure := reference},
+                   one(Base, maps:remove(<<"cpu_samples">>, Slower), #{})),
+     ?_assertMatch(#{figure := wall},
+                   one(Referenced(?QUIET_SAMPLES, Ref, quiet()),
+                       maps:remove(<<"cpu_samples">>, Referenced(?QUIET_SAMPLES, Ref, quiet())), #{}))].
+
+%% A run of code that computes is one whatever CPU figures it has.
+computes_test_() ->
+    Run = measured(<<"a">>, ?QUIET_SAMPLES, ?QUIET_SAMPLES, busy()),
+    [?_assert(erlperf_record:computes(Run)),
+     ?_assert(erlperf_record:computes(maps:remove(<<"cpu_samples">>, Run))),
+     ?_assertNot(erlperf_record:computes(measured(<<"a">>, ?QUIET_SAMPLES, ?QUIET_SAMPLES,
+                                                  #{share => 0.5, others => 0.9, demand => 0.1}))),
+     ?_assertNot(erlperf_record:computes(maps:remove(<<"interference">>, Run)))].

@@ -622,6 +622,72 @@ run_noise_compare_test_() ->
                    erlperf_stat:compare_runs({?BALANCED, [4, 4, 4, 4, 4]}, {?BALANCED_B, [4, 4, 4, 4, 4]},
                                              #{run_noise => 1}))].
 
+%% reference.R's yuen: {A, B, R, Confidence, ChangePct, CiPct, P, Statistic, Df}.
+-define(BUSY_A, [0.1587, 0.1559, 0.1582, 0.1573, 0.1495, 0.1562, 0.1546, 0.1528, 0.1621, 0.1602,
+                 0.1589, 0.1591, 0.1629, 0.1572, 0.1650, 0.1556]).
+-define(BUSY_B, [0.1460, 0.1413, 0.1542, 0.1476, 0.1447, 0.1471, 0.1513, 0.1485, 0.1465, 0.1425,
+                 0.1745, 0.1551, 0.1455, 0.1468]).
+yuen_reference() ->
+    [{?SKEWED, ?SKEWED2, 0, 95, 44.941474217019937, {12.279865552872993, 88.239326088993892},
+      0.0064171846406397316, 2.9527233835248898, 27.228824862480913},
+     {?OUTLIERS, [X / 10 || X <- ?PA], 0, 95, 0.99826388888888773,
+      {-1.2374855274424834, 3.3171046760402723}, 0.36378467340731202, 0.93350681630010535,
+      16.796760169428662},
+     {?PA, ?PB, 0.5, 95, -1.638733705772812, {-3.8178279351663846, 0.58307335037421915},
+      0.13443257025576846, -1.5940077134589681, 13.28898924722399},
+     {?SMALL, [1490, 1475, 1502, 1488], 0, 95, -1.8837873462214363,
+      {-4.2398978800123004, 0.56349266337851756}, 0.091789107663833011, -2.4128021328565783,
+      3.1080311447788449},
+     {?BUSY_A, ?BUSY_B, 0, 95, -6.2828884803144627, {-8.3956613338958874, -4.1496983854042213},
+      2.0785136814261622e-05, -6.2544925979646822, 14.047672188324013},
+     {?BUSY_A, ?BUSY_B, 1, 100 - 5 / 3, -6.2828884803144627,
+      {-10.694190310962959, -1.7003426091716789}, 0.0023766658231876374, -3.6974864577139712,
+      14.047672188324013}].
+
+yuen_reference_test_() ->
+    [?_test(begin
+                C = erlperf_stat:compare(A, B, #{test => yuen, confidence => Conf, run_noise => R,
+                                                 noise => 0}),
+                #{change_pct := Change, ci_pct := {Lo, Hi}, p := P, statistic := T, df := Df} = C,
+                ?assertRef(ExpChange, Change),
+                ?assertRef(ExpLo, Lo),
+                ?assertRef(ExpHi, Hi),
+                ?assertRef(ExpP, P),
+                ?assertRef(ExpT, T),
+                ?assertRef(ExpDf, Df)
+            end) || {A, B, R, Conf, ExpChange, {ExpLo, ExpHi}, ExpP, ExpT, ExpDf} <- yuen_reference()].
+
+yuen_test_() ->
+    Welch = erlperf_stat:compare(?SMALL, [1490, 1475, 1502, 1488], #{test => welch}),
+    Yuen = erlperf_stat:compare(?SMALL, [1490, 1475, 1502, 1488], #{test => yuen}),
+    %% ?PB with one of its three largest (1004) a thousand times larger
+    Far = [1002, 973, 1002, 1004000, 975, 982, 1004, 968, 1000, 1004, 982, 976],
+    [%% fewer than 5 samples a side: nothing cut, Welch's test
+     ?_test(begin
+                #{p := P, ci_pct := {Lo, Hi}, df := Df, change_pct := Change} = Welch,
+                ?assertMatch(#{verdict := no_difference, change_pct := Change}, Yuen),
+                [?assertRef(W, Y) || {W, Y} <- lists:zip([P, Lo, Hi, Df],
+                                                         [maps:get(p, Yuen), element(1, maps:get(ci_pct, Yuen)),
+                                                          element(2, maps:get(ci_pct, Yuen)), maps:get(df, Yuen)])]
+            end),
+     %% one fork far off on the busy runs: Welch's interval wider, Yuen's decides
+     ?_assertMatch(#{significant := true, verdict := slower},
+                   erlperf_stat:compare(?BUSY_A, ?BUSY_B, #{test => yuen, run_noise => 1, looks => 3})),
+     ?_test(begin
+                Width = fun (#{ci_pct := {Lo, Hi}}) -> Hi - Lo end,
+                Opts = #{run_noise => 1, looks => 3},
+                ?assert(Width(erlperf_stat:compare(?BUSY_A, ?BUSY_B, Opts#{test => yuen}))
+                        < Width(erlperf_stat:compare(?BUSY_A, ?BUSY_B, Opts#{test => welch})))
+            end),
+     %% the largest sample moved a thousandfold changes nothing (Welch's test does change)
+     ?_assertEqual(erlperf_stat:compare(?PA, ?PB, #{test => yuen}),
+                   erlperf_stat:compare(?PA, Far, #{test => yuen})),
+     ?_assertNotEqual(erlperf_stat:compare(?PA, ?PB, #{test => welch}),
+                      erlperf_stat:compare(?PA, Far, #{test => welch})),
+     %% too few: no test
+     ?_assertMatch(#{verdict := inconclusive, reason := too_few_samples},
+                   erlperf_stat:compare([1], [2], #{test => yuen}))].
+
 %% Under the model the run noise describes (each run's mean off by a normal amount of R
 %% percent, its samples spread around that), 95% intervals with run noise R hold the true
 %% mean about 95% of the time, where intervals without it hold it far less often; and

@@ -246,3 +246,33 @@ for (r in c(0.5, 2)) {
   rn_welch("pa_pb", pa, c(1002, 973, 1002, 1004, 975, 982, 1004, 968, 1000, 1004, 982, 976), r, 95)
   rn_welch("skewed", skewed, skewed2, r, 99)
 }
+
+# Yuen's test (20% trimmed means, winsorized variances; R's mean(trim = 0.2) cuts
+# floor(0.2 n) from each end), run noise added as for Welch. The fork medians of two
+# runs' ratios to the reference workload on a busy 2-vCPU host (a few forks far off).
+busy_a <- c(0.1587, 0.1559, 0.1582, 0.1573, 0.1495, 0.1562, 0.1546, 0.1528, 0.1621, 0.1602,
+            0.1589, 0.1591, 0.1629, 0.1572, 0.1650, 0.1556)
+busy_b <- c(0.1460, 0.1413, 0.1542, 0.1476, 0.1447, 0.1471, 0.1513, 0.1485, 0.1465, 0.1425,
+            0.1745, 0.1551, 0.1455, 0.1468)
+yuen_ref <- function(name, a, b, r, conf) {
+  tr <- function(x) {
+    n <- length(x); g <- floor(0.2 * n); h <- n - 2 * g; s <- sort(x)
+    w <- pmin(pmax(s, s[g + 1]), s[n - g])
+    list(m = mean(x, trim = 0.2), d = (n - 1) * var(w) / (h * (h - 1)), h = h)
+  }
+  ta <- tr(a); tb <- tr(b)
+  ka <- (r / 100 * ta$m)^2; kb <- (r / 100 * tb$m)^2
+  nu <- (ta$d + tb$d)^2 / (ta$d^2 / (ta$h - 1) + tb$d^2 / (tb$h - 1))
+  t <- (tb$m - ta$m) / sqrt(ta$d + tb$d + ka + kb)
+  p <- 2 * pt(-abs(t), nu)
+  ci <- fieller_pct(ta$m, tb$m, ta$d + ka, tb$d + kb, 0, qt(1 - (1 - conf / 100) / 2, nu))
+  out("{yuen, ", name, ", ", erl(r), ", ", erl(conf), ", ",
+      erl(100 * (tb$m - ta$m) / abs(ta$m)), ", {", erl(ci), "}, ", erl(p), ", ", erl(t), ", ", erl(nu), "}.")
+}
+out("%% Yuen: {yuen, Name, R, Confidence, ChangePct, CiPct, P, Statistic, Df}")
+yuen_ref("skewed", skewed, skewed2, 0, 95)
+yuen_ref("outl_pa", outl, pa / 10, 0, 95)
+yuen_ref("pa_pb", pa, pb, 0.5, 95)
+yuen_ref("small", small, c(1490, 1475, 1502, 1488), 0, 95)
+yuen_ref("busy", busy_a, busy_b, 0, 95)
+yuen_ref("busy", busy_a, busy_b, 1, 100 - 5 / 3)
