@@ -104,7 +104,7 @@ defmodule Erlperf.Runner do
   end
 
   # a call that did not return while its counts or memory were measured after the run
-  defp translate({:unfinished, _what, label, _wait_ms} = reason, _codes, input_name) do
+  defp translate({:call_not_returned, _what, label, _wait_ms} = reason, _codes, input_name) do
     name = List.to_string(:unicode.characters_to_list(label))
 
     raise Erlperf.JobError,

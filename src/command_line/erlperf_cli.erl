@@ -385,7 +385,7 @@ measured(Codes, Options, Conc, Parsed) ->
     catch
         error:{crashed, {_Role, _Label}, _} = Crash ->
             without(Crash, Codes, Options, Conc, Parsed);
-        error:{unfinished, _What, _Label, _WaitMs} = Unfinished ->
+        error:{call_not_returned, _What, _Label, _WaitMs} = Unfinished ->
             without(Unfinished, Codes, Options, Conc, Parsed);
         Class:Reason:Stack ->
             {error, erlperf_cli_outcome:known(Class, Reason, Stack)}
@@ -417,7 +417,7 @@ stuck(#{}) -> false.
 %% The runner a failure names: one that crashed among several, one whose call did not
 %% return after the run.
 failed_label({crashed, {_Role, Label}, _Detail}) -> Label;
-failed_label({unfinished, _What, Label, _WaitMs}) -> Label.
+failed_label({call_not_returned, _What, Label, _WaitMs}) -> Label.
 
 %% The results printed and written; the exit status of the gate.
 -spec shown([map()], parsed()) -> non_neg_integer().

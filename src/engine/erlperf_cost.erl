@@ -43,7 +43,7 @@
 %%% '''
 %%% Bounds: a batch of N calls is waited for 100 x N x the run's time per call, at least
 %%% 2 s and at most 60 s (2 s when no call returned in the run); a batch not done by then
-%%% is given up, its worker stopped, and `{unfinished, cost, WaitMs}' raised: a runner
+%%% is given up, its worker stopped, and `{call_not_returned, cost, WaitMs}' raised: a runner
 %%% that never returns (a deadlock) cannot be counted, and nothing waits for it.
 %%%
 %%% Cost and safety: at most a few batches, each in a fresh worker linked to the job; a
@@ -119,7 +119,7 @@
 %% The wait for a batch: its calls at the run's time per call, times ?GRACE_FACTOR (a
 %% call slower in a fresh worker, under a trace, or on a host that got busier since the
 %% run), at least ?MIN_WAIT_MS and at most ?MAX_WAIT_MS; then the batch is given up
-%% ({unfinished, ...}). A runner that never returns is told from a slow one by that margin.
+%% ({call_not_returned, ...}). A runner that never returns is told from a slow one by that margin.
 -define(GRACE_FACTOR, 100).
 -define(MIN_WAIT_MS, 2000).
 -define(MAX_WAIT_MS, 60000).
@@ -225,7 +225,7 @@ bytes(Words, WordSize, N) -> Words * WordSize / N.
 %% `call_memory' trace pattern for the batch, and the worker is traced (`call' flag):
 %% `traced_words' is what the loop and everything it calls allocated. The pattern is
 %% removed afterwards, whatever happens. A batch not done within `wait_ms' (infinity
-%% unless given) is given up: the job stops its worker and `{unfinished, cost, WaitMs}'
+%% unless given) is given up: the job stops its worker and `{call_not_returned, cost, WaitMs}'
 %% is raised.
 -spec batch(gen_server:server_ref(), non_neg_integer(), batch_options()) -> batch_cost().
 batch(Job, Count, Options) when is_integer(Count), Count >= 0, is_map(Options) ->
@@ -267,7 +267,7 @@ give_up(Job, Worker, Mon, Wait) ->
     ok = erlperf_job:cancel_measurer(Job, Worker),
     receive
         {cost_done, Worker, Nanoseconds} -> Nanoseconds;
-        {'DOWN', Mon, process, Worker, _} -> erlang:error({unfinished, cost, Wait})
+        {'DOWN', Mon, process, Worker, _} -> erlang:error({call_not_returned, cost, Wait})
     end.
 
 %% Fewer iterations first, then a bigger heap, until no collection happens.

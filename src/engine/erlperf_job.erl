@@ -50,6 +50,12 @@
 %%% others and stopped with them, or on its own when its reader gives up on it
 %%% ({@link cancel_measurer/2}).
 %%%
+%%% `init', `done' and a timed measurement are waited for while their process makes
+%%% progress (erlperf_progress): stuck, they are stopped and the caller gets
+%%% `{error, {call_not_returned, init | done, StuckMs}}' ({@link start/1}, {@link stop/1}),
+%%% or the timed sample `{call_not_returned, timed, Job, StuckMs}' raised
+%%% ({@link measure_ns/2}).
+%%%
 %%% The job joins the `pg' group `jobs' of scope `erlperf' when that scope runs; that
 %%% is how `erlperf_monitor' finds it (and samples it through {@link handle/1}): the
 %%% job does not know of the monitor.
@@ -163,6 +169,13 @@ start_link(Code) ->
 %% @doc Stops the job: kills the workers, runs `done', unloads the module.
 %% Returns an error when `done' crashed.
 -spec stop(server_ref()) -> ok | {error, term()}.
+stop(Job) when is_pid(Job) ->
+    case erlperf_progress:request(gen_server:send_request(Job, stop),
+                                  fun () -> erlperf_progress:with_callees([Job]) end) of
+        {reply, Reply} -> Reply;
+        {error, {Reason, _}} -> exit({Reason, {gen_server, call, [Job, stop, infinity]}});
+        stuck -> {error, stopped_stuck(Job, done)}
+    end;
 stop(Job) ->
     gen_server:call(Job, stop, infinity).
 
@@ -226,6 +239,13 @@ measure(Job, Count) ->
 %% @private
 %% {@link measure/2} in nanoseconds.
 -spec measure_ns(server_ref(), pos_integer()) -> non_neg_integer().
+measure_ns(Job, Count) when is_pid(Job), is_integer(Count), Count > 0 ->
+    Watched = fun () -> erlperf_progress:with_callees(gen_server:call(Job, timed_workers, infinity)) end,
+    case erlperf_progress:request(gen_server:send_request(Job, {measure, Count}), Watched) of
+        {reply, Ns} -> Ns;
+        {error, {Reason, _}} -> exit({Reason, {gen_server, call, [Job, {measure, Count}, infinity]}});
+        stuck -> erlang:error({call_not_returned, timed, Job, erlperf_progress:stuck_ms()})
+    end;
 measure_ns(Job, Count) when is_integer(Count), Count > 0 ->
     gen_server:call(Job, {measure, Count}, infinity).
 
@@ -329,8 +349,8 @@ expected(Batch, Next, Took) -> Took * Next div Batch.
 %% gen_server callbacks
 
 %% @private
--spec init({pid(), module(), erlperf_codegen:generated()}) -> {ok, #state{}} | {stop, term()}.
-init({Owner, Generated, Code}) ->
+-spec init({pid(), module(), erlperf_codegen:generated(), reference()}) -> {ok, #state{}} | {stop, term()}.
+init({Owner, Generated, Code, Tag}) ->
     process_flag(trap_exit, true),
     _ = erlang:monitor(process, Owner),
     %% the same code in another job: loaded under a fresh name
@@ -341,6 +361,7 @@ init({Owner, Generated, Code}) ->
     State = #state{module = Module, context = Context, roles = Roles, info = Info,
                    forms = Forms, owner = Owner, table = Table,
                    initial_priority = element(2, process_info(self(), priority))},
+    Owner ! {Tag, init, self()},
     case erlperf_job_code:call(init, undefined, Module, Roles, Context) of
         {ok, InitResult} ->
             ok = join_group(),
@@ -391,6 +412,8 @@ handle_call({measure, Count}, From, #state{timed = Timed} = State) ->
 handle_call({measurer, Body, Args, SpawnOpts}, From, #state{timed = Timed, module = Module} = State) ->
     Pid = spawn_measurer(Body, Args, SpawnOpts, State),
     {reply, {Pid, Module}, State#state{timed = Timed#{Pid => From}}};
+handle_call(timed_workers, _From, #state{timed = Timed} = State) ->
+    {reply, maps:keys(Timed), State};
 handle_call({cancel, Pid}, _From, #state{timed = Timed} = State) ->
     %% a latency worker whose call does not return: stopped quietly
     kill_and_wait([Pid || is_map_key(Pid, Timed)]),
@@ -568,13 +591,63 @@ start_job(Code) ->
             %% before any worker runs: the sampler's reads of the host then never wait
             %% for the file server behind busy workers
             ok = erlperf_interference:prepare(),
-            case gen_server:start(?MODULE, {self(), Module, Gen}, []) of
+            %% started from a process of its own, so that this one can watch `init'
+            Owner = self(),
+            Tag = make_ref(),
+            {_, Mon} = spawn_monitor(fun () ->
+                                             Owner ! {Tag, started, gen_server:start(?MODULE, {Owner, Module, Gen, Tag}, [])}
+                                     end),
+            case init_outcome(Tag, Mon) of
                 {error, {shutdown, Reason}} -> {error, Reason};
                 Other -> Other
             end;
         {error, _} = Error ->
             Error
     end.
+
+%% The start's outcome, `init' watched from the moment the controller says it runs it.
+init_outcome(Tag, Mon) ->
+    Receive = fun (Timeout) ->
+                      receive
+                          {Tag, started, Result} ->
+                              erlang:demonitor(Mon, [flush]),
+                              {ok, Result};
+                          {'DOWN', Mon, process, _, Reason} when Reason =/= normal ->
+                              {ok, {error, Reason}}
+                      after Timeout ->
+                              timeout
+                      end
+              end,
+    receive
+        {Tag, init, Controller} ->
+            case erlperf_progress:await(Receive, fun () -> erlperf_progress:with_callees([Controller]) end) of
+                {ok, Result} ->
+                    Result;
+                stuck ->
+                    Stuck = stopped_stuck(Controller, init),
+                    {ok, _} = Receive(infinity),
+                    {error, Stuck}
+            end;
+        {Tag, started, Result} ->
+            erlang:demonitor(Mon, [flush]),
+            receive {Tag, init, _} -> ok after 0 -> ok end,
+            Result;
+        {'DOWN', Mon, process, _, Reason} when Reason =/= normal ->
+            {error, Reason}
+    end.
+
+%% Kills a controller stuck in `init' or `done' and unloads its module (the name it is
+%% registered under).
+stopped_stuck(Controller, Role) ->
+    Name = erlang:process_info(Controller, registered_name),
+    exit(Controller, kill),
+    Mon = erlang:monitor(process, Controller),
+    receive {'DOWN', Mon, process, Controller, _} -> ok end,
+    _ = case Name of
+            {registered_name, Module} -> erlperf_job_code:unload(Module);
+            _ -> ok
+        end,
+    {call_not_returned, Role, erlperf_progress:stuck_ms()}.
 
 %% Stops everything once: workers (running, starting and timed), then done, then the
 %% module.

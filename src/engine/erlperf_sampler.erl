@@ -396,6 +396,7 @@ job_down({shutdown, {crashed, _, _} = Crash}) -> erlang:error(Crash);
 job_down({{shutdown, {crashed, _, _} = Crash}, _}) -> erlang:error(Crash);
 job_down({{crashed, _, _} = Crash, _Stack}) -> erlang:error(Crash);
 job_down({{job_stopped, _} = Stopped, _Stack}) -> erlang:error(Stopped);
+job_down({{call_not_returned, _, _, _} = Stuck, _Stack}) -> erlang:error(Stuck);
 job_down(Reason) -> erlang:error({job_stopped, Reason}).
 
 %%--------------------------------------------------------------------

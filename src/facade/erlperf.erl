@@ -357,10 +357,14 @@ explain({bad_code, Role, Detail}) ->
 explain({stops_vm, Label, MFA}) ->
     flat("~ts calls ~ts, which would stop erlperf's own VM: run it isolated (-i, or "
          "isolation => #{})", [Label, erlperf_units:function_name(MFA)]);
-explain({unfinished, What, Label, WaitMs}) ->
+explain({call_not_returned, What, Label, WaitMs}) when What =:= init; What =:= done; What =:= timed ->
+    flat("~ts: ~ts ran nothing for ~ts and was stopped (code that never returns: it "
+         "waits for what never comes)",
+         [erlperf_name:text(Label), not_returned_what(What), erlperf_units:duration(WaitMs)]);
+explain({call_not_returned, What, Label, WaitMs}) ->
     flat("~ts: a call did not return within ~ts while its ~ts were measured after the run "
          "(a runner that never returns cannot be counted)",
-         [erlperf_name:text(Label), erlperf_units:duration(WaitMs), unfinished_what(What)]);
+         [erlperf_name:text(Label), erlperf_units:duration(WaitMs), not_returned_what(What)]);
 explain({crashed, {Role, Label}, {Class, Reason, Stack}}) ->
     flat("~ts of '~ts' crashed: ~ts", [Role, Label, format_crash(Class, Reason, Stack)]);
 explain({crashed, Role, {Class, Reason, Stack}}) ->
@@ -664,8 +668,11 @@ rate_key(sample_duration) -> loop;
 rate_key({nodes, _}) -> nodes;
 rate_key(What) -> What.
 
-unfinished_what(counts) -> "exact counts";
-unfinished_what(memory) -> "memory and time per call".
+not_returned_what(counts) -> "exact counts";
+not_returned_what(memory) -> "memory and time per call";
+not_returned_what(init) -> "its init";
+not_returned_what(done) -> "its done";
+not_returned_what(timed) -> "a timed sample (-l) of its runner".
 
 budget_what(one_runner) -> "a single runner";
 budget_what(report) -> "a basic or extended report";

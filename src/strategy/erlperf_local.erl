@@ -208,8 +208,8 @@ measure_after(latency, #{pid := Pid}, #{iteration_time := Ns} = Result) ->
 %% benchmark, naming the runner and what was being measured.
 bounded(What, #{code := Code}, Fun) ->
     try Fun()
-    catch error:{unfinished, cost, WaitMs} ->
-            erlang:error({unfinished, What, erlperf_codegen:label(Code), WaitMs})
+    catch error:{call_not_returned, cost, WaitMs} ->
+            erlang:error({call_not_returned, What, erlperf_codegen:label(Code), WaitMs})
     end.
 
 %% With `profile => Tool': every job's workers stop, then one job at a time is profiled
@@ -240,7 +240,7 @@ estimate(Job, Opts, Conc) ->
 %% or only the stop did; when several crashed, the one the run met first is raised.
 with_jobs(CodeMaps, Fun) ->
     Jobs = start_jobs(CodeMaps, []),
-    Outcome = try {ok, Fun(Jobs)} catch C:R:S -> {C, R, S} end,
+    Outcome = try {ok, Fun(Jobs)} catch C:R:S -> {C, not_returned(R, Jobs), S} end,
     Stops = [{Job, stop_job(Job)} || Job <- Jobs],
     case {Outcome, [S || {_, Stop} = S <- Stops, Stop =/= ok, Stop =/= consumed]} of
         {{ok, Value}, []} ->
@@ -269,8 +269,17 @@ crash_of(_Class, _Reason) -> error.
 %% The crash with the label of the job it came from, when there were several jobs.
 named({crashed, Role, Detail}, [#{code := Code} | _], [_, _ | _]) when is_atom(Role) ->
     {crashed, {Role, erlperf_codegen:label(Code)}, Detail};
+named({call_not_returned, What, Ms}, [#{code := Code} | _], _Jobs) ->
+    {call_not_returned, What, erlperf_codegen:label(Code), Ms};
 named(Error, _Crashed, _Jobs) ->
     Error.
+
+%% A timed sample stuck in the code of the job of that controller, named by its label.
+not_returned({call_not_returned, What, Pid, Ms}, Jobs) when is_pid(Pid) ->
+    [Code | _] = [C || #{pid := P, code := C} <- Jobs, P =:= Pid],
+    {call_not_returned, What, erlperf_codegen:label(Code), Ms};
+not_returned(Reason, _Jobs) ->
+    Reason.
 
 start_jobs([], Started) ->
     lists:reverse(Started);
@@ -283,7 +292,7 @@ start_jobs([Code | Rest], Started) ->
             start_jobs(Rest, [Job | Started]);
         {error, Reason} ->
             _ = [stop_job(Job) || Job <- Started],
-            erlang:error(Reason)
+            erlang:error(named(Reason, [#{code => Code}], []))
     end.
 
 %% Stops a job: `ok', the crash of its `done' or of a job that stopped by itself (a
