@@ -94,3 +94,21 @@ check_error_text(Reason, Prefix) ->
     ?assertEqual(nomatch, string:find(Text, "\n"), Text),
     %% and why, after the colon
     ?assert(length(Text) > length(Prefix) + 10, Text).
+
+%% Names and messages the user wrote reach an error's one line quoted when they hold a
+%% line break: no error text can start a line with `::' (a GitHub workflow command).
+error_text_names_test_() ->
+    Hostile = <<"L\n::warning::injected">>,
+    Exception = #{'__exception__' => true, '__struct__' => 'Elixir.RuntimeError',
+                  message => <<"boom\n::error::injected">>},
+    Reasons = [{crashed, {runner, Hostile}, {error, badarg, []}},
+               {crashed, runner, {error, Exception, []}},
+               {crashed, {init, Hostile}, {error, Exception, []}},
+               {stops_vm, Hostile, {erlang, halt, 0}},
+               {call_not_returned, init, Hostile, 10000},
+               {call_not_returned, counts, Hostile, 2000}],
+    [?_test(begin
+                Text = erlperf:format_error(Reason),
+                ?assertEqual(nomatch, string:find(Text, "\n"), Text),
+                ?assertNotEqual(nomatch, string:find(Text, "\\n::"), Text)
+            end) || Reason <- Reasons].

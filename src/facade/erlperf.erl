@@ -356,7 +356,7 @@ explain({bad_code, Role, Detail}) ->
     flat("~ts: ~ts", [Role, erlperf_codegen:format_error(Detail)]);
 explain({stops_vm, Label, MFA}) ->
     flat("~ts calls ~ts, which would stop erlperf's own VM: run it isolated (-i, or "
-         "isolation => #{})", [Label, erlperf_units:function_name(MFA)]);
+         "isolation => #{})", [erlperf_name:text(Label), erlperf_units:function_name(MFA)]);
 explain({call_not_returned, What, Label, WaitMs}) when What =:= init; What =:= done; What =:= timed ->
     flat("~ts: ~ts ran nothing for ~ts and was stopped (code that never returns: it "
          "waits for what never comes)",
@@ -366,7 +366,7 @@ explain({call_not_returned, What, Label, WaitMs}) ->
          "(a runner that never returns cannot be counted)",
          [erlperf_name:text(Label), erlperf_units:duration(WaitMs), not_returned_what(What)]);
 explain({crashed, {Role, Label}, {Class, Reason, Stack}}) ->
-    flat("~ts of '~ts' crashed: ~ts", [Role, Label, format_crash(Class, Reason, Stack)]);
+    flat("~ts of '~ts' crashed: ~ts", [Role, erlperf_name:text(Label), format_crash(Class, Reason, Stack)]);
 explain({crashed, Role, {Class, Reason, Stack}}) ->
     flat("~ts crashed: ~ts", [Role, format_crash(Class, Reason, Stack)]);
 explain({Tag, _} = Reason) when Tag =:= nodedown; Tag =:= erpc ->
@@ -705,7 +705,9 @@ format_crash(error, undef, [{M, F, Args, _} | _]) ->
     flat("undefined function ~ts~ts", [language_name(M, F, Arity), Hint]);
 format_crash(error, #{'__exception__' := true, '__struct__' := Struct} = Exception, Stack) ->
     %% an Elixir exception: its name and message, as Elixir prints them
-    flat("~ts: ~ts~ts", [elixir_name(Struct), elixir_message(Struct, Exception), where(Stack)]);
+    %% its message is the user's text: quoted when it holds a line break (erlperf_name)
+    flat("~ts: ~ts~ts", [elixir_name(Struct), erlperf_name:text(elixir_message(Struct, Exception)),
+                         where(Stack)]);
 format_crash(error, erlperf_state_erased, _Stack) ->
     "the runner erased the process dictionary key '$erlperf_publish', where the worker loop "
     "keeps its counter";
