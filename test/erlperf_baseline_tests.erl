@@ -17,22 +17,22 @@ same_code_passes_test() ->
     Rows = erlperf_baseline:compare([{"base.json", base()}], base(), #{}),
     [#{label := <<"a">>, baselines := [#{match := label, verdict := no_difference}]},
      #{label := <<"b">>, baselines := [#{match := label, verdict := no_difference}]}] = Rows,
-    ?assertEqual([], erlperf_baseline:regressions(Rows, 0)).
+    ?assertEqual([], erlperf_gate:regressions(Rows, 0)).
 
 slower_by_half_fails_the_gate_test() ->
     Now = record([run(<<"a">>, <<"x().">>, <<"continuous">>, [500, 505, 495, 502, 498])]),
     Rows = erlperf_baseline:compare([{"base.json", base()}], Now, #{}),
     [#{baselines := [#{verdict := slower, significant := true, change_pct := Change}]}] = Rows,
     ?assert(abs(Change + 50) < 1, Change),
-    ?assertMatch([{<<"a">>, [#{file := "base.json"}]}], erlperf_baseline:regressions(Rows, 10)),
+    ?assertMatch([{<<"a">>, [#{file := "base.json"}]}], erlperf_gate:regressions(Rows, 10)),
     %% a gate wider than the change lets it pass
-    ?assertEqual([], erlperf_baseline:regressions(Rows, 60)).
+    ?assertEqual([], erlperf_gate:regressions(Rows, 60)).
 
 faster_is_no_regression_test() ->
     Now = record([run(<<"b">>, <<"y().">>, <<"continuous">>, [1000, 1010, 990, 1005, 995])]),
     Rows = erlperf_baseline:compare([{"base.json", base()}], Now, #{}),
     [#{baselines := [#{verdict := faster}]}] = Rows,
-    ?assertEqual([], erlperf_baseline:regressions(Rows, 0)).
+    ?assertEqual([], erlperf_gate:regressions(Rows, 0)).
 
 timed_lower_is_better_test() ->
     Base = record([run(<<"t">>, <<"z().">>, <<"timed">>, [100, 101, 99, 100])]),
@@ -106,7 +106,7 @@ sweep_matches_params_test() ->
     [#{name := <<"lists:seq(1, N). (N=100, S=a)">>, baselines := [#{match := label, verdict := no_difference}]},
      #{name := <<"lists:seq(1, N). (N=10, S=a)">>, baselines := [#{match := label, verdict := slower}]}] =
         Rows = erlperf_baseline:compare([{"base.json", Base}], Now, #{}),
-    ?assertMatch([{<<"lists:seq(1, N). (N=10, S=a)">>, [_]}], erlperf_baseline:regressions(Rows, 10)),
+    ?assertMatch([{<<"lists:seq(1, N). (N=10, S=a)">>, [_]}], erlperf_gate:regressions(Rows, 10)),
     Text = unicode:characters_to_list(erlperf_baseline:format(Rows)),
     ?assertNotEqual(nomatch, string:find(Text, "lists:seq(1, N). (N=10, S=a) against base.json: ")).
 
@@ -186,7 +186,7 @@ load_changed_cases(Quiet) ->
      ?_assertMatch(#{verdict := inconclusive, reason := {load_changed, _, _}}, one(Slow, Quiet, #{})),
      ?_assertMatch(#{verdict := slower, significant := true}, one(Fast, SlowQuiet, #{})),
      %% the gate never fails on an inconclusive verdict
-     ?_assertEqual([], erlperf_baseline:regressions(
+     ?_assertEqual([], erlperf_gate:regressions(
                          erlperf_baseline:compare([{"p", record([Quiet])}], record([Slow]), #{}), 10))].
 
 too_few_samples_test() ->
@@ -224,8 +224,8 @@ counts_test_() ->
      ?_assertEqual([{<<"bytes_per_iteration">>, improved}, {<<"reductions_per_iteration">>, improved}],
                    Counted(More, Base, #{})),
      %% 25% more bytes: past a 10% gate, not past a 30% one (3% more reductions: past neither)
-     ?_assertMatch([{<<"a">>, _}], erlperf_baseline:regressions(Rows, 10)),
-     ?_assertEqual([], erlperf_baseline:regressions(Rows, 30)),
+     ?_assertMatch([{<<"a">>, _}], erlperf_gate:regressions(Rows, 10)),
+     ?_assertEqual([], erlperf_gate:regressions(Rows, 30)),
      ?_assertEqual(<<"1600 -> 2000 bytes per call (+25.0%)">>,
                    iolist_to_binary(erlperf_baseline:count_text(hd(maps:get(counts, one(Base, More, #{})))))),
      %% across OTP releases the counts of unchanged code change too
@@ -256,7 +256,7 @@ same_code_test_() ->
      ?_assertMatch("a against p: the same code (its fingerprint unchanged, no exact count changed); "
                    "its time alone agrees: no significant difference" ++ _, Line(Quiet, Quiet)),
      ?_assertMatch(#{verdict := no_difference, reason := {same_code, {moved, slower}}}, one(Quiet, Twice, #{})),
-     ?_assertEqual([], erlperf_baseline:regressions(
+     ?_assertEqual([], erlperf_gate:regressions(
                          erlperf_baseline:compare([{"p", record([Quiet])}], record([Twice]), #{}), 10)),
      ?_assertMatch("a against p: the same code (its fingerprint unchanged, no exact count changed); its time moved, "
                    "not by the code: 50.0% slower" ++ _, Line(Quiet, Twice)),
@@ -340,7 +340,7 @@ saturated_host_test_() ->
      ?_test(begin
                 Rows = erlperf_baseline:compare([{"p", record([Fork(?QUIET_SAMPLES, 0.72)])}],
                                                 record([Fork(Slower, 0.72)]), #{paired => true}),
-                ?assertEqual([], erlperf_baseline:regressions(Rows, 10)),
+                ?assertEqual([], erlperf_gate:regressions(Rows, 10)),
                 Text = unicode:characters_to_list(erlperf_baseline:format(Rows)),
                 ?assertNotEqual(nomatch, string:find(Text, "inconclusive: the host was saturated (its "
                                                            "other programs took 72% of the schedulers' "
@@ -395,7 +395,7 @@ per_second_across_sample_durations_test() ->
     ?assertEqual(nomatch, string:find(Text, "faster"), Text),
     ?assertNotEqual(nomatch, string:find(Text, ", per second: sample_duration 100 -> 200 ms)"),
                     Text),
-    ?assertEqual([], erlperf_baseline:regressions(Rows, 1)),
+    ?assertEqual([], erlperf_gate:regressions(Rows, 1)),
     Unknown = fun (Run) -> maps:remove(<<"sample_duration">>, Run) end,
     ?assertMatch(#{verdict := faster, significant := true, options := []},
                  one(Unknown(at(100, ?QUIET_SAMPLES)),
@@ -411,7 +411,7 @@ per_second_change_test_() ->
      ?_assert(abs(maps:get(change_pct, one(Base, Faster, #{})) - 100) < 1),
      ?_assertMatch([#{baselines := [#{verdict := slower, significant := true}]}], SlowerRows),
      ?_assert(abs(maps:get(change_pct, one(Base, Slower, #{})) + 50) < 1),
-     ?_assertMatch([{<<"a">>, [_]}], erlperf_baseline:regressions(SlowerRows, 10))].
+     ?_assertMatch([{<<"a">>, [_]}], erlperf_gate:regressions(SlowerRows, 10))].
 
 %% The CPU figure is scaled as the samples are; a record of an older release, without
 %% the field, gives its duration by its `qps' and `average' (qps = average x 1000 / ms).
@@ -500,13 +500,13 @@ options_differ_gate_and_counts_test_() ->
                                           <- maps:get(counts, one(Base, Now, #{}))] end,
     [?_assertMatch(#{verdict := inconclusive, reason := {options_differ, _}},
                    one(Base, Halved, #{})),
-     ?_assertEqual([], erlperf_baseline:regressions(Compared(Halved), 10)),
+     ?_assertEqual([], erlperf_gate:regressions(Compared(Halved), 10)),
      ?_assertEqual([{<<"bytes_per_iteration">>, no_change},
                     {<<"reductions_per_iteration">>, no_change}], Counted(Halved)),
      ?_assertEqual([{<<"bytes_per_iteration">>, regressed},
                     {<<"reductions_per_iteration">>, no_change}], Counted(More)),
      ?_assertMatch([{<<"a">>, [#{reason := {options_differ, _}}]}],
-                   erlperf_baseline:regressions(Compared(More), 10))].
+                   erlperf_gate:regressions(Compared(More), 10))].
 
 %% Runs of different kinds (an open load against a closed one, a timed run against a
 %% continuous one) compare in nothing: not their samples (the open load's count calls a
@@ -521,7 +521,7 @@ other_kinds_test_() ->
     Timed = set(Counts(run(<<"a">>, <<"x().">>, <<"timed">>, ?QUIET_SAMPLES), 3200.0),
                 #{<<"concurrency">> => 1, <<"sample_duration">> => #{<<"timed">> => 1000}}),
     Gate = fun (Base, Now) ->
-                   erlperf_baseline:regressions(
+                   erlperf_gate:regressions(
                      erlperf_baseline:compare([{"prev", record([Base])}], record([Now]), #{}), 5)
            end,
     [[?_assertMatch(#{verdict := inconclusive, reason := {options_differ, _}, counts := []},

@@ -52,7 +52,7 @@ gate(#{gate := none} = Parsed, Rows) ->
     erlperf_args:exit_code(success);
 gate(#{gate := Percent} = Parsed, Rows) ->
     ok = erlperf_github:report(Rows, Percent, maps:get(fail_on_inconclusive, Parsed, false)),
-    Regressions = erlperf_baseline:regressions(Rows, Percent),
+    Regressions = erlperf_gate:regressions(Rows, Percent),
     _ = [io:put_chars(standard_error, ["erlperf: regression: ", Line, "\n"])
          || {Name, Entries} <- Regressions, E <- Entries, Line <- regression_lines(Name, E, Percent)],
     Inconclusive = [{Name, E} || #{name := Name, baselines := Entries} <- Rows,
@@ -64,7 +64,8 @@ gate(#{gate := Percent} = Parsed, Rows) ->
                                      erlperf_name:text(Name), erlperf_name:text(File),
                                      erlperf_verdict:text(C)]))
          || {Name, #{file := File, comparison := C}} <- Inconclusive],
-    case Regressions =/= [] orelse (Fails andalso Inconclusive =/= []) of
+    case lists:any(fun (E) -> erlperf_gate:fails(E, Percent, Fails) end,
+                   [E || #{baselines := Entries} <- Rows, E <- Entries]) of
         false -> erlperf_args:exit_code(success);
         true -> erlperf_args:exit_code(gate_failed)
     end.
@@ -73,19 +74,19 @@ gate(#{gate := Percent} = Parsed, Rows) ->
 %% baseline written by erlperf_name: one line each, never one that begins with `::').
 regression_lines(Name0, #{file := File0} = E, Percent) ->
     {Name, File} = {erlperf_name:text(Name0), erlperf_name:text(File0)},
-    Time = case E of
-               #{verdict := slower, significant := true, change_pct := C} when is_number(C), abs(C) > Percent ->
+    Time = case erlperf_gate:time_regressed(E, Percent) of
+               true ->
                    [io_lib:format("~ts is ~s slower than in ~ts (limit ~s%)",
-                                  [Name, erlperf_units:percent(abs(C)), File, erlperf_units:setting(Percent)])];
-               #{} ->
+                                  [Name, erlperf_units:percent(abs(maps:get(change_pct, E))), File,
+                                   erlperf_units:setting(Percent)])];
+               false ->
                    []
            end,
     Counts = [io_lib:format("~ts allocates or reduces more per call than in ~ts: ~ts ~s -> ~s "
                             "(limit ~s%)",
                             [Name, File, count_name(K), erlperf_units:number(Old),
                              erlperf_units:number(New), erlperf_units:setting(Percent)])
-              || #{verdict := regressed, count := K, baseline := Old, run := New, change_pct := C}
-                     <- maps:get(counts, E, []), C =:= undefined orelse C > Percent],
+              || #{count := K, baseline := Old, run := New} <- erlperf_gate:counts_regressed(E, Percent)],
     Time ++ Counts.
 
 count_name(<<"bytes_per_iteration">>) -> "bytes per call";

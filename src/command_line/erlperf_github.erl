@@ -28,9 +28,7 @@
 %% API: called by the regression gate (erlperf_cli_outcome).
 -export([report/3]).
 
-%% The verdicts by what they say: `error', `warning', `new' (no baseline had the
-%% runner) or nothing.
--type level() :: error | warning | new | none.
+-type level() :: erlperf_gate:level().
 
 %%--------------------------------------------------------------------
 %% API
@@ -61,27 +59,8 @@ report(Rows, Percent, FailsInconclusive) ->
 -spec verdicts([erlperf_baseline:row()], number() | none, boolean()) ->
     [{level(), binary(), erlperf_baseline:row()}].
 verdicts(Rows, Percent, FailsInconclusive) ->
-    Regressed = case Percent of
-                    none -> [];
-                    _ -> [{N, F} || {N, Entries} <- erlperf_baseline:regressions(Rows, Percent),
-                                    #{file := F} <- Entries]
-                end,
-    [{level(E, lists:member({Name, File}, Regressed), FailsInconclusive), Name,
-      Row#{baselines := [E]}}
-     || #{name := Name, baselines := Entries} = Row <- Rows, #{file := File} = E <- Entries].
-
-level(_Entry, true, _FailsInconclusive) -> error;
-level(#{match := none}, false, _) -> new;
-level(#{verdict := inconclusive}, false, true) -> error;
-level(#{verdict := inconclusive}, false, false) -> warning;
-level(#{verdict := slower, significant := true}, false, _) -> warning;
-level(#{counts := Counts}, false, _) ->
-    %% an exact count that regressed, with no gate to fail
-    case lists:any(fun (#{verdict := V}) -> V =:= regressed end, Counts) of
-        true -> warning;
-        false -> none
-    end;
-level(_Entry, false, _) -> none.
+    [{erlperf_gate:level(E, Percent, FailsInconclusive), Name, Row#{baselines := [E]}}
+     || #{name := Name, baselines := Entries} = Row <- Rows, E <- Entries].
 
 %% `::error title=...::message', escaped as workflow commands are; the name as text
 %% lines write it (erlperf_name: quoted when it holds a line break or begins with `::').

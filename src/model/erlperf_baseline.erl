@@ -39,7 +39,7 @@
 -module(erlperf_baseline).
 
 %% API: called by the command line and users.
--export([load/1, compare/3, decided/2, decided/3, regressions/2, format/1, format_error/1]).
+-export([load/1, compare/3, decided/2, decided/3, format/1, format_error/1]).
 %% API: how every output words an entry's parts.
 -export([verdict_lines/1, count_text/1, environment_text/1, record_word/1, record_text/1]).
 
@@ -216,13 +216,6 @@ decided_entry(#{ci_pct := {Lo, Hi}}, none, Noise) ->
     Lo >= -Noise andalso Hi =< Noise;
 decided_entry(#{}, _Gate, _Noise) ->
     false.
-
-%% @doc The rows with a regression beyond `Percent', by name, and the baselines they
-%% regressed against.
--spec regressions([row()], number()) -> [{binary(), [entry()]}].
-regressions(Rows, Percent) ->
-    [{Name, Bad} || #{name := Name, baselines := Entries} <- Rows,
-                     Bad <- [[E || E <- Entries, regression(E, Percent)]], Bad =/= []].
 
 %% @doc Text lines: each runner against each baseline, and each exact count that
 %% changed: `NAME against FILE: VERDICT', the name and the baseline's file written by
@@ -727,16 +720,6 @@ run_samples(Run, reference) ->
             Medians = erlperf_reference:fork_medians(Run),
             {Medians, [1 || _ <- Medians]}
     end.
-
-regression(#{verdict := slower, significant := true, change_pct := Change}, Percent)
-  when is_number(Change), abs(Change) > Percent ->
-    true;
-regression(#{counts := Counts}, Percent) ->
-    lists:any(fun (#{verdict := regressed, change_pct := C}) -> C =:= undefined orelse C > Percent;
-                  (#{}) -> false
-              end, Counts);
-regression(_Entry, _Percent) ->
-    false.
 
 entry_text(#{match := none}) ->
     "no runner with this label or code";
