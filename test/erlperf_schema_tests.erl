@@ -216,7 +216,7 @@ readers(benchmark, Record) ->
     _ = [erlperf_output:render(Format, Record, #{}) || Format <- [text, csv, markdown, json]],
     Rows = erlperf_baseline:compare([{"fuzz.json", Record}], Record, #{}),
     _ = erlperf_baseline:format(Rows),
-    _ = erlperf_baseline:regressions(Rows, 5),
+    _ = erlperf_gate:regressions(Rows, 5),
     ok;
 readers(perf_test, Record) ->
     _ = erlperf_html_perf:render(Record),

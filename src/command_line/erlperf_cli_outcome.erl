@@ -89,8 +89,8 @@ regression_lines(Name0, #{file := File0} = E, Percent) ->
               || #{count := K, baseline := Old, run := New} <- erlperf_gate:counts_regressed(E, Percent)],
     Time ++ Counts.
 
-count_name(<<"bytes_per_iteration">>) -> "bytes per call";
-count_name(<<"reductions_per_iteration">>) -> "reductions per call".
+count_name(?BYTES_PER_ITERATION) -> "bytes per call";
+count_name(?REDUCTIONS_PER_ITERATION) -> "reductions per call".
 
 %% @doc Verdicts across runs (rows with a matched baseline) on a platform where the
 %% host's interference cannot be measured: one line on stderr says so (the verdicts
@@ -98,7 +98,7 @@ count_name(<<"reductions_per_iteration">>) -> "reductions per call".
 -spec interference_note(erlperf_record:results(), [erlperf_baseline:row()]) -> ok.
 interference_note(#{?RUNS := Runs}, Rows) ->
     Verdicts = [E || #{baselines := Entries} <- Rows, #{match := M} = E <- Entries, M =/= none],
-    case Verdicts =:= [] orelse lists:any(fun (R) -> is_map_key(<<"interference">>, R) end, Runs) of
+    case Verdicts =:= [] orelse lists:any(fun (R) -> is_map_key(?INTERFERENCE, R) end, Runs) of
         true ->
             ok;
         false ->

@@ -273,8 +273,8 @@ count_text(#{<<"count">> := Key, <<"baseline">> := Old, <<"run">> := New, <<"cha
                  verdict => count_verdict(Verdict)});
 count_text(#{count := Key, baseline := Old, run := New, change_pct := Change} = Count) ->
     What = case Key of
-               <<"bytes_per_iteration">> -> "bytes";
-               <<"reductions_per_iteration">> -> "reductions";
+               ?BYTES_PER_ITERATION -> "bytes";
+               ?REDUCTIONS_PER_ITERATION -> "reductions";
                Other -> Other   % a count of a newer release, by its name
            end,
     Pct = case Change of
@@ -396,8 +396,8 @@ entry(File, Run0, #{?RUNS := BaseRuns} = Base, Stat) ->
                                      computes => Computes,
                                      taken => max_share([BaseRun, Run]),
                                      waited => {waited(BaseRun), waited(Run)},
-                                     time_ns => {maps:get(<<"iteration_ns">>, BaseRun, null),
-                                                 maps:get(<<"iteration_ns">>, Run, null)},
+                                     time_ns => {maps:get(?ITERATION_NS, BaseRun, null),
+                                                 maps:get(?ITERATION_NS, Run, null)},
                                      run_noise_source => Source, environment => Environment,
                                      footing => Footing},
                                Stat),
@@ -446,7 +446,7 @@ paired(_BaseRun, _Run, _Stat) ->
 %% inconclusive/2).
 figure(Computes, Interference, Runs) ->
     case Computes andalso not load_changed(Interference)
-        andalso lists:all(fun (R) -> is_map_key(<<"cpu_samples">>, R) end, Runs) of
+        andalso lists:all(fun (R) -> is_map_key(?CPU_SAMPLES, R) end, Runs) of
         true -> cpu;
         false -> wall
     end.
@@ -515,7 +515,7 @@ history_mean(Earlier, Run, Figure) ->
         {{incomparable, _}, _Mean} -> undefined
     end.
 
-figure_mean(#{<<"cpu_samples">> := [_ | _] = Cpu}, cpu) -> erlperf_stat:mean(Cpu);
+figure_mean(#{?CPU_SAMPLES := [_ | _] = Cpu}, cpu) -> erlperf_stat:mean(Cpu);
 figure_mean(_Run, cpu) -> undefined;
 figure_mean(#{?SAMPLES := [_ | _] = Values}, wall) -> erlperf_stat:mean(Values);
 figure_mean(_Run, wall) -> undefined;
@@ -635,8 +635,8 @@ waited_explains(_Cmp, _Verdict, _W0, _W1) ->
 %% What waiting for a CPU added to a call of a run, nanoseconds: the scheduler threads'
 %% run-queue wait over the wall-clock time, times the time of a call (`undefined' when
 %% not measured).
-waited(#{<<"interference">> := #{<<"wait_ns">> := Wait, <<"wall_ns">> := Wall},
-         <<"iteration_ns">> := Ns}) when is_number(Wait), is_number(Wall), Wall > 0, is_number(Ns) ->
+waited(#{?INTERFERENCE := #{<<"wait_ns">> := Wait, <<"wall_ns">> := Wall},
+         ?ITERATION_NS := Ns}) when is_number(Wait), is_number(Wall), Wall > 0, is_number(Ns) ->
     Wait / Wall * Ns;
 waited(_Run) ->
     undefined.
@@ -670,7 +670,7 @@ environment(System, BaseSystem) ->
 counts(#{<<"counts">> := Base}, #{<<"counts">> := New}, Environment) ->
     Release = lists:keymember(<<"otp_release">>, 1, Environment),
     [count(Key, Old, Now, Release)
-     || Key <- [<<"bytes_per_iteration">>, <<"reductions_per_iteration">>],
+     || Key <- [?BYTES_PER_ITERATION, ?REDUCTIONS_PER_ITERATION],
         Old <- [maps:get(Key, Base, null)], Now <- [maps:get(Key, New, null)],
         is_number(Old), is_number(Now)];
 counts(_BaseRun, _Run, _Environment) ->
@@ -709,7 +709,7 @@ params(Run) ->
     maps:get(?PARAMS, Run, #{}).
 
 run_samples(Run, cpu) ->
-    {maps:get(<<"cpu_samples">>, Run), erlperf_record:fork_sizes(Run)};
+    {maps:get(?CPU_SAMPLES, Run), erlperf_record:fork_sizes(Run)};
 run_samples(Run, wall) ->
     {maps:get(?SAMPLES, Run), erlperf_record:fork_sizes(Run)};
 run_samples(Run, reference) ->

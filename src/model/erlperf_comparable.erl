@@ -86,7 +86,7 @@ per_second(Run) ->
     case sample_duration(Run) of
         Ms when is_integer(Ms) ->
             Scale = fun (Samples) -> [S * 1000 / Ms || S <- Samples] end,
-            maps:map(fun (Key, Samples) when Key =:= ?SAMPLES; Key =:= <<"cpu_samples">> ->
+            maps:map(fun (Key, Samples) when Key =:= ?SAMPLES; Key =:= ?CPU_SAMPLES ->
                              Scale(Samples);
                          (_Key, Value) ->
                              Value

@@ -91,7 +91,7 @@ baseline(#{file := File, match := Match} = E) ->
       <<"text">> => unicode:characters_to_binary(erlperf_verdict:text(maps:get(comparison, E))),
       <<"figure">> => atom_to_binary(maps:get(figure, E, wall)),
       <<"run_noise_source">> => noise_source(maps:get(run_noise_source, maps:get(comparison, E), default)),
-      <<"interference">> => interference_pair(maps:get(interference, E, {undefined, undefined})),
+      ?INTERFERENCE => interference_pair(maps:get(interference, E, {undefined, undefined})),
       <<"environment">> => [#{<<"key">> => K, <<"baseline">> => Old, <<"run">> => New}
                             || {K, Old, New} <- maps:get(environment, E, [])],
       <<"options">> => [#{<<"key">> => K, <<"baseline">> => Old, <<"run">> => New}
@@ -217,7 +217,7 @@ fork_count(Run) ->
 %% figures is another matter: on a busy host a sample now and then has none, and the run
 %% then has no `cpu_samples'.)
 -spec computes(run()) -> boolean().
-computes(#{<<"interference">> := #{<<"demand">> := Demand}}) when is_number(Demand) ->
+computes(#{?INTERFERENCE := #{<<"demand">> := Demand}}) when is_number(Demand) ->
     Demand >= ?COMPUTE_DEMAND;
 computes(_Run) ->
     false.
@@ -229,7 +229,7 @@ computes(_Run) ->
 %% for code that waits, the share alone (how long a woken scheduler waits for a CPU is
 %% what slows it). `undefined' when not measured (an older record, another platform).
 -spec host_load(run(), boolean()) -> float() | undefined.
-host_load(#{<<"interference">> := Interference}, Computes) ->
+host_load(#{?INTERFERENCE := Interference}, Computes) ->
     Keys = case Computes of
                true -> [<<"share">>, <<"others">>];
                false -> [<<"share">>]
@@ -260,16 +260,16 @@ run(#{result := Result, label := Label} = Report, Reports) ->
              ?SAMPLES => Values,
              <<"counter">> => maps:get(samples, Result, []),
              ?AVERAGE => Avg,
-             <<"stddev">> => maps:get(stddev, Result),
-             <<"median">> => maps:get(median, Result),
-             <<"p99">> => maps:get(p99, Result),
+             ?STDDEV => maps:get(stddev, Result),
+             ?MEDIAN => maps:get(median, Result),
+             ?P99 => maps:get(p99, Result),
              <<"min">> => maps:get(min, Result),
              <<"max">> => maps:get(max, Result),
              <<"ci95">> => interval(erlperf_stat:interval(Values, Sizes, ?RECORD_CONFIDENCE, RunNoise)),
              <<"run_noise_pct">> => RunNoise,
              <<"interval">> => basis(Sizes),
              <<"outliers">> => outliers(Values),
-             <<"iteration_ns">> => iteration_ns(Result),
+             ?ITERATION_NS => iteration_ns(Result),
              ?QPS => maps:get(qps, Result),
              <<"sleep">> => text(maps:get(sleep, Report, sleep)),
              <<"overdue">> => maps:get(overdue, Result, 0),
@@ -349,9 +349,9 @@ cv(_Report) ->
 
 %% With `memory => true': the cost per call.
 cost(#{cost := Cost}) ->
-    #{<<"bytes_per_iteration">> => number(maps:get(bytes_per_iteration, Cost)),
+    #{?BYTES_PER_ITERATION => number(maps:get(bytes_per_iteration, Cost)),
       <<"memory_method">> => atom_to_binary(maps:get(memory_method, Cost)),
-      <<"reductions_per_iteration">> => maps:get(reductions_per_iteration, Cost),
+      ?REDUCTIONS_PER_ITERATION => maps:get(reductions_per_iteration, Cost),
       <<"cpu_ns_per_iteration">> => maps:get(cpu_ns_per_iteration, Cost),
       <<"wall_ns_per_iteration">> => maps:get(wall_ns_per_iteration, Cost)};
 cost(_Result) ->
@@ -359,8 +359,8 @@ cost(_Result) ->
 
 %% The exact counts per call (`counts => true', or with the cost per call).
 counts(#{counts := Counts}) ->
-    #{<<"counts">> => #{<<"bytes_per_iteration">> => number(maps:get(bytes_per_iteration, Counts)),
-                        <<"reductions_per_iteration">> => maps:get(reductions_per_iteration, Counts),
+    #{<<"counts">> => #{?BYTES_PER_ITERATION => number(maps:get(bytes_per_iteration, Counts)),
+                        ?REDUCTIONS_PER_ITERATION => maps:get(reductions_per_iteration, Counts),
                         <<"memory_method">> => atom_to_binary(maps:get(memory_method, Counts)),
                         <<"iterations">> => maps:get(iterations, Counts)}};
 counts(_Result) ->
@@ -385,12 +385,12 @@ host(#{result := #{interference := Figures} = Result} = Report) ->
                      <<"others">> => number(others(Figures, Cpu, Wall))},
     Cpus = case Result of
                #{cpu_values := CpuValues} ->
-                   #{<<"cpu_samples">> => CpuValues,
+                   #{?CPU_SAMPLES => CpuValues,
                      <<"cpu_qps">> => number(cpu_qps(Report, Figures, Cpu))};
                #{} ->
                    #{}
            end,
-    Cpus#{<<"interference">> => Interference};
+    Cpus#{?INTERFERENCE => Interference};
 host(_Report) ->
     #{}.
 

@@ -233,7 +233,7 @@ param() ->
 
 -spec run() -> [field()].
 run() ->
-    Numbers = [{optional, K, number} || K <- [<<"stddev">>, <<"median">>, <<"p99">>, <<"min">>,
+    Numbers = [{optional, K, number} || K <- [?STDDEV, ?MEDIAN, ?P99, <<"min">>,
                                              <<"max">>, <<"confidence">>, <<"cv_goal">>]],
     [{required, ?LABEL, text},
      {required, ?MODE, {enum, [<<"continuous">>, <<"timed">>, <<"concurrency">>]}},
@@ -255,9 +255,9 @@ run() ->
                                           || K <- [<<"low_severe">>, <<"low_mild">>, <<"high_mild">>,
                                                    <<"high_severe">>, <<"low_severe_fence">>,
                                                    <<"low_mild_fence">>, <<"high_mild_fence">>,
-                                                   <<"high_severe_fence">>, <<"median">>, <<"q1">>,
+                                                   <<"high_severe_fence">>, ?MEDIAN, <<"q1">>,
                                                    <<"q3">>, <<"iqr">>]]}},
-     {optional, <<"iteration_ns">>, {either, [number, null]}},
+     {optional, ?ITERATION_NS, {either, [number, null]}},
      {optional, <<"sleep">>, text},
      {optional, <<"overdue">>, non_neg_int},
      {optional, <<"time_us">>, non_neg_int},
@@ -279,36 +279,34 @@ run() ->
      {optional, ?COMPARISON, {fields, comparison()}},
      {optional, ?BASELINES, {list, {fields, baseline()}}},
      {optional, <<"profile">>, {fields, profile()}},
-     {optional, <<"counts">>, {fields, [{required, <<"bytes_per_iteration">>, {either, [number, null]}},
-                                        {required, <<"reductions_per_iteration">>, number},
+     {optional, <<"counts">>, {fields, [{required, ?BYTES_PER_ITERATION, {either, [number, null]}},
+                                        {required, ?REDUCTIONS_PER_ITERATION, number},
                                         {optional, <<"memory_method">>, text},
                                         {optional, <<"iterations">>, pos_int}]}},
-     {optional, <<"interference">>, {fields, [{required, <<"share">>, {either, [number, null]}},
+     {optional, ?INTERFERENCE, {fields, [{required, <<"share">>, {either, [number, null]}},
                                               {required, <<"samples">>, {list, {either, [number, null]}}}
                                               | [{optional, K, {either, [number, null]}}
                                                  || K <- [<<"cpu_ns">>, <<"wait_ns">>, <<"wall_ns">>,
                                                           <<"demand">>, <<"pressure">>, <<"steal">>,
                                                           <<"others">>]]]}},
      {optional, ?FINGERPRINT, text},
-     {optional, <<"cpu_samples">>, {nonempty, number}},
+     {optional, ?CPU_SAMPLES, {nonempty, number}},
      {optional, <<"cpu_qps">>, {either, [number, null]}}
      | Numbers ++ cost() ++ latency() ++ rate()].
 
 -spec cost() -> [field()].
 cost() ->
-    [{together, [<<"bytes_per_iteration">>, <<"reductions_per_iteration">>,
+    [{together, [?BYTES_PER_ITERATION, ?REDUCTIONS_PER_ITERATION,
                   <<"cpu_ns_per_iteration">>]},
-     {optional, <<"bytes_per_iteration">>, {either, [number, null]}},
+     {optional, ?BYTES_PER_ITERATION, {either, [number, null]}},
      {optional, <<"memory_method">>, text}
-     | [{optional, K, number} || K <- [<<"reductions_per_iteration">>, <<"cpu_ns_per_iteration">>,
+     | [{optional, K, number} || K <- [?REDUCTIONS_PER_ITERATION, <<"cpu_ns_per_iteration">>,
                                       <<"wall_ns_per_iteration">>]]].
 
 -spec latency() -> [field()].
 latency() ->
     [{optional, <<"latency_us">>, {either, [null, {fields, [{required, K, number}
-                                                           || K <- [<<"p50">>, <<"p90">>, <<"p99">>,
-                                                                    <<"p999">>, <<"max">>, <<"min">>,
-                                                                    <<"average">>, <<"stddev">>]]}]}},
+                                                           || K <- ?PERCENTILES ++ [<<"min">>, <<"average">>, ?STDDEV]]}]}},
      {together, [<<"latency_us">>, <<"latency_calls">>, <<"latency_timer_us">>,
                  <<"latency_unfinished">>]},
      {optional, <<"latency_calls">>, non_neg_int},
@@ -326,8 +324,7 @@ rate() ->
 rate_fields() ->
     Summary = {fields, [{required, <<"count">>, non_neg_int}
                         | [{required, K, {either, [number, null]}}
-                           || K <- [<<"average">>, <<"min">>, <<"p50">>, <<"p90">>, <<"p99">>,
-                                    <<"p999">>, <<"max">>]]]},
+                           || K <- [<<"average">>, <<"min">> | ?PERCENTILES]]]},
     Objective = [{required, <<"percentile">>, number}, {required, <<"limit_us">>, number}],
     Histogram = {fields, [{required, <<"count">>, non_neg_int}, {required, <<"sum">>, non_neg_int},
                           {required, <<"min">>, {either, [non_neg_int, null]}},
@@ -383,7 +380,7 @@ baseline() ->
      {optional, <<"figure">>, {enum, [<<"cpu">>, <<"wall">>, <<"reference">>]}},
      {optional, <<"run_noise_source">>, text},
      {optional, <<"reason">>, {either, [text, null]}},
-     {optional, <<"interference">>, {fields, [{required, K, {either, [number, null]}}
+     {optional, ?INTERFERENCE, {fields, [{required, K, {either, [number, null]}}
                                               || K <- [<<"baseline">>, <<"run">>]]}},
      {optional, <<"environment">>, {list, {fields, [{required, <<"key">>, text},
                                                     {required, <<"baseline">>, {either, [text, number, bool, null]}},
@@ -509,7 +506,7 @@ forks_consistent(_Run, _I) ->
     ok.
 
 %% The samples with the host's interference taken out: one per sample.
-cpu_consistent(#{<<"cpu_samples">> := Cpu, ?SAMPLES := Samples}, I) ->
+cpu_consistent(#{?CPU_SAMPLES := Cpu, ?SAMPLES := Samples}, I) ->
     length(Cpu) =:= length(Samples)
         orelse throw({?MODULE, <<"runs[", (integer_to_binary(I))/binary, "].cpu_samples">>,
                       "a value per sample"}),

@@ -39,6 +39,21 @@
 -define(REFERENCE, <<"reference">>).
 %% the fingerprint of the code a suite's benchmark ran (erlperf_fingerprint)
 -define(FINGERPRINT, <<"fingerprint">>).
+
+%% A run's figures (see doc/formats.md): spelled here once.
+-define(ITERATION_NS, <<"iteration_ns">>).
+-define(BYTES_PER_ITERATION, <<"bytes_per_iteration">>).
+-define(REDUCTIONS_PER_ITERATION, <<"reductions_per_iteration">>).
+-define(CPU_SAMPLES, <<"cpu_samples">>).
+-define(INTERFERENCE, <<"interference">>).
+-define(P50, <<"p50">>).
+-define(P90, <<"p90">>).
+-define(P99, <<"p99">>).
+-define(P999, <<"p999">>).
+-define(MEDIAN, <<"median">>).
+-define(STDDEV, <<"stddev">>).
+%% The percentiles every latency and open-load figure reports, in order, then its maximum.
+-define(PERCENTILES, [?P50, ?P90, ?P99, ?P999, <<"max">>]).
 %% Against the fastest runner, and against saved baselines.
 -define(COMPARISON, <<"comparison">>).
 -define(BASELINES, <<"baselines">>).

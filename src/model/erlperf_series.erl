@@ -77,7 +77,7 @@ point(I, Entry, Run) ->
     #{run => I, time => maps:get(?TIME, Entry), commit => Sha, dirty => Dirty,
       otp => maps:get(<<"otp">>, Entry, <<"?">>), value => float(maps:get(?QPS, Run)),
       low => Low, high => High,
-      bytes => count(<<"bytes_per_iteration">>, Run), reductions => count(<<"reductions_per_iteration">>, Run),
+      bytes => count(?BYTES_PER_ITERATION, Run), reductions => count(?REDUCTIONS_PER_ITERATION, Run),
       load => load(Run),
       interval => case maps:get(<<"interval">>, Run, <<"single_run">>) of
                       <<"forks">> -> forks;

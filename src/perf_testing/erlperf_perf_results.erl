@@ -157,10 +157,10 @@ open_load(Label, Runs) ->
         Loaded ->
             Header = [erlperf_name:text(Label), <<"achieved/s">>, <<"late">>, <<"skipped">>,
                       <<"response p50">>,
-                      <<"p99">>, <<"max">>, <<"service p50">>, <<"p99">>],
+                      ?P99, <<"max">>, <<"service p50">>, ?P99],
             Rows = [[integer_to_binary(I) || I <- [Size, round(A), L, S]]
-                    ++ [erlperf_units:us(maps:get(K, R)) || K <- [<<"p50">>, <<"p99">>, <<"max">>]]
-                    ++ [erlperf_units:us(maps:get(K, Sv)) || K <- [<<"p50">>, <<"p99">>]]
+                    ++ [erlperf_units:us(maps:get(K, R)) || K <- [?P50, ?P99, <<"max">>]]
+                    ++ [erlperf_units:us(maps:get(K, Sv)) || K <- [?P50, ?P99]]
                     || {Size, #{<<"achieved">> := A, <<"late">> := L, <<"skipped">> := S,
                                 <<"response_us">> := R, <<"service_us">> := Sv}} <- Loaded],
             ["\nOpen load, response time from when each call was due:\n",

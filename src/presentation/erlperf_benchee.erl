@@ -65,7 +65,7 @@ format(Record) ->
 %% keys in a record's `latency_us'.
 -spec percentiles() -> [{number(), binary()}].
 percentiles() ->
-    [{50, <<"p50">>}, {90, <<"p90">>}, {99, <<"p99">>}, {99.9, <<"p999">>}].
+    [{50, ?P50}, {90, ?P90}, {99, ?P99}, {99.9, ?P999}].
 
 %% @doc {@link format/1} with options; raises `{invalid_option, percentiles, Value}' for
 %% a percentile not among {@link percentiles/0}.
@@ -231,7 +231,7 @@ verdict(_Comparison, _Run) ->
     "".
 
 memory(Runs, Width) ->
-    case [{R, B} || R <- Runs, B <- [maps:get(<<"bytes_per_iteration">>, R, null)], is_number(B)] of
+    case [{R, B} || R <- Runs, B <- [maps:get(?BYTES_PER_ITERATION, R, null)], is_number(B)] of
         [] ->
             [];
         Measured ->
@@ -243,7 +243,7 @@ memory(Runs, Width) ->
     end.
 
 reductions(Runs, Width) ->
-    case [{R, N} || R <- Runs, N <- [maps:get(<<"reductions_per_iteration">>, R, null)], is_number(N)] of
+    case [{R, N} || R <- Runs, N <- [maps:get(?REDUCTIONS_PER_ITERATION, R, null)], is_number(N)] of
         [] ->
             [];
         Measured ->
@@ -268,12 +268,12 @@ memory_against(B, Least) -> [" - ", ratio(B / Least), " memory usage +", bytes(B
 %% A runner's name, as every text output writes it (erlperf_name).
 name(#{?LABEL := Label}) -> erlperf_name:text(Label).
 
-ips(#{<<"iteration_ns">> := Ns}) when is_number(Ns), Ns > 0 -> 1.0e9 / Ns;
+ips(#{?ITERATION_NS := Ns}) when is_number(Ns), Ns > 0 -> 1.0e9 / Ns;
 ips(#{?QPS := Qps}) when is_number(Qps) -> float(Qps);
 ips(_Run) -> 0.0.
 
 %% The time of one call, nanoseconds; `null' when no call returned in the run.
-average(#{<<"iteration_ns">> := Ns}) when is_number(Ns) -> float(Ns);
+average(#{?ITERATION_NS := Ns}) when is_number(Ns) -> float(Ns);
 average(Run) ->
     case ips(Run) of
         Ips when Ips > 0 -> 1.0e9 / Ips;
@@ -281,9 +281,9 @@ average(Run) ->
     end.
 
 %% Per call when timed one by one; else over the samples.
-deviation(#{<<"latency_us">> := #{<<"stddev">> := Sd, <<"average">> := Avg}}) when Avg > 0 ->
+deviation(#{<<"latency_us">> := #{?STDDEV := Sd, <<"average">> := Avg}}) when Avg > 0 ->
     percent(100 * Sd / Avg);
-deviation(#{<<"stddev">> := Sd, ?AVERAGE := Avg}) when is_number(Sd), Avg /= 0 ->
+deviation(#{?STDDEV := Sd, ?AVERAGE := Avg}) when is_number(Sd), Avg /= 0 ->
     percent(100 * Sd / abs(Avg));
 deviation(_Run) ->
     "-".
@@ -296,8 +296,8 @@ percentile(#{<<"latency_us">> := Latency}, P) when is_map(Latency) ->
         V when is_number(V) -> 1000 * V;
         _ -> null
     end;
-percentile(Run, 50) -> per_iteration(Run, <<"median">>);
-percentile(#{?MODE := <<"timed">>} = Run, 99) -> per_iteration(Run, <<"p99">>);
+percentile(Run, 50) -> per_iteration(Run, ?MEDIAN);
+percentile(#{?MODE := <<"timed">>} = Run, 99) -> per_iteration(Run, ?P99);
 percentile(#{?MODE := <<"timed">>, ?SAMPLES := Samples} = Run, P) ->
     scale_to_iteration(Run, erlperf_stat:percentile(Samples, P));
 %% continuous: the slowest P% of samples are the lowest throughput

@@ -29,10 +29,10 @@
 %% Whole floats below this are written with all their digits (1000000.0).
 -define(PLAIN_LIMIT, 1.0e15).
 %% The latency columns that hold a figure of the run's `latency_us', and its key.
--define(LATENCY_FIGURES, [{latency_p50_us, <<"p50">>}, {latency_p90_us, <<"p90">>},
-                          {latency_p99_us, <<"p99">>}, {latency_p999_us, <<"p999">>},
+-define(LATENCY_FIGURES, [{latency_p50_us, ?P50}, {latency_p90_us, ?P90},
+                          {latency_p99_us, ?P99}, {latency_p999_us, ?P999},
                           {latency_max_us, <<"max">>}, {latency_average_us, <<"average">>},
-                          {latency_stddev_us, <<"stddev">>}]).
+                          {latency_stddev_us, ?STDDEV}]).
 
 %% The open-load columns, and where each is read: a field of the run's `rate', or a
 %% figure of one of its summaries (microseconds).
@@ -42,7 +42,7 @@
          {rate_workers, <<"workers">>}, {rate_held, <<"held">>}, {rate_knee, <<"knee">>}]
         ++ [{list_to_atom(binary_to_list(<<S/binary, "_", F/binary, "_us">>)), {<<S/binary, "_us">>, F}}
             || S <- [<<"response">>, <<"service">>],
-               F <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>, <<"average">>]]).
+               F <- ?PERCENTILES ++ [<<"average">>]]).
 
 %%--------------------------------------------------------------------
 %% API

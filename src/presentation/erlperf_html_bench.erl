@@ -42,8 +42,7 @@
 %% The longest title made of runner labels, characters.
 -define(MAX_TITLE, 80).
 %% Latency figures, in the order drawn, with their names on the x axis.
--define(PERCENTILES, [{<<"p50">>, <<"p50">>}, {<<"p90">>, <<"p90">>}, {<<"p99">>, <<"p99">>},
-                      {<<"p999">>, <<"p99.9">>}, {<<"max">>, <<"max">>}]).
+-define(DRAWN, [{K, axis_name(K)} || K <- ?PERCENTILES]).
 
 %%--------------------------------------------------------------------
 %% API
@@ -94,7 +93,7 @@ summary_row(#{?LABEL := Label} = Run, Names, Sweep, Compared) ->
         ++ [param_text(maps:get(N, Params, null)) || N <- Names]
         ++ [maps:get(?MODE, Run, <<>>), maps:get(?CONCURRENCY, Run, <<>>),
             length(maps:get(?SAMPLES, Run, [])), count(figure(?QPS, Run)),
-            qps_interval(Run), time_ns(figure(<<"iteration_ns">>, Run)), verdict(Run, Compared)]
+            qps_interval(Run), time_ns(figure(?ITERATION_NS, Run)), verdict(Run, Compared)]
         ++ [case maps:get(<<"best">>, Run, false) of true -> <<"yes">>; false -> <<>> end
             || Sweep].
 
@@ -143,15 +142,15 @@ latency(Named) ->
     Measured = [{Name, L} || {Name, #{<<"latency_us">> := #{} = L}} <- Named],
     Series = [#{name => Name,
                 points => [{I, maps:get(K, L)}
-                           || {I, {K, _}} <- enumerate(?PERCENTILES), is_number(maps:get(K, L, null))]}
+                           || {I, {K, _}} <- enumerate(?DRAWN), is_number(maps:get(K, L, null))]}
               || {Name, L} <- Measured],
-    Names = [Text || {_, Text} <- ?PERCENTILES],
+    Names = [Text || {_, Text} <- ?DRAWN],
     XFormat = fun (X) when X == round(X), X >= 1, X =< length(Names) ->
                       lists:nth(round(X), Names);
                   (_) -> <<>>
               end,
     Table = erlperf_html:table([<<"Runner">> | Names] ++ [<<"average">>, <<"calls">>],
-                               [[Name | [erlperf_units:us(maps:get(K, L, null)) || {K, _} <- ?PERCENTILES]]
+                               [[Name | [erlperf_units:us(maps:get(K, L, null)) || {K, _} <- ?DRAWN]]
                                 ++ [erlperf_units:us(maps:get(<<"average">>, L, null)), calls(Name, Named)]
                                 || {Name, L} <- Measured]),
     section_if(Measured =/= [], <<"Latency per call">>,
@@ -171,10 +170,10 @@ open_load(Named) ->
     Charts = [rate_chart(L, [R || {L1, R} <- Runs, L1 =:= L]) || L <- Labels],
     Table = erlperf_html:table(
               [<<"Runner">>, <<"rate">>, <<"achieved">>, <<"late">>, <<"skipped">>, <<"held">>]
-              ++ [<<"response ", T/binary>> || {_, T} <- ?PERCENTILES] ++ [<<"service p50">>, <<"service p99">>],
+              ++ [<<"response ", T/binary>> || {_, T} <- ?DRAWN] ++ [<<"service p50">>, <<"service p99">>],
               [[Label, T, round(A), L, S, held_text(Rate)]
-               ++ [erlperf_units:us(maps:get(K, Response, null)) || {K, _} <- ?PERCENTILES]
-               ++ [erlperf_units:us(maps:get(K, Service, null)) || K <- [<<"p50">>, <<"p99">>]]
+               ++ [erlperf_units:us(maps:get(K, Response, null)) || {K, _} <- ?DRAWN]
+               ++ [erlperf_units:us(maps:get(K, Service, null)) || K <- [?P50, ?P99]]
                || {Label, #{<<"rate">> := #{<<"target">> := T, <<"achieved">> := A, <<"late">> := L,
                                             <<"skipped">> := S, <<"response_us">> := Response,
                                             <<"service_us">> := Service} = Rate}} <- Runs]),
@@ -198,7 +197,7 @@ response_chart(Title, Points, Knee) ->
     Series = [#{name => Text,
                 points => [{X, V} || {X, Us} <- Points, is_number(X), is_map(Us),
                                      V <- [maps:get(K, Us, null)], is_number(V)]}
-              || {K, Text} <- ?PERCENTILES, K =/= <<"max">>],
+              || {K, Text} <- ?DRAWN, K =/= <<"max">>],
     Marker = [#{x => Knee, label => [<<"knee ">>, erlperf_svg:format_number(Knee), <<"/s">>],
                 class => <<"faster">>} || is_number(Knee)],
     erlperf_svg:line_chart(Series, #{title => Title,
@@ -216,9 +215,9 @@ calls(Name, Named) ->
     figure(<<"latency_calls">>, Run).
 
 memory(Named) ->
-    Measured = [{Name, Run} || {Name, Run} <- Named, is_map_key(<<"bytes_per_iteration">>, Run)],
+    Measured = [{Name, Run} || {Name, Run} <- Named, is_map_key(?BYTES_PER_ITERATION, Run)],
     Bars = [#{label => Name, value => B, class => <<"runner">>}
-            || {Name, #{<<"bytes_per_iteration">> := B}} <- Measured, is_number(B)],
+            || {Name, #{?BYTES_PER_ITERATION := B}} <- Measured, is_number(B)],
     Chart = case Bars of
                 [] -> [];
                 _ -> erlperf_svg:bar_chart(Bars, #{title => <<"Heap allocated per call">>,
@@ -226,8 +225,8 @@ memory(Named) ->
             end,
     Table = erlperf_html:table([<<"Runner">>, <<"Bytes per call">>, <<"Reductions per call">>,
                                 <<"CPU time per call">>],
-                               [[Name, number(maps:get(<<"bytes_per_iteration">>, Run, null)),
-                                 number(maps:get(<<"reductions_per_iteration">>, Run, null)),
+                               [[Name, number(maps:get(?BYTES_PER_ITERATION, Run, null)),
+                                 number(maps:get(?REDUCTIONS_PER_ITERATION, Run, null)),
                                  time_ns(maps:get(<<"cpu_ns_per_iteration">>, Run, null))]
                                 || {Name, Run} <- Measured]),
     section_if(Measured =/= [], <<"Memory per call">>, [Chart, Table]).
@@ -237,9 +236,9 @@ memory(Named) ->
 %% call, when the runs have them.
 host(Named) ->
     Measured = [{Name, Run} || {Name, Run} <- Named,
-                               is_map_key(<<"interference">>, Run) orelse is_map_key(<<"counts">>, Run)],
+                               is_map_key(?INTERFERENCE, Run) orelse is_map_key(<<"counts">>, Run)],
     Share = fun (Run, Key) ->
-                    case maps:get(Key, maps:get(<<"interference">>, Run, #{}), null) of
+                    case maps:get(Key, maps:get(?INTERFERENCE, Run, #{}), null) of
                         V when is_number(V) -> iolist_to_binary([integer_to_list(round(100 * V)), "%"]);
                         _ -> <<"-">>
                     end
@@ -251,7 +250,7 @@ host(Named) ->
                                 <<"Reductions per call">>],
                                [[Name, Share(Run, <<"others">>), Share(Run, <<"share">>),
                                  count(maps:get(?QPS, Run, null)), count(maps:get(<<"cpu_qps">>, Run, null)),
-                                 Count(Run, <<"bytes_per_iteration">>), Count(Run, <<"reductions_per_iteration">>)]
+                                 Count(Run, ?BYTES_PER_ITERATION), Count(Run, ?REDUCTIONS_PER_ITERATION)]
                                 || {Name, Run} <- Measured]),
     section_if(Measured =/= [], <<"The host and exact counts">>, [Table]).
 
@@ -510,3 +509,7 @@ scalar(V) -> erlperf_json:encode(V).
 
 enumerate(List) ->
     lists:zip(lists:seq(1, length(List)), List).
+
+%% A percentile's name on a chart's axis.
+axis_name(?P999) -> <<"p99.9">>;
+axis_name(Key) -> Key.

@@ -115,7 +115,7 @@ open_load(#{runs := Runs, label := Label}) ->
             Figure = fun (K, Rate) -> maps:get(K, Rate, null) end,
             Rows = [[text(Size), text(Figure(<<"target">>, Rate)), text(round_number(Figure(<<"achieved">>, Rate))),
                      text(Figure(<<"late">>, Rate)), text(Figure(<<"skipped">>, Rate))]
-                    ++ [erlperf_units:us(maps:get(K, response(Rate), null)) || K <- [<<"p50">>, <<"p99">>, <<"p999">>, <<"max">>]]
+                    ++ [erlperf_units:us(maps:get(K, response(Rate), null)) || K <- [?P50, ?P99, ?P999, <<"max">>]]
                     || {Size, Rate} <- Loaded],
             Chart = erlperf_html_bench:response_chart(
                       <<"Response time against rate">>,
@@ -123,7 +123,7 @@ open_load(#{runs := Runs, label := Label}) ->
             erlperf_html:section(<<"Open load">>,
                                  [Chart,
                                   erlperf_html:table([Label, <<"rate">>, <<"achieved">>, <<"late">>,
-                                                      <<"skipped">>, <<"response p50">>, <<"p99">>,
+                                                      <<"skipped">>, <<"response p50">>, ?P99,
                                                       <<"p99.9">>, <<"max">>], Rows),
                                   para(<<"Response time: from when each call was due, so the wait "
                                          "behind slow calls counts.">>)])

@@ -77,8 +77,8 @@ rate_table(Runs) ->
     Align = ["---" | lists:duplicate(length(Header) - 1 - length(["" || Held]), "---:")] ++ [":---:" || Held],
     Rows = [[code(Label), erlperf_units:count(T), erlperf_units:count(A), integer_to_list(L),
              integer_to_list(S)]
-            ++ [erlperf_units:us(maps:get(K, Response)) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]]
-            ++ [erlperf_units:us(maps:get(K, Service)) || K <- [<<"p50">>, <<"p99">>]]
+            ++ [erlperf_units:us(maps:get(K, Response)) || K <- ?PERCENTILES]
+            ++ [erlperf_units:us(maps:get(K, Service)) || K <- [?P50, ?P99]]
             ++ [case maps:get(<<"held">>, Rate, null) of true -> "yes"; false -> "no"; null -> "-" end
                 || Held]
             || #{?LABEL := Label, <<"rate">> := #{<<"target">> := T, <<"achieved">> := A, <<"late">> := L,
@@ -92,7 +92,7 @@ cells(#{?LABEL := Label, ?CONCURRENCY := C} = Run,
     Params = maps:get(?PARAMS, Run, #{}),
     [code(Label)] ++ [param(maps:get(N, Params, null)) || N <- Names]
         ++ [integer_to_list(C), per_second(maps:get(?QPS, Run, null)), interval(Run),
-            time(maps:get(<<"iteration_ns">>, Run, null))]
+            time(maps:get(?ITERATION_NS, Run, null))]
         ++ [rate(maps:get(<<"bytes_per_second">>, Run, null)) || Bytes]
         ++ [Cell || Latency, Cell <- latency(maps:get(<<"latency_us">>, Run, null))]
         ++ [case Sweep andalso alone(Run, Runs) of
@@ -113,7 +113,7 @@ rate(BytesPerSecond) -> erlperf_units:rate(BytesPerSecond).
 
 %% The percentiles of calls timed one by one (microseconds in the record).
 latency(#{} = Figures) ->
-    [erlperf_units:us(maps:get(K, Figures)) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]];
+    [erlperf_units:us(maps:get(K, Figures)) || K <- ?PERCENTILES];
 latency(null) ->
     lists:duplicate(5, "-").
 

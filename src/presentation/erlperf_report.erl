@@ -182,7 +182,7 @@ cells(_Extended, R) ->
     Value = value_formatter(R),
     [concurrency(R), integer_to_list(length(maps:get(?SAMPLES, R))),
      Value(maps:get(?AVERAGE, R)), deviation(R),
-     Value(maps:get(<<"median">>, R)), Value(maps:get(<<"p99">>, R)), time_cell(R)].
+     Value(maps:get(?MEDIAN, R)), Value(maps:get(?P99, R)), time_cell(R)].
 
 %% Sweeps: a column per parameter after Code, in the order given.
 -spec param_columns([binary()]) -> [column()].
@@ -231,12 +231,12 @@ value_formatter(_Run) -> fun erlperf_units:count/1.
 %% The standard deviation in percent of the average.
 -spec deviation(#{binary() => term()}) -> string().
 deviation(#{?AVERAGE := Avg}) when Avg == 0 -> "-";
-deviation(#{?AVERAGE := Avg, <<"stddev">> := StdDev}) ->
+deviation(#{?AVERAGE := Avg, ?STDDEV := StdDev}) ->
     erlperf_units:fixed(100 * StdDev / Avg, ?DEVIATION_DECIMALS) ++ "%".
 
 concurrency(#{?CONCURRENCY := C}) -> integer_to_list(C).
 
-time_cell(#{<<"iteration_ns">> := Ns}) when is_number(Ns) -> erlperf_units:time(Ns);
+time_cell(#{?ITERATION_NS := Ns}) when is_number(Ns) -> erlperf_units:time(Ns);
 time_cell(_R) -> "-".
 
 %% The QPS column: iterations per sample duration (timed mode, and a run measured until
@@ -416,7 +416,7 @@ overdue_line(_View, _R) ->
 interference_note(#{format := basic}, _Runs) ->
     [];
 interference_note(_View, Runs) ->
-    Figure = fun (Key) -> [V || #{<<"interference">> := #{Key := V}} <- Runs, is_number(V)] end,
+    Figure = fun (Key) -> [V || #{?INTERFERENCE := #{Key := V}} <- Runs, is_number(V)] end,
     {Others, Shares} = {Figure(<<"others">>), Figure(<<"share">>)},
     case lists:any(fun (V) -> V >= ?INTERFERENCE_SHOWN end, Others ++ Shares) of
         true ->
@@ -437,7 +437,7 @@ range(Values) ->
 
 %% With `memory => true': the runner's cost per call (see erlperf_cost).
 -spec cost_line(view(), run()) -> unicode:chardata().
-cost_line(View, #{<<"bytes_per_iteration">> := B, <<"reductions_per_iteration">> := Reds,
+cost_line(View, #{?BYTES_PER_ITERATION := B, ?REDUCTIONS_PER_ITERATION := Reds,
                   <<"cpu_ns_per_iteration">> := Cpu, <<"wall_ns_per_iteration">> := Wall} = R) ->
     io_lib:format("~ts: ~s, ~s reductions, ~s CPU / ~s wall per call~n",
                   [name(View, R), cost_bytes(B), erlperf_units:number(Reds), erlperf_units:time(Cpu),
@@ -484,7 +484,7 @@ latency_cells(#{<<"latency_calls">> := Calls, <<"latency_us">> := #{<<"average">
           end,
     Time = fun (K) -> erlperf_units:us(maps:get(K, L)) end,
     [integer_to_list(Calls), Ips, Time(<<"average">>), deviation(L)
-     | [Time(K) || K <- [<<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>, <<"max">>]]].
+     | [Time(K) || K <- ?PERCENTILES]].
 
 %% At a rate (open load): what the pacer offered and achieved, then the response times
 %% (from each call's intended start: what a user arriving then waits) and the service
@@ -552,12 +552,11 @@ rate_time_cells(#{<<"count">> := 0}) ->
     ["0", "-", "-", "-", "-", "-", "-"];
 rate_time_cells(#{<<"count">> := Count} = Us) ->
     [integer_to_list(Count) | [erlperf_units:us(maps:get(K, Us))
-                               || K <- [<<"average">>, <<"p50">>, <<"p90">>, <<"p99">>, <<"p999">>,
-                                        <<"max">>]]].
+                               || K <- [<<"average">> | ?PERCENTILES]]].
 
 rate_notes(#{<<"rate">> := Rate} = R) ->
     #{<<"behind">> := Behind, <<"unfinished">> := Unfinished, <<"skipped">> := Skipped,
-      <<"lateness_us">> := #{<<"p99">> := LateP99}} = Rate,
+      <<"lateness_us">> := #{?P99 := LateP99}} = Rate,
     [[io_lib:format("Note: the load generator fell behind for ~ts (its own lateness p99 ~ts): "
                     "the load offered was less than the rate; fewer workers, a lower rate or "
                     "another node for the load may help~n",

@@ -120,7 +120,7 @@ at_rate(Name, #{<<"target">> := Target}) ->
 
 %% The response times' median and p99 in nanoseconds (none when no call returned).
 response_ns(#{<<"response_us">> := Us}) ->
-    [{Key, Value * 1000} || Key <- [<<"p50">>, <<"p99">>], Value <- [maps:get(Key, Us, null)],
+    [{Key, Value * 1000} || Key <- [?P50, ?P99], Value <- [maps:get(Key, Us, null)],
                             is_number(Value)].
 
 pacing(#{<<"target">> := Target, <<"achieved">> := Achieved, <<"late">> := Late,
@@ -132,12 +132,12 @@ pacing(#{<<"target">> := Target, <<"achieved">> := Achieved, <<"late">> := Late,
 
 %% The cost per call a run may have: its key, its measure's name, its unit.
 per_call() ->
-    [{<<"bytes_per_iteration">>, <<"bytes">>, <<"bytes">>},
-     {<<"reductions_per_iteration">>, <<"reductions">>, <<"reductions">>}].
+    [{?BYTES_PER_ITERATION, <<"bytes">>, <<"bytes">>},
+     {?REDUCTIONS_PER_ITERATION, <<"reductions">>, <<"reductions">>}].
 
 %% The time per call and its 95% interval (from the throughput's: the slowest time is
 %% the lowest throughput's), or the time alone.
-time_bounds(#{<<"iteration_ns">> := Ns} = Run) when is_number(Ns), Ns > 0 ->
+time_bounds(#{?ITERATION_NS := Ns} = Run) when is_number(Ns), Ns > 0 ->
     case {maps:get(?QPS, Run, null), erlperf_record:qps_bounds(Run)} of
         {Q, {QLo, QHi}} when is_number(Q), QLo > 0, QHi > 0 -> {Ns, Ns * Q / QHi, Ns * Q / QLo};
         _ -> {Ns}
