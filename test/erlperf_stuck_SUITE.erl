@@ -14,7 +14,7 @@
 -export([never_returns_memory/1, never_returns_saved/1, never_returns_among_others/1,
          never_returns_in_suite/1, slow_runner_memory/1, never_returns_api/1,
          never_returns_plain/1, never_returns_timed/1, init_never_returns/1,
-         done_never_returns/1, stuck_leaves_nothing/1]).
+         done_never_returns/1, stuck_leaves_nothing/1, never_returns_against/1]).
 
 %% What a run that meets a stuck runner may take here: its samples, the 2 s wait, a VM's
 %% start and stop, and a loaded test host's slack.
@@ -31,7 +31,8 @@ suite() ->
 all() ->
     [never_returns_memory, never_returns_saved, never_returns_among_others,
      never_returns_in_suite, slow_runner_memory, never_returns_api, never_returns_plain,
-     never_returns_timed, init_never_returns, done_never_returns, stuck_leaves_nothing].
+     never_returns_timed, init_never_returns, done_never_returns, stuck_leaves_nothing,
+     never_returns_against].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -184,6 +185,29 @@ stuck_leaves_nothing(_Config) ->
            "Server ! {go, self()}, Mon = erlang:monitor(process, Server), "
            "receive done -> erlang:demonitor(Mon), ok end end().",
     ?assert(is_integer(erlperf:run(#{runner => "ok.", init => Busy}, #{samples => 1, sample_duration => 50}))).
+
+%% A suite against a git revision whose benchmark never returns: exit 1, one line naming
+%% the benchmark once (its name, where it ran, why), within the bound of its runs.
+never_returns_against(Config) ->
+    Dir = filename:join(proplists:get_value(priv_dir, Config), "against_repo"),
+    ok = filelib:ensure_dir(filename:join([Dir, "bench", "x"])),
+    ok = file:write_file(filename:join([Dir, "bench", "hang_bench.erl"]),
+                         "-module(hang_bench).\n-behaviour(erlperf_suite).\n"
+                         "-export([benchmarks/0, stuck/0]).\n"
+                         "benchmarks() -> [#{name => \"stuck\", runner => stuck}].\n"
+                         "stuck() -> receive after infinity -> ok end.\n"),
+    Git = "cd " ++ Dir ++ " && git init -q && git add -A && git -c user.email=t@e -c user.name=t "
+          "commit -qm one && echo done",
+    ?assertEqual("done\n", os:cmd(Git)),
+    T0 = erlang:monotonic_time(millisecond),
+    {Status, Out} = erlperf_test_lib:escript(["--suite", "bench", "--against", "HEAD",
+                                             "--fail-on-regression", "3"], [], Dir),
+    Ms = erlang:monotonic_time(millisecond) - T0,
+    ?assertEqual(1, Status, Out),
+    ?assert(Ms < 120000, Ms),
+    [Line] = [L || L <- lines(Out), string:find(L, "did not return") =/= nomatch],
+    ?assertMatch("erlperf: stuck" ++ _, Line),
+    ?assertEqual(nomatch, string:find(Line, "stuck: stuck"), Line).
 
 %%--------------------------------------------------------------------
 %% Helpers

@@ -3,7 +3,7 @@
 -module(erlperf_test_lib).
 
 -export([escript_env/1, wait_for/2, wait_for/3, capture/0, app_without_monitor/1, restore_app/1,
-         prop_check/3, prop_forall/2, with_proper/1, root/0, escript_path/0, escript/2,
+         prop_check/3, prop_forall/2, with_proper/1, root/0, escript_path/0, escript/2, escript/3,
          with_escript/1, build_escript/0, default_sigint/0]).
 
 %% Longest an escript run of escript/2 may take.
@@ -110,8 +110,13 @@ escript_env(Env) ->
 %% status and output (stdout and stderr), which must be UTF-8 without a stack trace.
 -spec escript([string()], [{string(), string() | false}]) -> {non_neg_integer(), string()}.
 escript(Args, Env) ->
+    escript(Args, Env, root()).
+
+%% @doc {@link escript/2} in directory `Dir'.
+-spec escript([string()], [{string(), string() | false}], file:filename()) -> {integer(), string()}.
+escript(Args, Env, Dir) ->
     Port = open_port({spawn_executable, escript_path()},
-                     [exit_status, stderr_to_stdout, binary, {cd, root()},
+                     [exit_status, stderr_to_stdout, binary, {cd, Dir},
                       {args, [unicode:characters_to_binary(A) || A <- Args]},
                       {env, escript_env(Env)}]),
     {Status, Bytes} = collect(Port, []),

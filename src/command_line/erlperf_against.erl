@@ -537,7 +537,7 @@ swept(Report) ->
 
 %% Each benchmark that failed: a line on stderr.
 failed(Measured, Source) ->
-    warn([[Name, [[" in ", Source] || V =/= current], ": ", erlperf_cli_outcome:format_error(Why)]
+    warn([erlperf_cli_outcome:benchmark_failed(Name, [[" in ", Source] || V =/= current], Why)
           || {#{name := Name}, {error, V, Why}} <- Measured]).
 
 %% Each benchmark (or combination) of one version only: a line on stderr, named as its
@@ -550,9 +550,9 @@ missing({ok, #{record := Record}}, Measured, Current, Revision, Rev) ->
     Names = [erlperf_record:run_name(R, erlperf_record:param_names(Record)) || R <- Runs],
     Measured1 = [U || {U, {ok, _}} <- Measured],
     Declared = [N || #{name := N} <- Current],
-    warn([[Name, ": not in ", Rev, ", nothing to compare with"]
+    warn([[erlperf_name:text(Name), ": not in ", Rev, ", nothing to compare with"]
           || {#{revision := none}, Name} <- lists:zip(Measured1, Names)]
-         ++ [[Name, ": only in ", Rev, ", not in the working tree"]
+         ++ [[erlperf_name:text(Name), ": only in ", Rev, ", not in the working tree"]
              || #{name := Name} <- Revision, not lists:member(Name, Declared)]).
 
 warn(Lines) ->

@@ -20,7 +20,7 @@
 
 %% API: called by erlperf_cli and erlperf_suite_cli
 -export([fail/1, format_error/1, known/3, gate/2, write_outputs/2, compare_options/1,
-         interference_note/2]).
+         interference_note/2, benchmark_failed/3]).
 
 -include("model/erlperf_schema.hrl").
 
@@ -186,6 +186,20 @@ known(Class, Reason, Stack) ->
                                      Class, Reason, Stack]),
             {internal, Reason, File, erlperf_file:write_atomic(File, Details)}
     end.
+
+%% @doc A suite benchmark's failure, as one line without its `erlperf: ' prefix: its
+%% name (erlperf_name), where it ran (`[]', or `" in REV"' of `--against'), and why; the
+%% name said once when the reason's text begins with it (a runner's label may be the
+%% benchmark's name).
+-spec benchmark_failed(erlperf_name:name(), unicode:chardata(), term()) -> unicode:chardata().
+benchmark_failed(Name0, Where, Why) ->
+    Name = erlperf_name:text(Name0),
+    Text = format_error(Why),
+    Reason = case string:prefix(Text, [Name, ": "]) of
+                 nomatch -> Text;
+                 Rest -> Rest
+             end,
+    [Name, Where, ": ", Reason].
 
 %% @doc A reason raised while parsing, preparing or benchmarking, as one line.
 -spec format_error(term()) -> string().

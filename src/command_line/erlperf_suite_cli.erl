@@ -142,7 +142,7 @@ measure(Benchmarks, #{store := Store} = Parsed) ->
     Project = erlperf_fingerprint:project(),
     Outcomes = [{B, fingerprinted(run_benchmark(B, Parsed, Entries), Project, B)} || B <- Benchmarks],
     Failed = [{B, Why} || {B, {error, Why}} <- Outcomes],
-    [io:put_chars(standard_error, ["erlperf: ", failure(Name, erlperf_cli_outcome:format_error(Why)), "\n"])
+    [io:put_chars(standard_error, ["erlperf: ", erlperf_cli_outcome:benchmark_failed(Name, [], Why), "\n"])
      || {#{name := Name}, Why} <- Failed],
     case lists:append([R || {_, {ok, R}} <- Outcomes]) of
         [] ->
@@ -191,15 +191,6 @@ fingerprinted({ok, Reports}, Project, #{code := Code}) ->
     {ok, [R#{fingerprint => Fingerprint} || R <- Reports]};
 fingerprinted(Error, _Project, _Benchmark) ->
     Error.
-
-%% A benchmark's failure, its name first (once: the text may begin with its label, the
-%% same name).
-failure(Name0, Text) ->
-    Name = erlperf_name:text(Name0),
-    case string:prefix(Text, [Name, ": "]) of
-        nomatch -> [Name, ": ", Text];
-        _ -> Text
-    end.
 
 %% A crash of the benchmark run beside the reference, said as of the benchmark alone
 %% (its name begins the line).
