@@ -590,22 +590,22 @@ decided_test_() ->
     SpreadToo = run(<<"a">>, <<"x().">>, <<"continuous">>, [950, 1050, 850, 1000, 900]),
     New = run(<<"new">>, <<"w().">>, <<"continuous">>, [1, 2, 3]),
     Exact = #{given_run_noise => 0},
-    [?_assert(erlperf_baseline:decided(Compare(Steady, SteadyToo, Exact), Exact)),
+    [?_assert(erlperf_gate:decided(Compare(Steady, SteadyToo, Exact), Exact)),
      %% the same samples with a run noise of 1% between runs: an interval of 3% each way
-     ?_assertNot(erlperf_baseline:decided(Compare(Steady, SteadyToo, #{}), #{})),
-     ?_assert(erlperf_baseline:decided(Compare(Steady, Half, #{}), #{})),
+     ?_assertNot(erlperf_gate:decided(Compare(Steady, SteadyToo, #{}), #{})),
+     ?_assert(erlperf_gate:decided(Compare(Steady, Half, #{}), #{})),
      %% no significant change, an interval of several percent: not within the 1% floor,
      %% within a gate of 20%, and never when the gate makes it inconclusive
-     ?_assertNot(erlperf_baseline:decided(Compare(Spread, SpreadToo, #{}), #{})),
-     ?_assert(erlperf_baseline:decided(Compare(Spread, SpreadToo, #{gate => 20}), #{gate => 20})),
-     ?_assertNot(erlperf_baseline:decided(Compare(Spread, SpreadToo, #{gate => 5}), #{gate => 5})),
+     ?_assertNot(erlperf_gate:decided(Compare(Spread, SpreadToo, #{}), #{})),
+     ?_assert(erlperf_gate:decided(Compare(Spread, SpreadToo, #{gate => 20}), #{gate => 20})),
+     ?_assertNot(erlperf_gate:decided(Compare(Spread, SpreadToo, #{gate => 5}), #{gate => 5})),
      %% 50% slower: past a gate of 10, not past one of 50 for sure
-     ?_assert(erlperf_baseline:decided(Compare(Steady, Half, #{gate => 10}), #{gate => 10})),
-     ?_assertNot(erlperf_baseline:decided(Compare(Steady, Half, #{gate => 50}), #{gate => 50})),
+     ?_assert(erlperf_gate:decided(Compare(Steady, Half, #{gate => 10}), #{gate => 10})),
+     ?_assertNot(erlperf_gate:decided(Compare(Steady, Half, #{gate => 50}), #{gate => 50})),
      %% twice as fast: within any gate
-     ?_assert(erlperf_baseline:decided(Compare(Half, Steady, #{gate => 10}), #{gate => 10})),
+     ?_assert(erlperf_gate:decided(Compare(Half, Steady, #{gate => 10}), #{gate => 10})),
      %% a run the baseline does not have has no verdict to wait for
-     ?_assert(erlperf_baseline:decided(Compare(Steady, New, #{}), #{}))].
+     ?_assert(erlperf_gate:decided(Compare(Steady, New, #{}), #{}))].
 
 %% Runs of code that computes that each took turns with the same reference workload,
 %% on a host about as busy in both, are compared on each fork's median ratio of their

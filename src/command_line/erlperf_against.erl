@@ -437,7 +437,7 @@ measured([_, _] = Tags, #{budget := Budget} = Opts, Run, Stat, {Source, Compare}
                      Baseline = by_name(erlperf_record:from_reports([Revision])),
                      Record = erlperf_record:from_reports([Current]),
                      Rows = erlperf_baseline:compare([{Source, Baseline}], Record, Compare),
-                     erlperf_baseline:decided(Rows, Compare)
+                     erlperf_gate:decided(Rows, Compare)
              end,
     erlperf_forks:until(Tags, Opts, Run, Decide);
 measured(Tags, Opts, Run, _Stat, _Compare) ->

@@ -168,7 +168,7 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
     Decide = fun (Reports, _Looks) ->
                      Record = erlperf_record:from_reports([erlperf_reference:beside(Reports)]),
                      {Rows, Compare} = rows(Record, Entries, Parsed),
-                     erlperf_baseline:decided(Rows, Record, Compare)
+                     erlperf_gate:decided(Rows, Record, Compare)
              end,
     Until = Params =:= [] andalso erlperf:until_decided(2, Forked#{decide => Decide}),
     try

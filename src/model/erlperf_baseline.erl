@@ -39,7 +39,7 @@
 -module(erlperf_baseline).
 
 %% API: called by the command line and users.
--export([load/1, compare/3, decided/2, decided/3, format/1, format_error/1]).
+-export([load/1, compare/3, format/1, format_error/1]).
 %% API: how every output words an entry's parts.
 -export([verdict_lines/1, count_text/1, environment_text/1, record_word/1, record_text/1]).
 
@@ -163,59 +163,6 @@ compare(Baselines, #{?RUNS := Runs} = Record, Options) ->
     [#{label => maps:get(?LABEL, Run), name => erlperf_record:run_name(Run, Names),
        baselines => [entry(File, Run, Base, Stat) || {File, Base} <- Baselines]}
      || Run <- Runs].
-
-%% @doc Whether every verdict of rows compared with `Options' (those of
-%% {@link compare/3}) is decided, so that measuring longer would not change what it
-%% says; never an inconclusive one. With a `gate', the interval of the slowdown lies
-%% wholly past the gate or wholly within it (the gate passes or fails whatever more
-%% samples show); without one, a significant change, or none with an interval inside the
-%% noise floor both ways.
--spec decided([row()], options()) -> boolean().
-decided(Rows, Options) ->
-    Noise = maps:get(noise, Options, erlperf_options:default(noise)),
-    Gate = maps:get(gate, Options, none),
-    lists:all(fun (E) -> decided_entry(E, Gate, Noise) end,
-              [E || #{baselines := Entries} <- Rows, #{match := M} = E <- Entries, M =/= none]).
-
-%% @doc {@link decided/2} of the rows of `Record' (in its runs' order), where a run with
-%% nothing to compare with is decided when the interval of its mean (at the options'
-%% confidence, of its forks' variation alone) lies within the noise floor both ways: a
-%% run that will be the next one's baseline is measured as closely as its budget allows.
--spec decided([row()], erlperf_record:results(), options()) -> boolean().
-decided(Rows, #{?RUNS := Runs}, Options) ->
-    Noise = maps:get(noise, Options, erlperf_options:default(noise)),
-    Confidence = maps:get(confidence, Options, erlperf_options:default(confidence)),
-    lists:all(fun ({#{baselines := Entries} = Row, Run}) ->
-                      case [E || #{match := M} = E <- Entries, M =/= none] of
-                          [] -> precise(Run, Confidence, Noise);
-                          _ -> decided([Row], Options)
-                      end
-              end, lists:zip(Rows, Runs)).
-
-precise(#{?SAMPLES := [_, _ | _] = Values, ?AVERAGE := Mean} = Run, Confidence, Noise)
-  when Mean > 0 ->
-    case erlperf_stat:interval(Values, erlperf_record:fork_sizes(Run), Confidence) of
-        {Lo, Hi} -> 100 * (Hi - Lo) / 2 / Mean =< Noise;
-        undefined -> false
-    end;
-precise(_Run, _Confidence, _Noise) ->
-    false.
-
-decided_entry(#{verdict := inconclusive}, _Gate, _Noise) ->
-    false;
-decided_entry(#{ci_pct := {Lo, Hi}, comparison := #{better := Better}}, Gate, _Noise)
-  when is_number(Gate) ->
-    {Least, Most} = case Better of
-                        higher -> {-Hi, -Lo};
-                        lower -> {Lo, Hi}
-                    end,
-    Least > Gate orelse Most < Gate;
-decided_entry(#{significant := true}, none, _Noise) ->
-    true;
-decided_entry(#{ci_pct := {Lo, Hi}}, none, Noise) ->
-    Lo >= -Noise andalso Hi =< Noise;
-decided_entry(#{}, _Gate, _Noise) ->
-    false.
 
 %% @doc Text lines: each runner against each baseline, and each exact count that
 %% changed: `NAME against FILE: VERDICT', the name and the baseline's file written by
