@@ -106,13 +106,19 @@ defmodule Erlperf.Options do
   end
 
   defp check(:warmup, value) do
-    (is_number(value) and value >= 0 or
-       invalid(:warmup, value, "a number of seconds, 0 or more")) and seconds_within(:warmup, value)
+    unless is_number(value) and value >= 0 do
+      invalid(:warmup, value, "a number of seconds, 0 or more")
+    end
+
+    seconds_within(:warmup, value)
   end
 
   defp check(:time, value) do
-    (is_number(value) and value > 0 or invalid(:time, value, "a number of seconds above 0")) and
-      seconds_within(:time, value)
+    unless is_number(value) and value > 0 do
+      invalid(:time, value, "a number of seconds above 0")
+    end
+
+    seconds_within(:time, value)
   end
 
   defp check(:parallel, value) do
