@@ -38,3 +38,10 @@ traced_words_test() ->
     ?assertMatch(#{bytes_per_iteration := 16.0},
                  erlperf_cost:per_iteration({10, Batch#{traced_words := 30}}, Empty#{traced_words := 10},
                                             {1, batch(0, 0, false)}, 8)).
+
+%% A batch whose calls ran fewer reductions than the empty batch differs by (a call that
+%% waits): none a call, never a negative count that a comparison would call "improved".
+never_negative_test() ->
+    ?assertMatch(#{reductions_per_iteration := +0.0},
+                 erlperf_cost:per_iteration({1, batch(16, 17, false)}, batch(16, 17, false),
+                                            {1, batch(0, 0, false)}, 8)).

@@ -113,6 +113,10 @@
 %% call, at most ?MEMORY_ITERATIONS): a short batch keeps exact counts cheap enough to
 %% take on every suite run.
 -define(COUNTS_BATCH_NS, 20000000).
+%% The fewest calls of a counts batch: a call that waits (a `receive ... after 30') runs
+%% a few reductions, and one call's count is within what the empty batch differs by (a
+%% batch of one such call read 2 reductions a call in one run and -1 in the next).
+-define(MIN_COUNTS_CALLS, 5).
 %% Target duration of the memory batch of measure/2 (iterations sized from the time per
 %% call, at most ?MEMORY_ITERATIONS): a runner of 20 ms a call counts 10 calls, not 1000.
 -define(MEMORY_BATCH_NS, 200000000).
@@ -161,7 +165,7 @@ counts_of(Cost) ->
 -spec counts(pid(), number() | infinity, memory_method()) -> counts().
 counts(Job, IterationNs, Method) ->
     Options = #{collections => true, call_memory => Method =:= call_memory},
-    First = iterations(IterationNs, ?COUNTS_BATCH_NS),
+    First = max(?MIN_COUNTS_CALLS, iterations(IterationNs, ?COUNTS_BATCH_NS)),
     {N, Heap, _Retries, Batch} = memory_batch(Job, First, IterationNs,
                                               Options#{heap => ?MEMORY_HEAP_WORDS}, 0),
     Empty = batch(Job, 0, Options#{heap => Heap, wait_ms => wait_ms(0, IterationNs)}),
@@ -205,7 +209,8 @@ counts_per_iteration({N, Batch}, Empty, WordSize) ->
                           {#{}, #{}} -> {heap, undefined}
                       end,
     #{bytes_per_iteration => bytes(Words, WordSize, N), memory_method => Method,
-      reductions_per_iteration => (Reds - Reds0) / N - ?LOOP_REDUCTIONS,
+      %% never below none: what the batches differ by beside the calls is not the calls'
+      reductions_per_iteration => max(0.0, (Reds - Reds0) / N - ?LOOP_REDUCTIONS),
       iterations => N}.
 
 bytes(undefined, _WordSize, _N) -> undefined;
