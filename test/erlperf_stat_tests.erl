@@ -588,18 +588,16 @@ run_noise_welch_reference() ->
       0.021471572785779637, 2.4055184861342429, 35.61804466729064}].
 
 run_noise_welch_reference_test_() ->
-    [?_test(begin
-                C = erlperf_stat:compare(A, B, #{test => welch, confidence => Conf, run_noise => R}),
-                #{change_pct := Change, ci_pct := {Lo, Hi}, p := P, statistic := T, df := Df} = C,
-                ?assertRef(ExpChange, Change),
-                ?assertRef(ExpLo, Lo),
-                ?assertRef(ExpHi, Hi),
-                ?assertRef(ExpP, P),
-                ?assertRef(ExpT, T),
-                ?assertRef(ExpDf, Df),
-                ?assertMatch(#{run_noise := R}, C)
-            end)
-     || {A, B, R, Conf, ExpChange, {ExpLo, ExpHi}, ExpP, ExpT, ExpDf} <- run_noise_welch_reference()].
+    [?_test(check_two_means(welch, Case)) || Case <- run_noise_welch_reference()].
+
+%% A test of two means with run noise against reference.R's figures:
+%% {A, B, R, Confidence, ChangePct, CiPct, P, Statistic, Df}.
+check_two_means(Test, {A, B, R, Conf, ExpChange, {ExpLo, ExpHi}, ExpP, ExpT, ExpDf}) ->
+    C = erlperf_stat:compare(A, B, #{test => Test, confidence => Conf, run_noise => R, noise => 0}),
+    #{change_pct := Change, ci_pct := {Lo, Hi}, p := P, statistic := T, df := Df} = C,
+    [?assertRef(Exp, Got) || {Exp, Got} <- [{ExpChange, Change}, {ExpLo, Lo}, {ExpHi, Hi},
+                                            {ExpP, P}, {ExpT, T}, {ExpDf, Df}]],
+    ?assertMatch(#{run_noise := R}, C).
 
 run_noise_compare_test_() ->
     P = fun (R) -> maps:get(p, erlperf_stat:compare(?PA, ?PB, #{run_noise => R, noise => 0})) end,
@@ -645,17 +643,7 @@ yuen_reference() ->
       14.047672188324013}].
 
 yuen_reference_test_() ->
-    [?_test(begin
-                C = erlperf_stat:compare(A, B, #{test => yuen, confidence => Conf, run_noise => R,
-                                                 noise => 0}),
-                #{change_pct := Change, ci_pct := {Lo, Hi}, p := P, statistic := T, df := Df} = C,
-                ?assertRef(ExpChange, Change),
-                ?assertRef(ExpLo, Lo),
-                ?assertRef(ExpHi, Hi),
-                ?assertRef(ExpP, P),
-                ?assertRef(ExpT, T),
-                ?assertRef(ExpDf, Df)
-            end) || {A, B, R, Conf, ExpChange, {ExpLo, ExpHi}, ExpP, ExpT, ExpDf} <- yuen_reference()].
+    [?_test(check_two_means(yuen, Case)) || Case <- yuen_reference()].
 
 yuen_test_() ->
     Welch = erlperf_stat:compare(?SMALL, [1490, 1475, 1502, 1488], #{test => welch}),

@@ -677,19 +677,7 @@ run_test(_Test, A, B, _Alpha) ->
 welch([_, _ | _] = A, [_, _ | _] = B, Alpha, R) ->
     {MeanA, VarA, NA} = moments(A),
     {MeanB, VarB, NB} = moments(B),
-    {SqA, SqB} = {VarA / NA, VarB / NB},
-    {KnownA, KnownB} = {known_variance(R, MeanA), known_variance(R, MeanB)},
-    Se2 = SqA + SqB + KnownA + KnownB,
-    %% Welch-Satterthwaite of the estimated parts, (SqA + SqB)² / (SqA²/(nA - 1) +
-    %% SqB²/(nB - 1)), with the shares squared instead of the tiny squares; with none
-    %% estimated (every sample equal) but run noise, the normal
-    Df = case {SqA + SqB, Se2} of
-             {_, Zero} when Zero == 0 -> undefined;
-             {Zero, _} when Zero == 0 -> ?KNOWN_DF;
-             {Est, _} -> 1 / ((SqA / Est) * (SqA / Est) / (NA - 1) + (SqB / Est) * (SqB / Est) / (NB - 1))
-         end,
-    Result = t_test(MeanB - MeanA, math:sqrt(Se2), Df, Alpha),
-    with_ratio(Result, {MeanA, MeanB, SqA + KnownA, SqB + KnownB, 0.0}, Df, Alpha);
+    means_test({MeanA, VarA / NA, NA - 1}, {MeanB, VarB / NB, NB - 1}, Alpha, R);
 welch(A, B, Alpha, _R) ->
     run_test(too_few, A, B, Alpha).
 
@@ -699,17 +687,25 @@ welch(A, B, Alpha, _R) ->
 yuen(A, B, Alpha, R) when length(A) >= 2, length(B) >= 2 ->
     {MeanA, SqA, HA} = trimmed(A),
     {MeanB, SqB, HB} = trimmed(B),
+    (means_test({MeanA, SqA, HA - 1}, {MeanB, SqB, HB - 1}, Alpha, R))#{base => MeanA};
+yuen(A, B, Alpha, _R) ->
+    run_test(too_few, A, B, Alpha).
+
+%% The t-test of two means, each {Mean, squared standard error, degrees of freedom},
+%% with run noise R percent (0: none) added to both squared standard errors.
+means_test({MeanA, SqA, DfA}, {MeanB, SqB, DfB}, Alpha, R) ->
     {KnownA, KnownB} = {known_variance(R, MeanA), known_variance(R, MeanB)},
     Se2 = SqA + SqB + KnownA + KnownB,
+    %% Welch-Satterthwaite of the estimated parts, (SqA + SqB)² / (SqA²/dfA + SqB²/dfB),
+    %% with the shares squared instead of the tiny squares; with none estimated (every
+    %% sample equal) but run noise, the normal
     Df = case {SqA + SqB, Se2} of
              {_, Zero} when Zero == 0 -> undefined;
              {Zero, _} when Zero == 0 -> ?KNOWN_DF;
-             {Est, _} -> 1 / ((SqA / Est) * (SqA / Est) / (HA - 1) + (SqB / Est) * (SqB / Est) / (HB - 1))
+             {Est, _} -> 1 / ((SqA / Est) * (SqA / Est) / DfA + (SqB / Est) * (SqB / Est) / DfB)
          end,
     Result = t_test(MeanB - MeanA, math:sqrt(Se2), Df, Alpha),
-    (with_ratio(Result, {MeanA, MeanB, SqA + KnownA, SqB + KnownB, 0.0}, Df, Alpha))#{base => MeanA};
-yuen(A, B, Alpha, _R) ->
-    run_test(too_few, A, B, Alpha).
+    with_ratio(Result, {MeanA, MeanB, SqA + KnownA, SqB + KnownB, 0.0}, Df, Alpha).
 
 %% {Trimmed mean, its squared standard error, samples kept}: ⌊?TRIM·n⌋ samples cut from
 %% each end; the squared standard error (n - 1)·s²w / (h·(h - 1)), s²w the variance of
