@@ -70,7 +70,12 @@ defmodule Erlperf do
 
   alias Erlperf.Options
 
+  @typedoc "A job: a function (of the input, with inputs), erlperf's source text or `{m, f, a}`, or one of those with its hooks."
+  @type job :: function() | String.t() | {module(), atom(), list()} | {function(), keyword() | map()}
+
   @doc "Runs the jobs (a map or keyword list of name => job) and prints and returns the results."
+  @spec run(%{optional(String.t() | atom()) => job()} | [{String.t() | atom(), job()}], keyword() | map()) ::
+          [Erlperf.Scenario.t()]
   def run(jobs, options \\ []) do
     config = Options.check(options)
     jobs = Enum.map(jobs, fn {name, job} -> Erlperf.Jobs.job(to_string(name), job, config) end)
@@ -85,6 +90,8 @@ defmodule Erlperf.JobError do
   `Exception.message/1`).
   """
   defexception [:message, :job, :input]
+
+  @type t :: %__MODULE__{message: String.t(), job: String.t() | nil, input: String.t() | nil}
 end
 
 defmodule Erlperf.Scenario do
@@ -105,4 +112,13 @@ defmodule Erlperf.Scenario do
   """
   defstruct [:name, :input, :ips, :average_ns, :deviation_pct, :median_ns, :p99_ns,
              :percentiles, :timed_average_ns, :memory_bytes, :reductions, :comparison]
+
+  @type comparison :: %{slower_by: number() | nil, ci: {number(), number()} | nil,
+                        significant: boolean(), verdict: String.t()}
+  @type t :: %__MODULE__{name: String.t(), input: String.t() | nil, ips: number() | nil,
+                         average_ns: number() | nil, deviation_pct: number() | nil,
+                         median_ns: number() | nil, p99_ns: number() | nil,
+                         percentiles: %{optional(number()) => number()} | nil,
+                         timed_average_ns: number() | nil, memory_bytes: number() | nil,
+                         reductions: number() | nil, comparison: comparison() | nil}
 end

@@ -4,6 +4,7 @@ defmodule Erlperf.Console do
   # before the run, a line as each input starts, the title, the cost of per-call hooks.
 
   @doc false
+  @spec configuration([map()], map()) :: iodata()
   def configuration(jobs, config) do
     %{samples: samples, warmup: warmup} = run = Erlperf.Options.with_defaults(config.run)
     inputs = for {name, _} <- config.inputs, name != nil, do: name(name)
@@ -50,6 +51,7 @@ defmodule Erlperf.Console do
 
   @doc false
   # The system, as Benchee prints it.
+  @spec system() :: iodata()
   def system do
     info = :erlperf_system.info()
 
@@ -63,17 +65,20 @@ defmodule Erlperf.Console do
   end
 
   @doc false
+  @spec benchmarking([map()], String.t() | nil) :: String.t()
   def benchmarking(jobs, input_name) do
     names = Enum.map_join(jobs, ", ", &name(&1.name))
     if input_name, do: "Benchmarking #{names} with input #{name(input_name)} ...", else: "Benchmarking #{names} ..."
   end
 
   @doc false
+  @spec title(String.t() | nil) :: iodata()
   def title(nil), do: []
   def title(title), do: ["\n*** ", title, " ***\n\n"]
 
   @doc false
   # What :before_each and :after_each cost a call, measured alone.
+  @spec hooks([{String.t(), String.t() | nil, map()}]) :: iodata()
   def hooks([]), do: []
 
   def hooks(measured) do

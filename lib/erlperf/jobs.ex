@@ -6,6 +6,7 @@ defmodule Erlperf.Jobs do
   @hooks [:before_scenario, :after_scenario, :before_each, :after_each]
 
   @doc false
+  @spec job(String.t(), Erlperf.job(), map()) :: map()
   def job(name, {job, hooks}, config) when is_list(hooks) or is_map(hooks) do
     hooks = Map.new(hooks)
 
@@ -41,15 +42,18 @@ defmodule Erlperf.Jobs do
 
   @doc false
   # The input the job runs with: what its before_scenario hooks return.
+  @spec scenario_input(map(), term()) :: term()
   def scenario_input(%{before_scenario: hooks}, input) do
     Enum.reduce(hooks, input, fn hook, acc -> hook.(acc) end)
   end
 
   @doc false
+  @spec after_scenario(map(), term()) :: :ok
   def after_scenario(%{after_scenario: hooks}, input), do: Enum.each(hooks, & &1.(input))
 
   @doc false
   # erlperf's code map of the job with an input (nil: none), labelled with its name.
+  @spec code(map(), term(), boolean()) :: map()
   def code(%{name: name, job: job} = j, input, has_input) do
     runner = with_hooks(job, j.before_each, j.after_each, has_input)
 
@@ -63,6 +67,7 @@ defmodule Erlperf.Jobs do
   @doc false
   # The per-call hooks alone, as a code map: before_each given the input, after_each
   # given what the job returned when called once (`result`).
+  @spec hooks_code(map(), term(), boolean()) :: map() | nil
   def hooks_code(%{before_each: [], after_each: []}, _input, _has_input), do: nil
 
   def hooks_code(%{name: name} = j, input, has_input) do
@@ -98,6 +103,7 @@ defmodule Erlperf.Jobs do
 
   @doc false
   # The job called once (pre_check): its result, the job's input applied as a real run would.
+  @spec call_once(map(), term(), boolean()) :: term()
   def call_once(%{job: job} = j, input, has_input) do
     case with_hooks(job, j.before_each, j.after_each, has_input) do
       fun when is_function(fun, 1) -> fun.(input)

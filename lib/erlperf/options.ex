@@ -58,6 +58,7 @@ defmodule Erlperf.Options do
 
   @doc false
   # The configuration: Benchee's options with their defaults, `:run` erlperf's run options.
+  @spec check(keyword() | map()) :: map()
   def check(options) when is_list(options) or is_map(options) do
     options = Enum.to_list(options)
 
@@ -99,6 +100,7 @@ defmodule Erlperf.Options do
 
   @doc false
   # Every option's name, sorted.
+  @spec known() :: [atom()]
   def known, do: Enum.sort(Map.keys(@benchee) ++ @erlperf)
 
   defp check(key, value) when key in [:memory_time, :reduction_time] do
@@ -287,6 +289,7 @@ defmodule Erlperf.Options do
 
   @doc false
   # The run options with erlperf's defaults for those not given: what a run reads.
+  @spec with_defaults(map()) :: map()
   def with_defaults(run), do: :erlperf_options.check(:run, run)
 
   defp erlperf_help(key) do

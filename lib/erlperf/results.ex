@@ -4,6 +4,7 @@ defmodule Erlperf.Results do
 
   @doc false
   # `percentiles`: those the :percentiles option asked for.
+  @spec scenarios(map(), [term()]) :: [Erlperf.Scenario.t()]
   def scenarios(%{"runs" => runs}, percentiles) do
     runs
     |> Enum.with_index()

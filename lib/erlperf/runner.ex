@@ -6,6 +6,7 @@ defmodule Erlperf.Runner do
   alias Erlperf.{Console, Jobs, Results}
 
   @doc false
+  @spec run([map()], map()) :: [Erlperf.Scenario.t()]
   def run(jobs, config) do
     has_input = config.inputs != [{nil, nil}]
     # read before the run: a bad file costs no run
@@ -87,6 +88,7 @@ defmodule Erlperf.Runner do
   @doc false
   # The run options of `codes` codes with Benchee's warmup, which is of the whole run,
   # spread over erlperf's forks (erlperf warms up in each), a sample each at least.
+  @spec fork_run(map(), pos_integer()) :: map()
   def fork_run(%{warmup: warmup} = run, codes) when warmup > 0 do
     forks = :erlperf_forks.resolve(codes, Erlperf.Options.with_defaults(run), :undefined)
     %{run | warmup: max(1, round(warmup / forks))}

@@ -43,6 +43,7 @@ defmodule Mix.Tasks.Erlperf do
   """
 
   @impl Mix.Task
+  @spec run([String.t()]) :: :ok
   def run(args) do
     if Enum.any?(args, &(&1 in ["--help", "-h"])) do
       IO.write([@usage, :erlperf_args.options_help(), @epilogue])
@@ -66,6 +67,7 @@ defmodule Mix.Tasks.Erlperf do
   @doc false
   # Elixir source as an interpreted fun, which erlperf compiles into its loop: `fn ... end`
   # as it is, any other expression as the body of a fn of no argument.
+  @spec compile(atom(), charlist()) :: {:ok, function()} | {:error, charlist()}
   def compile(_role, text) do
     source = List.to_string(text)
     wrapped = if String.starts_with?(String.trim_leading(source), "fn "), do: source, else: "fn -> #{source}\nend"
