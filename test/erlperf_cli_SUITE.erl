@@ -862,7 +862,7 @@ undefined_function(Config) ->
 init_crash() ->
     [{doc, "A crashing init, exit 1"}].
 init_crash(Config) ->
-    failure(Config, ["ok.", "--init", "exit(cli_init_failed)."], "init crashed").
+    failure(Config, ["ok.", "--init", "exit(cli_init_failed)."], "init of 'ok.' crashed").
 
 compile_cache() ->
     [{doc, "A runner compiled once loads from the cache the next time, without the compiler; "
