@@ -381,6 +381,11 @@ suite_kinds() ->
             ++ Opts ++ "}].\n", "hang_bench"},
      {bad_option, "benchmarks() -> [#{name => \"badopt_bench\", runner => \"ok.\", "
                   "options => #{samples => -1}}].\n", "badopt_bench"},
+     %% beside a good benchmark: only the bad one fails (the good one is run and stored)
+     {bad_option_beside_good, "benchmarks() -> [#{name => \"badopt2_bench\", runner => \"ok.\", "
+                              "options => #{sample_duration => 0}},\n"
+                              "  #{name => \"good_bench\", runner => \"ok.\", " ++ Opts ++ "}].\n",
+      "badopt2_bench"},
      {unknown_option, "benchmarks() -> [#{name => \"unknown_bench\", runner => \"ok.\", "
                       "options => #{no_such_option => 1}}].\n", "unknown_bench"},
      {not_a_list, "benchmarks() -> not_a_list.\n", module},
@@ -414,7 +419,10 @@ run_suite_failure(Kind, Config) ->
             ?assert(lists:member(Status, [1, 2]), Status),
             Line = one_error(Out),
             Name = case Named of module -> Module; _ -> Named end,
-            ?assertNotEqual(nomatch, string:find(Line, Name), {Line, Name})
+            ?assertNotEqual(nomatch, string:find(Line, Name), {Line, Name}),
+            Kind =:= bad_option_beside_good andalso
+                ?assertMatch({[#{<<"record">> := #{<<"runs">> := [#{<<"label">> := <<"good_bench">>}]}}], []},
+                             erlperf_store:runs(filename:join(Dir, "store")))
     end.
 
 %%--------------------------------------------------------------------
