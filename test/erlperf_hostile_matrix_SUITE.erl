@@ -11,8 +11,12 @@
 %%%
 %%% Cells are not functions of their own: each group's cells are generated from lists
 %%% ({@link cells/1}) and named `Group__Detail' (`runner_failures' cells are
-%%% `Failure__Mode'), so a failure says which; `'$handle_undefined_function'/2' runs the
-%%% cell of a name. Matrix size: see {@link cells/1} (ct:log of `init_per_suite').
+%%% `Failure__Mode', `damaged_files' cells `Damage__Consumer'), so a failure says which;
+%%% `'$handle_undefined_function'/2' runs the cell of a name (and gives its doc line).
+%%% Matrix size (init_per_suite logs it): option_conflicts 43 (every rule of
+%%% erlperf_options:rules(): all have command-line names, none is skipped),
+%%% runner_failures 7 x 11 = 77, api_failures 6, suite_failures 13, damaged_files
+%%% 13 x 4 = 52: 191 cells, about 70-90 s on a 2-core host.
 -module(erlperf_hostile_matrix_SUITE).
 
 -include_lib("stdlib/include/assert.hrl").
@@ -104,7 +108,8 @@ init_per_group(_Group, Config) ->
 
 end_per_group(damaged_files, Config) ->
     %% the 50 MB files are generated, never kept
-    _ = [file:delete(F) || F <- filelib:wildcard(filename:join([?config(work, Config), "**", "*big*"]))],
+    Big = filelib:wildcard(filename:join([?config(work, Config), "**", "*big*"])),
+    _ = [file:delete(F) || F <- Big],
     ok;
 end_per_group(_Group, _Config) ->
     ok.
@@ -112,7 +117,8 @@ end_per_group(_Group, _Config) ->
 %% Runs the cell of a generated name; a test case's info (`Case()') is empty.
 '$handle_undefined_function'(Name, []) ->
     case find_cell(Name) of
-        {ok, _} -> [];
+        {ok, {Group, {_, Spec}}} ->
+            [{doc, lists:flatten(io_lib:format("~s: ~0tp", [Group, Spec]))}];
         error -> erlang:error(undef, [Name])
     end;
 '$handle_undefined_function'(Name, [Config]) when is_list(Config) ->
@@ -292,16 +298,18 @@ mode_args(isolated, _) -> ["-i" | short()].
 short() -> ["-d", "50", "-s", "1"].
 
 %% A call that never returns is told from a slow one once it has run 100 ms
-%% (erlperf_job_counters' overdue floor): a hang's run takes two samples of 50 ms. In one
-%% sample of 50 ms a hang is a call that has not returned yet: the table shows 0, exit 0.
+%% (erlperf_job_counters' overdue floor): a hang's run takes two samples of 100 ms (as in
+%% erlperf_stuck_SUITE; two of 50 ms sit on the floor, and end either way). In a run
+%% shorter than that a hang is a call that has not returned yet: the table shows 0, exit 0.
 samples(hang, Args) ->
-    replace_samples(Args);
+    longer(Args);
 samples(_Failure, Args) ->
     Args.
 
-replace_samples(["-s", "1" | Rest]) -> ["-s", "2" | Rest];
-replace_samples([A | Rest]) -> [A | replace_samples(Rest)];
-replace_samples([]) -> [].
+longer(["-s", "1" | Rest]) -> ["-s", "2" | longer(Rest)];
+longer(["-d", "50" | Rest]) -> ["-d", "100" | longer(Rest)];
+longer([A | Rest]) -> [A | longer(Rest)];
+longer([]) -> [].
 
 %% What the cell expects: the exit statuses allowed, and the bound.
 %% slow: 200 ms a call, in one sample of 50 ms (the documented bound: a run that ends
@@ -329,7 +337,8 @@ run_runner_failure({Failure, Mode}, Config) ->
         1 ->
             Line = one_error(Out),
             ?assertNotEqual(nomatch, string:find(Line, Code), Code),
-            Failure =:= slow andalso ?assertNotEqual(nomatch, string:find(Line, "no call returned"), Line)
+            Failure =:= slow andalso
+                ?assertNotEqual(nomatch, string:find(Line, "no call returned"), Line)
     end,
     %% the other runner's results are still printed
     Mode =:= two_runners andalso
@@ -359,7 +368,8 @@ api_case(throw) -> {"throw(x).", short_api()};
 api_case(exit) -> {"exit(bye).", short_api()};
 api_case(hang_counts) -> {?HANG, (short_api())#{counts => true}};
 api_case(hang_timed) -> {?HANG, #{sample_duration => {timed, 10}, samples => 1}};
-api_case(init_runner) -> {#{runner => "ok.", init_runner => "erlang:binary_to_atom(1)."}, short_api()}.
+api_case(init_runner) ->
+    {#{runner => "ok.", init_runner => "erlang:binary_to_atom(1)."}, short_api()}.
 
 short_api() -> #{sample_duration => 50, samples => 1}.
 
@@ -396,7 +406,8 @@ suite_kinds() ->
      %% (erlperf_name): only its failure is a failure
      {newline_name, "benchmarks() -> [#{name => \"new\\nline\", runner => \"ok.\", "
                     ++ Opts ++ "}].\n", ok},
-     {newline_name_crash, "benchmarks() -> [#{name => \"bad\\nname\", runner => \"erlang:error(boom).\", "
+     {newline_name_crash, "benchmarks() -> [#{name => \"bad\\nname\", "
+                          "runner => \"erlang:error(boom).\", "
                           ++ Opts ++ "}].\n", "\"bad\\nname\""},
      {missing_runner, "benchmarks() -> [#{name => \"norunner\"}].\n", "norunner"},
      {benchmarks_crash, "benchmarks() -> erlang:error(oops).\n", module},
@@ -421,7 +432,8 @@ run_suite_failure(Kind, Config) ->
             Name = case Named of module -> Module; _ -> Named end,
             ?assertNotEqual(nomatch, string:find(Line, Name), {Line, Name}),
             Kind =:= bad_option_beside_good andalso
-                ?assertMatch({[#{<<"record">> := #{<<"runs">> := [#{<<"label">> := <<"good_bench">>}]}}], []},
+                ?assertMatch({[#{<<"record">> :=
+                                     #{<<"runs">> := [#{<<"label">> := <<"good_bench">>}]}}], []},
                              erlperf_store:runs(filename:join(Dir, "store")))
     end.
 
@@ -445,8 +457,10 @@ damaged(truncated, Good) ->
 damaged(not_json, _Good) -> <<"this is not JSON {">>;
 damaged(json_array, _Good) -> <<"[1, 2, 3]">>;
 damaged(number_for_string, Good) -> encode(in_run(Good, fun (R) -> R#{<<"label">> := 12345} end));
-damaged(string_for_number, Good) -> encode(in_run(Good, fun (R) -> R#{<<"average">> := <<"twelve">>} end));
-damaged(missing_keys, Good) -> encode(in_record(Good, fun (R) -> maps:without([<<"runs">>, <<"system">>], R) end));
+damaged(string_for_number, Good) ->
+    encode(in_run(Good, fun (R) -> R#{<<"average">> := <<"twelve">>} end));
+damaged(missing_keys, Good) ->
+    encode(in_record(Good, fun (R) -> maps:without([<<"runs">>, <<"system">>], R) end));
 damaged(huge_float, Good) -> number_text(Good, <<"1e308">>);
 damaged(huge_integer, Good) -> number_text(Good, <<"123456789012345678901234567890">>);
 damaged(deep_nesting, _Good) ->
@@ -480,13 +494,16 @@ number_text(Good, Text) ->
 
 %% The record (a store entry holds it under `record'), its first run changed by Fun.
 in_run(Good, Fun) ->
-    in_record(Good, fun (#{<<"runs">> := [Run | Runs]} = R) -> R#{<<"runs">> := [Fun(Run) | Runs]} end).
+    in_record(Good, fun (#{<<"runs">> := [Run | Runs]} = R) ->
+                            R#{<<"runs">> := [Fun(Run) | Runs]}
+                    end).
 
 in_record(#{<<"record">> := Record} = Entry, Fun) -> Entry#{<<"record">> := Fun(Record)};
 in_record(Record, Fun) -> Fun(Record).
 
 run_damaged({Damage, Consumer}, Config) ->
-    Dir = filename:join([?config(work, Config), "damaged", atom_to_list(Damage) ++ "_" ++ atom_to_list(Consumer)]),
+    Dir = filename:join([?config(work, Config), "damaged",
+                         atom_to_list(Damage) ++ "_" ++ atom_to_list(Consumer)]),
     ok = filelib:ensure_dir(filename:join(Dir, "x")),
     {Args, File} = damaged_run(Damage, Consumer, Dir, Config),
     {Status, Out, Ms} = timed(Args),
