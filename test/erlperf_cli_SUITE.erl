@@ -403,7 +403,8 @@ profile_no_files(Config) ->
     %% the runner crashes as soon as it is traced: exit 1, one line, nothing left
     Crash = "r() -> case erlang:trace_info(self(), flags) of {flags, []} -> ok; _ -> erlang:error(traced) end.",
     {1, Err} = run(Config, [Crash, "--profile", "fprof" | ?QUICK], [{"TMPDIR", Tmp}]),
-    ?assertMatch(["erlperf: runner crashed: error:traced" ++ _], lines(Err)),
+    [Line] = lines(Err),
+    ?assert(lists:prefix("erlperf: runner of '" ++ Crash ++ "' crashed: error:traced", Line), Line),
     ?assertEqual({ok, []}, file:list_dir(Tmp)).
 
 profile_isolated() ->
@@ -829,12 +830,12 @@ latency_crash(Config) ->
     Runner = "r() -> N = case get(n) of undefined -> 1; M -> M + 1 end, put(n, N), "
              "N < 50 orelse erlang:error(late).",
     {0, _} = run(Config, [Runner, "-l", "10", "-s", "1"]),
-    failure(Config, [Runner, "-l", "10", "-s", "1", "--latency"], "runner crashed: error:late").
+    failure(Config, [Runner, "-l", "10", "-s", "1", "--latency"], "runner of '" ++ Runner ++ "' crashed: error:late").
 
 runner_crash() ->
     [{doc, "A crashing runner: one readable line, no stack trace, exit 1"}].
 runner_crash(Config) ->
-    Out = failure(Config, ["erlang:error(cli_oops)."], "runner crashed"),
+    Out = failure(Config, ["erlang:error(cli_oops)."], "runner of 'erlang:error(cli_oops).' crashed"),
     ?assertNotEqual(nomatch, string:find(Out, "cli_oops")).
 
 crash_among_several() ->
@@ -861,7 +862,7 @@ undefined_function(Config) ->
 init_crash() ->
     [{doc, "A crashing init, exit 1"}].
 init_crash(Config) ->
-    failure(Config, ["ok.", "--init", "exit(cli_init_failed)."], "init crashed").
+    failure(Config, ["ok.", "--init", "exit(cli_init_failed)."], "init of 'ok.' crashed").
 
 compile_cache() ->
     [{doc, "A runner compiled once loads from the cache the next time, without the compiler; "
@@ -1193,7 +1194,7 @@ isolated(Config) ->
     Code = "error = init:get_argument(escript).",
     {0, Out} = run(Config, [Code, "-i", "-d", "100", "-s", "1"]),
     [_] = table(?BASIC, Out),
-    failure(Config, [Code, "-d", "100", "-s", "1"], "runner crashed").
+    failure(Config, [Code, "-d", "100", "-s", "1"], "runner of '" ++ Code ++ "' crashed").
 
 squeeze_options() ->
     [{doc, "-q with --min, --step, --max and -t"}].

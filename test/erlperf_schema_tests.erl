@@ -298,3 +298,14 @@ temp_dir() ->
                         "schema_" ++ os:getpid() ++ "_" ++ integer_to_list(erlang:unique_integer([positive]))),
     ok = filelib:ensure_dir(filename:join(Dir, "x")),
     Dir.
+
+%% A number past 1.0e75 (JSON takes 1e308) is refused, naming the field: arithmetic on
+%% it overflowed (badarith) in --render and --history.
+huge_figure_test() ->
+    #{<<"runs">> := [Run | Runs]} = Record = read(bench_fixture("one_sample.json")),
+    Huge = Record#{<<"runs">> := [Run#{<<"average">> := 1.0e308} | Runs]},
+    {error, Reason} = erlperf_schema:check(benchmark, Huge),
+    ?assertEqual("field runs[0].average is not a number of magnitude at most 1.0e75",
+                 erlperf_schema:format_error(Reason)),
+    Big = Record#{<<"runs">> := [Run#{<<"average">> := 123456789012345678901234567890} | Runs]},
+    ?assertEqual(ok, erlperf_schema:check(benchmark, Big)).

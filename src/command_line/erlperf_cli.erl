@@ -374,8 +374,8 @@ benchmark(#{codes := Codes, run_options := Run, concurrency_options := Conc} = P
             shown(Reports, Parsed)
     end.
 
-%% The reports, or the error; a runner among several that crashes is named, and the
-%% others run again without it.
+%% The reports, or the error; a runner that crashes is named, and when it was among
+%% several the others run again without it.
 -spec measured([erlperf_job:code_map()], map(), map() | undefined, parsed()) ->
           {ok, [map()]} | {crashed, [term()], [map()]} | {error, term()}.
 measured(Codes, Options, Conc, Parsed) ->
@@ -385,6 +385,9 @@ measured(Codes, Options, Conc, Parsed) ->
     catch
         error:{crashed, {_Role, _Label}, _} = Crash ->
             without(Crash, Codes, Options, Conc, Parsed);
+        error:{crashed, Role, Detail} when is_atom(Role), length(Codes) =:= 1 ->
+            %% the one runner's crash names it too, as one among several does
+            {error, {crashed, {Role, erlperf_codegen:label(hd(Codes))}, Detail}};
         error:{call_not_returned, _What, _Label, _WaitMs} = Unfinished ->
             without(Unfinished, Codes, Options, Conc, Parsed);
         Class:Reason:Stack ->

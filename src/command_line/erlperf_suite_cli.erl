@@ -170,8 +170,10 @@ run_benchmark(#{code := Code, params := Params, options := Own}, #{run_options :
                      {Rows, Compare} = rows(Record, Entries, Parsed),
                      erlperf_gate:decided(Rows, Record, Compare)
              end,
-    Until = Params =:= [] andalso erlperf:until_decided(2, Forked#{decide => Decide}),
     try
+        %% in the try: it checks the options, and a bad value of the benchmark's own is
+        %% its failure, said with its name
+        Until = Params =:= [] andalso erlperf:until_decided(2, Forked#{decide => Decide}),
         case Params of
             [] when Until ->
                 Reports = erlperf:benchmark([Code, erlperf_reference:code_map()],

@@ -47,6 +47,13 @@
 
 -include("model/erlperf_schema.hrl").
 
+%% The largest magnitude of a number field read back (JSON takes 1e308): its fourth power
+%% is still a float (past 1.8e308 Erlang's arithmetic raises badarith), so a statistic or
+%% a ratio of figures read from a file never overflows. No figure erlperf writes comes
+%% near it (the most iterations of a timed sample are about 5.8e17).
+-define(MAX_FIGURE, 1.0e75).
+-define(FIGURE_TEXT, "a number of magnitude at most 1.0e75").
+
 %% What a file should hold (see the glossary); `any' is a record or a performance test's
 %% results.
 -type kind() :: benchmark | perf_test | store_entry.
@@ -526,6 +533,9 @@ value(Path, Value, {map_of, Type}) when is_map(Value) ->
 value(Path, Value, {either, Types}) ->
     lists:any(fun (T) -> matches(Value, T) end, Types) orelse wrong(Path, {either, Types}),
     ok;
+value(Path, Value, number) when is_number(Value) ->
+    figure(Value) orelse throw({?MODULE, Path, ?FIGURE_TEXT}),
+    ok;
 value(Path, Value, Type) ->
     matches(Value, Type) orelse wrong(Path, Type),
     ok.
@@ -557,17 +567,22 @@ elements(Path, List, Type) ->
 matches(V, int) -> is_integer(V);
 matches(V, pos_int) -> is_integer(V) andalso V > 0;
 matches(V, non_neg_int) -> is_integer(V) andalso V >= 0;
-matches(V, number) -> is_number(V);
+matches(V, number) -> is_number(V) andalso figure(V);
 matches(V, text) -> is_binary(V);
 matches(V, bool) -> is_boolean(V);
 matches(V, null) -> V =:= null;
 matches(_V, any) -> true;
 matches(null, interval) -> true;
-matches([Lo, Hi], interval) -> is_number(Lo) andalso is_number(Hi);
+matches([Lo, Hi], interval) -> matches(Lo, number) andalso matches(Hi, number);
 matches(V, {enum, Texts}) -> lists:member(V, Texts);
 matches(V, {fields, _} = Type) -> is_map(V) andalso checks(V, Type);
 matches(V, {list, _} = Type) -> is_list(V) andalso checks(V, Type);
 matches(_V, _Type) -> false.
+
+%% Whether a number read back is a figure erlperf can compute with (see ?MAX_FIGURE).
+-spec figure(number()) -> boolean().
+figure(V) ->
+    abs(V) =< ?MAX_FIGURE.
 
 %% A structured alternative of `either': whether its parts check.
 -spec checks(term(), type()) -> boolean().
