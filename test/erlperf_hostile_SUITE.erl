@@ -19,7 +19,7 @@
          log_off_stdout/1, internal_error/1, version_and_help/1, binary_path_api/1,
          argument_fuzz/1, record_bytes_fuzz/1, rate_conflicts/1, rate_figures/1,
          rate_against_closed_baseline/1, rate_crash_among_several/1, benchee_no_call_returned/1,
-         history_foreign_entry/1]).
+         history_foreign_entry/1, all_crash/1]).
 
 %% Longest a run of the escript may take here.
 -define(RUN_TIMEOUT_MS, 120000).
@@ -38,7 +38,7 @@ all() ->
      sigterm_isolated, sigint, log_off_stdout, internal_error, version_and_help,
      binary_path_api, argument_fuzz, record_bytes_fuzz, rate_conflicts, rate_figures,
      rate_against_closed_baseline, rate_crash_among_several, benchee_no_call_returned,
-     history_foreign_entry].
+     history_foreign_entry, all_crash].
 
 init_per_suite(Config) ->
     erlperf_test_lib:with_escript(Config).
@@ -317,6 +317,13 @@ rate_crash_among_several(Config) ->
          ?assertNotEqual(nomatch, string:find(Out, "ok."), Alone),
          ?assertEqual(nomatch, string:find(Out, "boom"), Alone)
      end || Alone <- [["--rate", "100"], ["--compare", "sequential"], ["-i"]]].
+
+%% Every runner crashes: each is named, in the order met (the first was lost when the
+%% others, run again without it, failed too).
+all_crash(Config) ->
+    #{status := 1, err := Err} = run(Config, ["erlang:error(a).", "erlang:error(b).", "-d", "50", "-s", "1"]),
+    ?assertMatch(["erlperf: runner of 'erlang:error(a).' crashed: error:a" ++ _,
+                  "erlperf: runner of 'erlang:error(b).' crashed: error:b" ++ _], lines(Err)).
 
 %% No call returned in the run (each takes a second, the run 200 ms): Benchee's layout
 %% shows no figure where there is none.

@@ -404,7 +404,10 @@ without(Failure, Codes, Options, Conc, Parsed) ->
             case measured(Others, Options, Conc, Parsed) of
                 {ok, Reports} -> {crashed, [Failure], Reports};
                 {crashed, More, Reports} -> {crashed, [Failure | More], Reports};
-                {error, Why} -> {error, Why}
+                {error, Why} ->
+                    %% the others failed too: the first failure said before theirs
+                    _ = erlperf_cli_outcome:fail(Failure),
+                    {error, Why}
             end
     end.
 
